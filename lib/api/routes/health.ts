@@ -1,0 +1,27 @@
+import { Hono } from "hono";
+import type { AppContext } from "../../context";
+import { isMigrated } from "../../storage/migrate";
+
+/** /healthz: the process answers. /readyz: the database and the queue answer and migrations are applied. */
+export function createHealthRoutes(ctx: AppContext): Hono {
+  const app = new Hono();
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", async (c) => {
+    const checks: Record<string, string> = {};
+    try {
+      await ctx.database.pool.query("SELECT 1");
+      checks.database = (await isMigrated(ctx.database.pool)) ? "ok" : "migrations pending";
+    } catch (err) {
+      checks.database = `unreachable: ${(err as Error).message}`;
+    }
+    try {
+      await ctx.boss.getQueueSize("deliver");
+      checks.queue = "ok";
+    } catch (err) {
+      checks.queue = `unreachable: ${(err as Error).message}`;
+    }
+    const ready = Object.values(checks).every((v) => v === "ok");
+    return c.json({ status: ready ? "ready" : "not ready", checks }, ready ? 200 : 503);
+  });
+  return app;
+}

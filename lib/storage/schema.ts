@@ -1,0 +1,236 @@
+import {
+  bigint,
+  bigserial,
+  boolean,
+  customType,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+/**
+ * Drizzle's view of the tables created by migrations/*.sql. The SQL files are
+ * the source of truth (they carry the indexes and checks); this file gives
+ * typed queries. Keep the two in step.
+ */
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({
+  dataType: () => "bytea",
+});
+
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const instanceSettings = pgTable("instance_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+});
+
+export const accounts = pgTable("accounts", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  name: text("name").notNull(),
+  plan: text("plan").notNull(),
+  status: text("status").$type<"active" | "suspended" | "deleted">().notNull().default("active"),
+  webhookSigningKey: text("webhook_signing_key").notNull(),
+  retentionDays: integer("retention_days").notNull().default(30),
+  trackOpens: boolean("track_opens").notNull().default(true),
+  trackClicks: boolean("track_clicks").notNull().default(true),
+  limitPerMinute: integer("limit_per_minute"),
+  limitPerHour: integer("limit_per_hour"),
+  limitPerDay: integer("limit_per_day"),
+  isDefault: boolean("is_default").notNull().default(false),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+  updatedAt: tstz("updated_at").notNull().defaultNow(),
+});
+
+export const apiKeys = pgTable("api_keys", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  accountId: uuid("account_id").notNull(),
+  label: text("label").notNull().default(""),
+  prefix: text("prefix").notNull(),
+  keyHash: bytea("key_hash").notNull(),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+  lastUsedAt: tstz("last_used_at"),
+  revokedAt: tstz("revoked_at"),
+});
+
+export const senderDomains = pgTable("sender_domains", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  accountId: uuid("account_id").notNull(),
+  name: text("name").notNull(),
+  status: text("status").$type<"pending" | "verified">().notNull().default("pending"),
+  verificationToken: text("verification_token").notNull(),
+  dkimSelector: text("dkim_selector").notNull(),
+  dkimPrivateKey: text("dkim_private_key").notNull(),
+  dkimPublicKey: text("dkim_public_key").notNull(),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+  verifiedAt: tstz("verified_at"),
+});
+
+export const messages = pgTable("messages", {
+  id: uuid("id").primaryKey(),
+  accountId: uuid("account_id").notNull(),
+  apiKeyId: uuid("api_key_id"),
+  fromEmail: text("from_email").notNull(),
+  fromDomain: text("from_domain").notNull(),
+  subject: text("subject").notNull(),
+  headers: jsonb("headers").notNull(),
+  content: jsonb("content").notNull(),
+  tags: text("tags").array().notNull().default([]),
+  size: integer("size").notNull().default(0),
+  transport: text("transport").notNull().default("api"),
+  requestId: text("request_id"),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+});
+
+export type RecipientKind = "to" | "cc" | "bcc";
+export type RecipientStatus = "queued" | "deferred" | "delivered" | "failed" | "rejected" | "suppressed";
+
+export const messageRecipients = pgTable("message_recipients", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  messageId: uuid("message_id").notNull(),
+  accountId: uuid("account_id").notNull(),
+  email: text("email").notNull(),
+  name: text("name").notNull().default(""),
+  kind: text("kind").$type<RecipientKind>().notNull(),
+  status: text("status").$type<RecipientStatus>().notNull().default("queued"),
+  attempts: integer("attempts").notNull().default(0),
+  lastReply: text("last_reply"),
+  lastAttemptAt: tstz("last_attempt_at"),
+  nextAttemptAt: tstz("next_attempt_at"),
+  updatedAt: tstz("updated_at").notNull().defaultNow(),
+});
+
+export const deliveryAttempts = pgTable("delivery_attempts", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  recipientId: bigint("recipient_id", { mode: "number" }).notNull(),
+  messageId: uuid("message_id").notNull(),
+  accountId: uuid("account_id").notNull(),
+  attemptedAt: tstz("attempted_at").notNull().defaultNow(),
+  outcome: text("outcome").notNull(),
+  smtpCode: integer("smtp_code"),
+  enhancedCode: text("enhanced_code"),
+  reply: text("reply").notNull().default(""),
+  mxHost: text("mx_host").notNull().default(""),
+  durationMs: integer("duration_ms").notNull().default(0),
+});
+
+export type EventType =
+  | "accepted"
+  | "rejected"
+  | "failed"
+  | "delivered"
+  | "opened"
+  | "clicked"
+  | "unsubscribed"
+  | "complained";
+
+export const events = pgTable("events", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  accountId: uuid("account_id").notNull(),
+  messageId: uuid("message_id").notNull(),
+  type: text("type").$type<EventType>().notNull(),
+  loggedAt: bigint("logged_at", { mode: "number" }).notNull(),
+  logLevel: text("log_level").notNull().default("info"),
+  recipient: text("recipient").notNull().default(""),
+  reason: text("reason").notNull().default(""),
+  ip: text("ip"),
+  geoCity: text("geo_city"),
+  geoRegion: text("geo_region"),
+  geoCountry: text("geo_country"),
+  url: text("url"),
+  details: jsonb("details").$type<Record<string, unknown>>(),
+});
+
+export const webhooks = pgTable("webhooks", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  accountId: uuid("account_id").notNull(),
+  event: text("event").notNull(),
+  url: text("url").notNull(),
+  status: text("status").notNull().default("Enabled"),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+  updatedAt: tstz("updated_at").notNull().defaultNow(),
+  lastResponseCode: integer("last_response_code").notNull().default(0),
+  lastResponseBody: text("last_response_body").notNull().default(""),
+  lastResponseAt: tstz("last_response_at"),
+  lastResponseTryCounter: integer("last_response_try_counter").notNull().default(0),
+});
+
+export const webhookNotifications = pgTable("webhook_notifications", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  webhookId: bigint("webhook_id", { mode: "number" }).notNull(),
+  accountId: uuid("account_id").notNull(),
+  eventId: bigint("event_id", { mode: "number" }).notNull(),
+  payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+  status: text("status").$type<"pending" | "delivered" | "failed" | "cancelled">().notNull().default("pending"),
+  attempts: integer("attempts").notNull().default(0),
+  nextAttemptAt: tstz("next_attempt_at").notNull().defaultNow(),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+  completedAt: tstz("completed_at"),
+});
+
+export const webhookAttempts = pgTable("webhook_attempts", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  notificationId: bigint("notification_id", { mode: "number" }).notNull(),
+  webhookId: bigint("webhook_id", { mode: "number" }).notNull(),
+  attemptedAt: tstz("attempted_at").notNull().defaultNow(),
+  tryNumber: integer("try_number").notNull(),
+  statusCode: integer("status_code").notNull().default(0),
+  durationMs: integer("duration_ms").notNull().default(0),
+  bodyExcerpt: text("body_excerpt").notNull().default(""),
+  error: text("error"),
+});
+
+export type SuppressionReason = "hard-bounce" | "complaint" | "unsubscribe" | "manual";
+
+export const suppressions = pgTable(
+  "suppressions",
+  {
+    accountId: uuid("account_id").notNull(),
+    email: text("email").notNull(),
+    reason: text("reason").$type<SuppressionReason>().notNull(),
+    detail: text("detail").notNull().default(""),
+    messageId: uuid("message_id"),
+    createdAt: tstz("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.email] })],
+);
+
+export const limitCounters = pgTable(
+  "limit_counters",
+  {
+    apiKeyId: uuid("api_key_id").notNull(),
+    windowKind: text("window_kind").$type<"minute" | "hour" | "day">().notNull(),
+    windowStart: bigint("window_start", { mode: "number" }).notNull(),
+    used: integer("used").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.windowKind, t.windowStart] })],
+);
+
+export type StaffRole = "admin" | "support" | "marketing";
+
+export const staffUsers = pgTable("staff_users", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  email: text("email").notNull(),
+  name: text("name").notNull().default(""),
+  role: text("role").$type<StaffRole>().notNull(),
+  passwordHash: text("password_hash").notNull(),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+  lastLoginAt: tstz("last_login_at"),
+});
+
+export const sandboxMessages = pgTable("sandbox_messages", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  receivedAt: tstz("received_at").notNull().defaultNow(),
+  mailFrom: text("mail_from").notNull().default(""),
+  rcptTo: text("rcpt_to").array().notNull(),
+  subject: text("subject").notNull().default(""),
+  messageIdHeader: text("message_id_header").notNull().default(""),
+  mailroomMessageId: uuid("mailroom_message_id"),
+  size: integer("size").notNull(),
+  raw: bytea("raw").notNull(),
+});

@@ -1,0 +1,38 @@
+import { drizzle } from "drizzle-orm/node-postgres";
+import type pg from "pg";
+import type { Database, Db } from "./database";
+import * as schema from "./schema";
+
+/**
+ * A unit of work on one connection. `db` is drizzle on that connection;
+ * `sql` runs raw SQL on it (pg-boss's `db` option takes it, so jobs are
+ * enqueued in the same transaction as the rows they refer to).
+ */
+export interface Tx {
+  db: Db;
+  client: pg.PoolClient;
+  sql: { executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> };
+}
+
+export async function withTransaction<T>(database: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const client = await database.pool.connect();
+  let broken = false;
+  try {
+    await client.query("BEGIN");
+    const tx: Tx = {
+      db: drizzle(client, { schema }) as unknown as Db,
+      client,
+      sql: { executeSql: (text, values) => client.query(text, values as unknown[]) },
+    };
+    const result = await work(tx);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {
+      broken = true;
+    });
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * `npm start`: builds the dashboard when no build exists, then runs
+ * server.ts in this process and prints what a newcomer needs.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { ConfigError, getConfig } from "../lib/config";
+import { DataDirError } from "../lib/storage/embedded";
+import { startServer } from "../server";
+
+const dev = process.argv.includes("--dev");
+
+async function main() {
+  const config = getConfig();
+  if (!dev && !existsSync(".next/BUILD_ID")) {
+    console.log("No dashboard build found: running `next build` once (about a minute)...");
+    const built = spawnSync("npx", ["next", "build"], { stdio: "inherit" });
+    if (built.status !== 0) throw new Error("next build failed");
+  }
+  const server = await startServer({ config, dev });
+  console.log(`Mailroom is running at ${config.publicUrl} (listening on ${server.url})`);
+  const demo = server.firstStart?.demo;
+  if (demo && !config.quietStart) {
+    console.log(
+      [
+        "",
+        "First start: created the Demo account with the verified sender domain example.com.",
+        `  API key (shown once):   ${demo.apiKey}`,
+        `  Dashboard admin:        ${demo.adminEmail} / ${demo.adminPassword}`,
+        "",
+        "Send a message:",
+        `  curl -X POST ${config.publicUrl}/api/v1/email \\`,
+        `    -H 'Authorization: Bearer ${demo.apiKey}' -H 'Content-Type: application/json' \\`,
+        `    -d '{"From":{"name":"Demo","email":"hello@example.com"},"To":[{"name":"Ann","email":"ann@example.org"}],"Subject":"Hello","ContentType":"HTML","HTMLContent":"<p>Hello from Mailroom</p>"}'`,
+        "",
+      ].join("\n"),
+    );
+  }
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    await server.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof DataDirError) console.error(err.message);
+  else console.error(err);
+  process.exit(1);
+});

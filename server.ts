@@ -1,0 +1,111 @@
+/**
+ * The composition root. One Node process, one port: the public API (Hono,
+ * lib/api) and Next.js's request handler (the dashboard) behind one HTTP
+ * server. Start order: config → storage → migrations → queue → first-start
+ * provisioning → delivery services and workers → HTTP. Stop in reverse.
+ * Importing this module starts nothing; `startServer()` does.
+ */
+import http from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import { createApiApp, isApiPath } from "./lib/api/app";
+import { buildConfig, type Config } from "./lib/config";
+import type { AppContext } from "./lib/context";
+import { startDelivery } from "./lib/delivery/start";
+import { ensureFirstStart, type FirstStartReport } from "./lib/domain/bootstrap";
+import { createLogger } from "./lib/logger";
+import { startQueue } from "./lib/queue/boss";
+import { setServerContext } from "./lib/runtime";
+import { openDatabase } from "./lib/storage/database";
+import { startEmbeddedPostgres } from "./lib/storage/embedded";
+import { migrate } from "./lib/storage/migrate";
+import { startNotifications } from "./lib/webhooks/start";
+
+export interface StartOptions {
+  config?: Config;
+  /** Serve the Next.js dashboard (needs a `next build`). Tests of the API turn it off. */
+  dashboard?: boolean;
+  /** Next.js dev mode (hot reload) instead of the production build. */
+  dev?: boolean;
+}
+
+export interface RunningServer {
+  ctx: AppContext;
+  url: string;
+  port: number;
+  firstStart?: FirstStartReport;
+  stop(): Promise<void>;
+}
+
+type Stopper = () => Promise<void>;
+
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const config = options.config ?? buildConfig();
+  const log = createLogger(config.logLevel);
+  const stoppers: Stopper[] = [];
+  const stopAll = async () => {
+    for (const stop of stoppers.reverse()) await stop().catch((err) => log.error({ err }, "stop failed"));
+    stoppers.length = 0;
+  };
+  try {
+    let url = config.databaseUrl;
+    if (!url) {
+      const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
+      if (embedded.owned) stoppers.push(embedded.stop);
+      url = embedded.url;
+    }
+    const database = openDatabase(url, { max: config.dbPoolSize });
+    stoppers.push(() => database.close());
+    await migrate(database.pool);
+
+    const boss = await startQueue(url, { onError: (err) => log.warn({ err }, "queue error") });
+    stoppers.push(() => boss.stop({ graceful: true, timeout: 5000 }));
+
+    const ctx: AppContext = { config, database, boss, log };
+    setServerContext(ctx);
+    const firstStart = await ensureFirstStart(ctx);
+
+    const api = getRequestListener(createApiApp(ctx).fetch);
+    let nextHandler: http.RequestListener | undefined;
+    if (options.dashboard ?? true) {
+      const { default: next } = await import("next");
+      const nextApp = next({ dev: options.dev ?? false, dir: process.cwd(), hostname: config.host, port: config.port });
+      await nextApp.prepare();
+      const handle = nextApp.getRequestHandler();
+      nextHandler = (req, res) => void handle(req, res);
+      stoppers.push(() => nextApp.close());
+    }
+
+    const server = http.createServer((req, res) => {
+      const pathname = (req.url ?? "/").split("?", 1)[0]!;
+      if (isApiPath(pathname) || !nextHandler) return api(req, res);
+      return nextHandler(req, res);
+    });
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    stoppers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    const port = (server.address() as { port: number }).port;
+    const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+    // PORT=0 (tests): the public URL is known only now that the port is.
+    if (!config.publicUrlExplicit) config.publicUrl = `http://${hostForUrl === "127.0.0.1" ? "localhost" : hostForUrl}:${port}`;
+
+    // Delivery and notification workers last: they build tracking URLs from
+    // the public URL, and anything accepted before they run waits in the queue.
+    const delivery = await startDelivery(ctx, { workers: config.workers.mode === "inline" });
+    stoppers.push(delivery.stop);
+    const notifications = await startNotifications(ctx, { workers: config.workers.mode === "inline" });
+    stoppers.push(notifications.stop);
+    return { ctx, url: `http://${hostForUrl}:${port}`, port, firstStart, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
