@@ -1,0 +1,147 @@
+import { createHash, randomBytes } from "node:crypto";
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Db } from "../storage/database";
+import { accounts, apiKeys } from "../storage/schema";
+import { effectiveLimits, type Limits } from "./plans";
+
+/**
+ * API keys: `mr_` + 43 base64url characters (32 random bytes). Only the
+ * SHA-256 of a key is stored (a slow hash buys nothing for 256 bits of
+ * entropy), with its first 11 characters as a visible prefix. Lookup is by
+ * hash through a unique index, so no comparison leaks how much of a guessed
+ * key matched.
+ */
+
+export const KEY_PREFIX_LENGTH = 11;
+
+export function generateApiKey(): string {
+  return `mr_${randomBytes(32).toString("base64url")}`;
+}
+
+export function hashApiKey(key: string): Buffer {
+  return createHash("sha256").update(key, "utf8").digest();
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  accountId: string;
+  label: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export async function createApiKey(db: Db, accountId: string, label = ""): Promise<{ key: ApiKeyInfo; apiKey: string }> {
+  const apiKey = generateApiKey();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ accountId, label, prefix: apiKey.slice(0, KEY_PREFIX_LENGTH), keyHash: hashApiKey(apiKey) })
+    .returning();
+  return { key: toInfo(row!), apiKey };
+}
+
+export async function listApiKeys(db: Db, accountId: string): Promise<ApiKeyInfo[]> {
+  const rows = await db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt));
+  return rows.map(toInfo);
+}
+
+/** Revokes a key; true when a key was revoked now. Optionally scoped to an account. */
+export async function revokeApiKey(db: Db, keyId: string, accountId?: string): Promise<boolean> {
+  const conds = [eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)];
+  if (accountId) conds.push(eq(apiKeys.accountId, accountId));
+  const rows = await db.update(apiKeys).set({ revokedAt: new Date() }).where(and(...conds)).returning({ id: apiKeys.id });
+  authCache.clear();
+  return rows.length > 0;
+}
+
+function toInfo(r: typeof apiKeys.$inferSelect): ApiKeyInfo {
+  return {
+    id: r.id,
+    accountId: r.accountId,
+    label: r.label,
+    prefix: r.prefix,
+    createdAt: r.createdAt,
+    lastUsedAt: r.lastUsedAt,
+    revokedAt: r.revokedAt,
+  };
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  accountId: string;
+  plan: string;
+  limits: Limits;
+  trackOpens: boolean;
+  trackClicks: boolean;
+}
+
+export type AuthResult = { ok: true; key: AuthenticatedKey } | { ok: false; code: 1 | 12 | 13 };
+
+// Verified keys are cached briefly: a revocation or suspension takes effect
+// within AUTH_CACHE_MS in every process (immediately in the one that made it).
+const AUTH_CACHE_MS = 5_000;
+const LAST_USED_EVERY_MS = 60_000;
+const authCache = new Map<string, { result: AuthResult; expires: number }>();
+const lastUsedWritten = new Map<string, number>();
+
+export function clearAuthCache(): void {
+  authCache.clear();
+}
+
+/** CONTRACT.md "Authentication": header → key → account, with codes 1, 13, 12. */
+export async function authenticateApiKey(db: Db, authorization: string | undefined | null): Promise<AuthResult> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  if (!m) return { ok: false, code: 1 };
+  const hash = hashApiKey(m[1]!);
+  const cacheKey = hash.toString("base64");
+  const now = Date.now();
+  const cached = authCache.get(cacheKey);
+  if (cached && cached.expires > now) return cached.result;
+
+  const [row] = await db
+    .select({
+      keyId: apiKeys.id,
+      revokedAt: apiKeys.revokedAt,
+      accountId: accounts.id,
+      status: accounts.status,
+      plan: accounts.plan,
+      limitPerMinute: accounts.limitPerMinute,
+      limitPerHour: accounts.limitPerHour,
+      limitPerDay: accounts.limitPerDay,
+      trackOpens: accounts.trackOpens,
+      trackClicks: accounts.trackClicks,
+    })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(eq(apiKeys.keyHash, hash))
+    .limit(1);
+
+  let result: AuthResult;
+  if (!row || row.revokedAt) result = { ok: false, code: 13 };
+  else if (row.status !== "active") result = { ok: false, code: 12 };
+  else
+    result = {
+      ok: true,
+      key: {
+        keyId: row.keyId,
+        accountId: row.accountId,
+        plan: row.plan,
+        limits: effectiveLimits(row.plan, row),
+        trackOpens: row.trackOpens,
+        trackClicks: row.trackClicks,
+      },
+    };
+  if (authCache.size > 10_000) authCache.clear();
+  authCache.set(cacheKey, { result, expires: now + AUTH_CACHE_MS });
+
+  if (result.ok && (lastUsedWritten.get(result.key.keyId) ?? 0) < now - LAST_USED_EVERY_MS) {
+    lastUsedWritten.set(result.key.keyId, now);
+    void db
+      .update(apiKeys)
+      .set({ lastUsedAt: new Date(now) })
+      .where(eq(apiKeys.id, result.key.keyId))
+      .catch(() => {});
+  }
+  return result;
+}

@@ -1,0 +1,94 @@
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { and, asc, eq } from "drizzle-orm";
+import type { Db } from "../storage/database";
+import { senderDomains } from "../storage/schema";
+
+export type SenderDomainRow = typeof senderDomains.$inferSelect;
+
+export const DKIM_SELECTOR = "mailroom";
+
+export function normalizeDomainName(name: string): string {
+  return name.trim().toLowerCase().replace(/\.$/, "");
+}
+
+export function isValidDomainName(name: string): boolean {
+  return (
+    name.length <= 253 &&
+    name.includes(".") &&
+    name.split(".").every((l) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(l) || /^xn--[a-z0-9-]+$/i.test(l))
+  );
+}
+
+/** Adds a sender domain with a fresh 2048-bit DKIM key pair and verification token. */
+export async function addSenderDomain(
+  db: Db,
+  accountId: string,
+  rawName: string,
+  options: { verified?: boolean } = {},
+): Promise<SenderDomainRow> {
+  const name = normalizeDomainName(rawName);
+  if (!isValidDomainName(name)) throw new Error(`"${rawName}" is not a domain name`);
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  });
+  const [row] = await db
+    .insert(senderDomains)
+    .values({
+      accountId,
+      name,
+      status: options.verified ? "verified" : "pending",
+      verifiedAt: options.verified ? new Date() : null,
+      verificationToken: randomBytes(16).toString("hex"),
+      dkimSelector: DKIM_SELECTOR,
+      dkimPrivateKey: privateKey,
+      dkimPublicKey: publicKey,
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) throw new Error(`The account already has the domain ${name}`);
+  return row;
+}
+
+export async function listSenderDomains(db: Db, accountId: string): Promise<SenderDomainRow[]> {
+  return db.select().from(senderDomains).where(eq(senderDomains.accountId, accountId)).orderBy(asc(senderDomains.name));
+}
+
+export async function findSenderDomain(db: Db, accountId: string, name: string): Promise<SenderDomainRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(senderDomains)
+    .where(and(eq(senderDomains.accountId, accountId), eq(senderDomains.name, normalizeDomainName(name))));
+  return row;
+}
+
+export async function markDomainVerified(db: Db, domainId: string): Promise<SenderDomainRow> {
+  const [row] = await db
+    .update(senderDomains)
+    .set({ status: "verified", verifiedAt: new Date() })
+    .where(eq(senderDomains.id, domainId))
+    .returning();
+  return row!;
+}
+
+export interface DnsRecord {
+  purpose: "verification" | "dkim" | "spf" | "return-path";
+  type: "TXT" | "CNAME" | "MX";
+  name: string;
+  value: string;
+}
+
+/** The records an operator publishes for a sender domain. */
+export function dnsRecordsFor(domain: SenderDomainRow, options: { bounceDomain?: string; spfInclude?: string } = {}): DnsRecord[] {
+  const publicKeyBase64 = domain.dkimPublicKey
+    .replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "")
+    .replace(/\s+/g, "");
+  const bounceDomain = options.bounceDomain ?? `bounces.${domain.name}`;
+  return [
+    { purpose: "verification", type: "TXT", name: `_mailroom.${domain.name}`, value: `mailroom-verification=${domain.verificationToken}` },
+    { purpose: "dkim", type: "TXT", name: `${domain.dkimSelector}._domainkey.${domain.name}`, value: `v=DKIM1; k=rsa; p=${publicKeyBase64}` },
+    { purpose: "spf", type: "TXT", name: domain.name, value: `v=spf1 ${options.spfInclude ? `include:${options.spfInclude} ` : "a mx "}~all` },
+    { purpose: "return-path", type: "MX", name: bounceDomain, value: `10 ${bounceDomain}` },
+  ];
+}
