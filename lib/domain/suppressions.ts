@@ -1,0 +1,70 @@
+import { and, asc, eq, ilike, inArray } from "drizzle-orm";
+import type { Db } from "../storage/database";
+import { suppressions, type SuppressionReason } from "../storage/schema";
+
+/**
+ * The account's suppression list: addresses that must not receive mail
+ * (hard bounces, complaints, unsubscribes, manual entries). Emails are kept
+ * lowercased; lookups lowercase their input.
+ */
+
+export type SuppressionRow = typeof suppressions.$inferSelect;
+
+export const SUPPRESSION_REASONS: SuppressionReason[] = ["hard-bounce", "complaint", "unsubscribe", "manual"];
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Which of `emails` are suppressed for the account (keys are normalised emails). */
+export async function findSuppressedEmails(db: Db, accountId: string, emails: string[]): Promise<Map<string, SuppressionRow>> {
+  if (emails.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(suppressions)
+    .where(and(eq(suppressions.accountId, accountId), inArray(suppressions.email, [...new Set(emails.map(normalizeEmail))])));
+  return new Map(rows.map((r) => [r.email, r]));
+}
+
+/** Adds (or keeps) a suppression; the first reason recorded stays. Returns true when newly added. */
+export async function addSuppression(
+  db: Db,
+  input: { accountId: string; email: string; reason: SuppressionReason; detail?: string; messageId?: string },
+): Promise<boolean> {
+  const rows = await db
+    .insert(suppressions)
+    .values({
+      accountId: input.accountId,
+      email: normalizeEmail(input.email),
+      reason: input.reason,
+      detail: input.detail ?? "",
+      messageId: input.messageId ?? null,
+    })
+    .onConflictDoNothing()
+    .returning({ email: suppressions.email });
+  return rows.length > 0;
+}
+
+export async function removeSuppression(db: Db, accountId: string, email: string): Promise<boolean> {
+  const rows = await db
+    .delete(suppressions)
+    .where(and(eq(suppressions.accountId, accountId), eq(suppressions.email, normalizeEmail(email))))
+    .returning({ email: suppressions.email });
+  return rows.length > 0;
+}
+
+export async function listSuppressions(
+  db: Db,
+  accountId: string,
+  options: { search?: string; limit?: number; offset?: number } = {},
+): Promise<SuppressionRow[]> {
+  const conds = [eq(suppressions.accountId, accountId)];
+  if (options.search) conds.push(ilike(suppressions.email, `%${options.search.replace(/[%_\\]/g, "\\$&")}%`));
+  return db
+    .select()
+    .from(suppressions)
+    .where(and(...conds))
+    .orderBy(asc(suppressions.email))
+    .limit(options.limit ?? 100)
+    .offset(options.offset ?? 0);
+}
