@@ -1,0 +1,174 @@
+import { hash, verify } from "@node-rs/argon2";
+import { asc, eq, sql } from "drizzle-orm";
+import type { Db } from "../storage/database";
+import { staffUsers, type StaffRole } from "../storage/schema";
+import { DomainError } from "./accounts";
+
+/**
+ * Staff users of the dashboard (DESIGN.md roles: admin, support, marketing).
+ * Passwords are hashed with argon2id (the library's default algorithm and its
+ * OWASP-recommended costs: 19 MiB, 2 passes). Emails are stored lowercased.
+ * There is always at least one admin: removing or demoting the last one is
+ * refused, under a lock so that two concurrent changes cannot both pass.
+ */
+
+export const STAFF_ROLES: readonly StaffRole[] = ["admin", "support", "marketing"];
+export const MIN_PASSWORD_LENGTH = 8;
+
+export interface StaffUser {
+  id: string;
+  email: string;
+  name: string;
+  role: StaffRole;
+  createdAt: Date;
+  lastLoginAt: Date | null;
+}
+
+type StaffRow = typeof staffUsers.$inferSelect;
+
+// Serialises changes that could leave the install without an admin.
+const ADMIN_LOCK_ID = 727_200;
+
+export function normalizeStaffEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function isStaffRole(value: string): value is StaffRole {
+  return (STAFF_ROLES as readonly string[]).includes(value);
+}
+
+export function parseStaffRole(value: string): StaffRole {
+  const role = value.trim().toLowerCase();
+  if (!isStaffRole(role)) throw new DomainError(`Unknown role "${value}": use admin, support or marketing`);
+  return role;
+}
+
+function requireEmail(raw: string): string {
+  const email = normalizeStaffEmail(raw);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new DomainError(`"${raw}" is not an email address`);
+  return email;
+}
+
+function requirePassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new DomainError(`A password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+}
+
+export function hashStaffPassword(password: string): Promise<string> {
+  return hash(password);
+}
+
+function toStaffUser(r: StaffRow): StaffUser {
+  return { id: r.id, email: r.email, name: r.name, role: r.role, createdAt: r.createdAt, lastLoginAt: r.lastLoginAt };
+}
+
+export async function addStaffUser(
+  db: Db,
+  input: { email: string; role: string; password: string; name?: string },
+): Promise<StaffUser> {
+  const email = requireEmail(input.email);
+  const role = parseStaffRole(input.role);
+  requirePassword(input.password);
+  const passwordHash = await hashStaffPassword(input.password);
+  const [row] = await db
+    .insert(staffUsers)
+    .values({ email, role, passwordHash, name: input.name?.trim() ?? "" })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) throw new DomainError(`A staff user with the email ${email} already exists`);
+  return toStaffUser(row);
+}
+
+export async function listStaffUsers(db: Db): Promise<StaffUser[]> {
+  const rows = await db.select().from(staffUsers).orderBy(asc(staffUsers.email));
+  return rows.map(toStaffUser);
+}
+
+export async function getStaffUser(db: Db, email: string): Promise<StaffUser | undefined> {
+  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, normalizeStaffEmail(email)));
+  return row ? toStaffUser(row) : undefined;
+}
+
+export async function countAdmins(db: Db): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(staffUsers)
+    .where(eq(staffUsers.role, "admin"));
+  return row?.n ?? 0;
+}
+
+/** Runs `work` holding the admin lock; `work` sees the admin count at that moment. */
+async function withAdminLock<T>(db: Db, work: (tx: Db, admins: number) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_LOCK_ID})`);
+    const txDb = tx as unknown as Db;
+    return work(txDb, await countAdmins(txDb));
+  });
+}
+
+/** Removes a staff user; refuses to remove the last admin. */
+export async function removeStaffUser(db: Db, rawEmail: string): Promise<StaffUser> {
+  const email = normalizeStaffEmail(rawEmail);
+  return withAdminLock(db, async (tx, admins) => {
+    const [row] = await tx.select().from(staffUsers).where(eq(staffUsers.email, email));
+    if (!row) throw new DomainError(`No staff user with the email ${email}`);
+    if (row.role === "admin" && admins <= 1) {
+      throw new DomainError(`${email} is the last admin: add another admin before removing it`);
+    }
+    await tx.delete(staffUsers).where(eq(staffUsers.id, row.id));
+    return toStaffUser(row);
+  });
+}
+
+/** Changes a staff user's role; refuses to demote the last admin. */
+export async function changeStaffRole(db: Db, rawEmail: string, rawRole: string): Promise<StaffUser> {
+  const email = normalizeStaffEmail(rawEmail);
+  const role = parseStaffRole(rawRole);
+  return withAdminLock(db, async (tx, admins) => {
+    const [row] = await tx.select().from(staffUsers).where(eq(staffUsers.email, email));
+    if (!row) throw new DomainError(`No staff user with the email ${email}`);
+    if (row.role === "admin" && role !== "admin" && admins <= 1) {
+      throw new DomainError(`${email} is the last admin: add another admin before changing its role`);
+    }
+    const [updated] = await tx.update(staffUsers).set({ role }).where(eq(staffUsers.id, row.id)).returning();
+    return toStaffUser(updated!);
+  });
+}
+
+export async function setStaffPassword(db: Db, rawEmail: string, password: string): Promise<StaffUser> {
+  const email = normalizeStaffEmail(rawEmail);
+  requirePassword(password);
+  const passwordHash = await hashStaffPassword(password);
+  const [row] = await db.update(staffUsers).set({ passwordHash }).where(eq(staffUsers.email, email)).returning();
+  if (!row) throw new DomainError(`No staff user with the email ${email}`);
+  return toStaffUser(row);
+}
+
+// Verified against when the email is unknown, so that a missing user costs
+// about as much time as a wrong password (no user enumeration by timing).
+let dummyHash: Promise<string> | undefined;
+function getDummyHash(): Promise<string> {
+  dummyHash ??= hash("mailroom-dummy-password-for-timing");
+  return dummyHash;
+}
+
+/**
+ * Checks a sign-in. Returns the user (and records last_login_at) when the
+ * password matches, else null. Never throws for bad input.
+ */
+export async function verifyStaffPassword(db: Db, rawEmail: string, password: string): Promise<StaffUser | null> {
+  const email = normalizeStaffEmail(rawEmail ?? "");
+  const [row] = email ? await db.select().from(staffUsers).where(eq(staffUsers.email, email)) : [];
+  const stored = row?.passwordHash ?? (await getDummyHash());
+  let ok = false;
+  try {
+    ok = await verify(stored, password ?? "");
+  } catch {
+    ok = false; // a malformed stored hash never signs anyone in
+  }
+  if (!row || !ok) return null;
+  const lastLoginAt = new Date();
+  await db.update(staffUsers).set({ lastLoginAt }).where(eq(staffUsers.id, row.id));
+  return toStaffUser({ ...row, lastLoginAt });
+}
