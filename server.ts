@@ -22,7 +22,7 @@ import { startNotifications } from "./lib/webhooks/start";
 
 export interface StartOptions {
   config?: Config;
-  /** Serve the Next.js dashboard (needs a `next build`). Tests of the API turn it off. */
+  /** Serve the Next.js dashboard (needs a `next build`); default config.dashboardEnabled. Tests of the API turn it off. */
   dashboard?: boolean;
   /** Next.js dev mode (hot reload) instead of the production build. */
   dev?: boolean;
@@ -66,7 +66,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
     const api = getRequestListener(createApiApp(ctx).fetch);
     let nextHandler: http.RequestListener | undefined;
-    if (options.dashboard ?? true) {
+    if (options.dashboard ?? config.dashboardEnabled) {
       const { default: next } = await import("next");
       const nextApp = next({ dev: options.dev ?? false, dir: process.cwd(), hostname: config.host, port: config.port });
       await nextApp.prepare();

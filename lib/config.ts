@@ -40,6 +40,7 @@ const envSchema = z.object({
   MAILROOM_DELIVERY: z.enum(["sandbox", "relay", "mx"]).default("sandbox"),
   SMTP_RELAY_URL: z.string().optional(),
   MAILROOM_WORKERS: z.enum(["inline", "off"]).default("inline"),
+  MAILROOM_DASHBOARD: z.enum(["on", "off"]).default("on"),
   MAILROOM_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
   MAILROOM_DELIVERY_RETRY_SCHEDULE: durationList.optional(),
   MAILROOM_DELIVERY_MAX_AGE: z.string().default("24h"),
@@ -128,6 +129,7 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       sandboxPort: e.MAILROOM_SANDBOX_PORT,
       sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
     },
+    dashboardEnabled: e.MAILROOM_DASHBOARD === "on",
     workers: { mode: e.MAILROOM_WORKERS, concurrency: e.MAILROOM_WORKER_CONCURRENCY },
     webhooks: {
       retryScheduleMs: e.MAILROOM_WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,

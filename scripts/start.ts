@@ -12,7 +12,7 @@ const dev = process.argv.includes("--dev");
 
 async function main() {
   const config = getConfig();
-  if (!dev && !existsSync(".next/BUILD_ID")) {
+  if (!dev && config.dashboardEnabled && !existsSync(".next/BUILD_ID")) {
     console.log("No dashboard build found: running `next build` once (about a minute)...");
     const built = spawnSync("npx", ["next", "build"], { stdio: "inherit" });
     if (built.status !== 0) throw new Error("next build failed");
