@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/**
+ * The shape of `messages.content` (jsonb): the normalised request, written
+ * once by the acceptance code (POST /email) and read by the delivery worker
+ * to build the MIME message. Both sides use this schema; the reader is
+ * liberal (missing arrays default to empty) so that older rows still build.
+ */
+
+export const contentAddressSchema = z.object({
+  name: z.string().nullish().transform((v) => v ?? ""),
+  email: z.string().min(3),
+});
+export type ContentAddress = z.infer<typeof contentAddressSchema>;
+
+export const contentAttachmentSchema = z.object({
+  /** Base64 of the decoded bytes (exactly what the client sent, validated strict base64). */
+  content: z.string(),
+  filename: z.string().min(1),
+  /** MIME type (given, or inferred from the file name at acceptance). */
+  type: z.string().nullish().transform((v) => v || "application/octet-stream"),
+  disposition: z
+    .string()
+    .nullish()
+    .transform((v): "attachment" | "inline" => (v?.toLowerCase() === "inline" ? "inline" : "attachment")),
+  /** Content-ID without angle brackets; the HTML refers to it as `cid:<contentId>`. */
+  contentId: z
+    .union([z.string(), z.number()])
+    .nullish()
+    .transform((v) => (v === null || v === undefined || v === "" ? undefined : String(v))),
+});
+export type ContentAttachment = z.infer<typeof contentAttachmentSchema>;
+
+/** `X-Mailroom-Track` values; absent (null) means "the account's setting". */
+export const trackingModeSchema = z.enum(["none", "opens", "clicks", "all"]);
+export type TrackingMode = z.infer<typeof trackingModeSchema>;
+
+const list = <T extends z.ZodType>(item: T) => z.array(item).nullish().transform((v) => v ?? []);
+
+export const messageContentSchema = z.object({
+  from: contentAddressSchema,
+  to: list(contentAddressSchema),
+  cc: list(contentAddressSchema),
+  /** Envelope only: never written to a header. */
+  bcc: list(contentAddressSchema),
+  replyTo: list(contentAddressSchema),
+  subject: z.string(),
+  html: z.string().nullish().transform((v) => v || undefined),
+  text: z.string().nullish().transform((v) => v || undefined),
+  attachments: list(contentAttachmentSchema),
+  /** Custom headers, already validated (no owned headers, no CR/LF); X-Mailroom-Track removed. */
+  headers: z
+    .record(z.string(), z.string())
+    .nullish()
+    .transform((v) => v ?? {}),
+  tags: list(z.string()),
+  /** From the `X-Mailroom-Track` header; null/absent = account default. */
+  tracking: trackingModeSchema.nullish().transform((v) => v ?? undefined),
+});
+
+/** What the acceptance code writes (input side of the schema). */
+export type MessageContentInput = z.input<typeof messageContentSchema>;
+/** What the delivery worker reads (defaults applied). */
+export type MessageContent = z.output<typeof messageContentSchema>;
+
+export function parseMessageContent(value: unknown): MessageContent {
+  return messageContentSchema.parse(value);
+}
