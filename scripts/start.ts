@@ -24,9 +24,10 @@ async function main() {
     console.log(
       [
         "",
-        "First start: created the Demo account with the verified sender domain example.com.",
+        `First start: created the ${demo.accountName} account (the default) with the verified sender domain ${demo.domain}.`,
         `  API key (shown once):   ${demo.apiKey}`,
-        `  Dashboard admin:        ${demo.adminEmail} / ${demo.adminPassword}`,
+        ...(demo.adminEmail ? [`  Dashboard admin:        ${demo.adminEmail} / ${demo.adminPassword} (shown once; sign in at ${config.publicUrl}/login)`] : []),
+        "  Manage accounts, keys, domains and users with `npx mailroom --help`.",
         "",
         "Send a message:",
         `  curl -X POST ${config.publicUrl}/api/v1/email \\`,

@@ -1,16 +1,144 @@
+import { randomBytes } from "node:crypto";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../context";
-
-export interface FirstStartReport {
-  /** Present only on the very first start of an installation. */
-  demo?: { accountId: string; apiKey: string; adminEmail: string; adminPassword: string };
-}
+import type { Db } from "../storage/database";
+import { accounts, apiKeys, instanceSettings, staffUsers } from "../storage/schema";
+import { withTransaction } from "../storage/transaction";
+import { createAccount, getAccount, getDefaultAccount } from "./accounts";
+import { createApiKey, hashApiKey } from "./api-keys";
+import { addStaffUser } from "./staff-users";
 
 /**
- * First start of a fresh install: the Demo account (default) with a verified
- * example.com domain, its API key, the dashboard's key and an admin user.
- * (Owned by the CLI/accounts work.)
+ * First start of a fresh install (docs/adr/0200-first-start-provisioning.md):
+ * the Demo account (default, plan `unlimited`) with a verified example.com
+ * sender domain and its API key, an admin staff user with a random password,
+ * and the dashboard's own API key for the default account.
+ *
+ * "First" is decided by inserting the `installed_at` row of
+ * instance_settings in the same transaction as everything else: a second
+ * process starting at the same moment blocks on that primary key until the
+ * first commits, then finds the row and provisions nothing.
  */
+
+export const INSTALLED_AT_SETTING = "installed_at";
+export const DASHBOARD_API_KEY_SETTING = "dashboard_api_key";
+export const DEMO_ACCOUNT_NAME = "Demo";
+export const DEMO_PLAN = "unlimited";
+export const DEMO_DOMAIN = "example.com";
+export const DEMO_ADMIN_EMAIL = "admin@example.com";
+
+export interface FirstStartReport {
+  /** Present only on the very first start of an installation. Secrets are shown once. */
+  demo?: {
+    accountId: string;
+    accountName: string;
+    domain: string;
+    apiKey: string;
+    /** Absent when a staff user with that email already existed (made with the CLI before the first start). */
+    adminEmail?: string;
+    adminPassword?: string;
+  };
+}
+
+export function generatePassword(): string {
+  return randomBytes(18).toString("base64url"); // 24 characters, 144 bits
+}
+
+export async function isInstalled(db: Db): Promise<boolean> {
+  const [row] = await db.select().from(instanceSettings).where(eq(instanceSettings.key, INSTALLED_AT_SETTING));
+  return Boolean(row);
+}
+
 export async function ensureFirstStart(ctx: AppContext): Promise<FirstStartReport> {
-  void ctx;
-  return {};
+  return withTransaction(ctx.database, async (tx) => {
+    const marked = await tx.db
+      .insert(instanceSettings)
+      .values({ key: INSTALLED_AT_SETTING, value: new Date().toISOString() })
+      .onConflictDoNothing()
+      .returning();
+    if (marked.length === 0) return {};
+
+    // A default account may already exist if the install predates this marker.
+    const [existingDefault] = await tx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.isDefault, true));
+    const demo = await createAccount(tx.db, {
+      name: DEMO_ACCOUNT_NAME,
+      plan: DEMO_PLAN,
+      domain: DEMO_DOMAIN,
+      verified: true,
+      isDefault: !existingDefault,
+      keyLabel: "demo",
+    });
+    await storeDashboardKey(tx.db, demo.accountId);
+
+    const report: Required<FirstStartReport> = {
+      demo: { accountId: demo.accountId, accountName: demo.name, domain: DEMO_DOMAIN, apiKey: demo.apiKey },
+    };
+    const [admin] = await tx.db.select({ id: staffUsers.id }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
+    if (!admin) {
+      const password = generatePassword();
+      await addStaffUser(tx.db, { email: DEMO_ADMIN_EMAIL, role: "admin", password, name: "Admin" });
+      report.demo.adminEmail = DEMO_ADMIN_EMAIL;
+      report.demo.adminPassword = password;
+    }
+    ctx.log.info({ accountId: demo.accountId }, "first start: created the Demo account and an admin user");
+    return report;
+  });
+}
+
+function settingKeyFor(accountId: string, isDefault: boolean): string {
+  return isDefault ? DASHBOARD_API_KEY_SETTING : `${DASHBOARD_API_KEY_SETTING}:${accountId}`;
+}
+
+async function storeDashboardKey(db: Db, accountId: string, settingKey = DASHBOARD_API_KEY_SETTING): Promise<string> {
+  const { apiKey } = await createApiKey(db, accountId, "dashboard");
+  await db
+    .insert(instanceSettings)
+    .values({ key: settingKey, value: apiKey })
+    .onConflictDoUpdate({ target: instanceSettings.key, set: { value: apiKey, createdAt: new Date() } });
+  return apiKey;
+}
+
+/** True when `apiKey` is a live (not revoked) key of `accountId`. */
+async function isLiveKeyOf(db: Db, apiKey: string, accountId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, hashApiKey(apiKey)), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
+  return Boolean(row);
+}
+
+const DASHBOARD_KEY_LOCK_ID = 727_201;
+const CACHE_MS = 10_000;
+const cache = new Map<string, { key: string; expires: number }>();
+
+/**
+ * The API key the dashboard uses server-side (DESIGN.md "Dashboard"), for the
+ * default account or for `accountId`. Stored in instance_settings; when it is
+ * missing, revoked, or belongs to an account that is no longer the default,
+ * a new key is made (labelled "dashboard") under an advisory lock, so every
+ * process of the install agrees on one key. Undefined when no account exists.
+ * Never send it to the browser.
+ */
+export async function getDashboardApiKey(db: Db, options: { accountId?: string } = {}): Promise<string | undefined> {
+  const cacheKey = options.accountId ?? "";
+  const hit = cache.get(cacheKey);
+  if (hit && hit.expires > Date.now()) return hit.key;
+
+  const account = options.accountId ? await getAccount(db, options.accountId) : await getDefaultAccount(db);
+  if (!account) return undefined;
+  const settingKey = settingKeyFor(account.id, !options.accountId);
+  const key = await db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${DASHBOARD_KEY_LOCK_ID})`);
+    const [row] = await tx.select().from(instanceSettings).where(eq(instanceSettings.key, settingKey));
+    if (row && (await isLiveKeyOf(tx, row.value, account.id))) return row.value;
+    return storeDashboardKey(tx, account.id, settingKey);
+  });
+  cache.set(cacheKey, { key, expires: Date.now() + CACHE_MS });
+  return key;
+}
+
+/** Forgets cached dashboard keys (after a revocation in this process). */
+export function clearDashboardKeyCache(): void {
+  cache.clear();
 }

@@ -1,0 +1,89 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { buildConfig } from "../../lib/config";
+import type { AppContext } from "../../lib/context";
+import { listAccounts } from "../../lib/domain/accounts";
+import { authenticateApiKey, listApiKeys, revokeApiKey } from "../../lib/domain/api-keys";
+import { clearDashboardKeyCache, ensureFirstStart, getDashboardApiKey } from "../../lib/domain/bootstrap";
+import { listSenderDomains } from "../../lib/domain/sender-domains";
+import { listStaffUsers, verifyStaffPassword } from "../../lib/domain/staff-users";
+import { createLogger } from "../../lib/logger";
+import { openDatabase, type Database } from "../../lib/storage/database";
+import { startTestApp, type TestApp } from "../support/test-app";
+import { createTestDatabase } from "../support/test-database";
+
+describe("first start provisioning", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  let first: TestApp;
+  let databaseUrl: string;
+
+  it("creates the Demo account, its key, a verified example.com and an admin on the very first start", async () => {
+    databaseUrl = await createTestDatabase();
+    first = await startTestApp({ DATABASE_URL: databaseUrl });
+    cleanups.push(() => first.stop());
+    const demo = first.firstStart?.demo;
+    expect(demo).toMatchObject({ accountName: "Demo", domain: "example.com", adminEmail: "admin@example.com" });
+    expect(demo!.apiKey).toMatch(/^mr_/);
+    expect(demo!.adminPassword!.length).toBeGreaterThanOrEqual(20);
+
+    const db = first.ctx.database.db;
+    const [account] = await listAccounts(db);
+    expect(account).toMatchObject({ accountId: demo!.accountId, name: "Demo", plan: "unlimited", status: "active", isDefault: true });
+    const domains = await listSenderDomains(db, demo!.accountId);
+    expect(domains.map((d) => [d.name, d.status])).toEqual([["example.com", "verified"]]);
+
+    const auth = await authenticateApiKey(db, `Bearer ${demo!.apiKey}`);
+    expect(auth).toMatchObject({ ok: true, key: { accountId: demo!.accountId } });
+
+    const admin = await verifyStaffPassword(db, "admin@example.com", demo!.adminPassword!);
+    expect(admin).toMatchObject({ email: "admin@example.com", role: "admin" });
+  });
+
+  it("provisions a separate dashboard key for the default account", async () => {
+    const db = first.ctx.database.db;
+    const demo = first.firstStart!.demo!;
+    const key = await getDashboardApiKey(db);
+    expect(key).toMatch(/^mr_/);
+    expect(key).not.toBe(demo.apiKey);
+    expect(await getDashboardApiKey(db)).toBe(key);
+    expect(await authenticateApiKey(db, `Bearer ${key}`)).toMatchObject({ ok: true, key: { accountId: demo.accountId } });
+    expect((await listApiKeys(db, demo.accountId)).map((k) => k.label).sort()).toEqual(["dashboard", "demo"]);
+  });
+
+  it("replaces the dashboard key when it has been revoked", async () => {
+    const db = first.ctx.database.db;
+    const demo = first.firstStart!.demo!;
+    const old = await getDashboardApiKey(db);
+    const dashboardKey = (await listApiKeys(db, demo.accountId)).find((k) => k.label === "dashboard" && !k.revokedAt)!;
+    await revokeApiKey(db, dashboardKey.id);
+    clearDashboardKeyCache();
+    const fresh = await getDashboardApiKey(db);
+    expect(fresh).not.toBe(old);
+    expect(await authenticateApiKey(db, `Bearer ${fresh}`)).toMatchObject({ ok: true });
+  });
+
+  it("prints nothing secret and creates nothing on later starts", async () => {
+    const second = await startTestApp({ DATABASE_URL: databaseUrl });
+    cleanups.push(() => second.stop());
+    expect(second.firstStart?.demo).toBeUndefined();
+    expect(await listAccounts(second.ctx.database.db)).toHaveLength(1);
+    expect(await listStaffUsers(second.ctx.database.db)).toHaveLength(1);
+  });
+
+  it("provisions once when two processes start together on a fresh database", async () => {
+    const url = await createTestDatabase();
+    const config = buildConfig({ DATABASE_URL: url, LOG_LEVEL: "silent" });
+    const databases: Database[] = [openDatabase(url, { max: 2 }), openDatabase(url, { max: 2 })];
+    cleanups.push(async () => {
+      for (const d of databases) await d.close();
+    });
+    const contexts = databases.map((database) => ({ config, database, log: createLogger("silent") }) as unknown as AppContext);
+    const reports = await Promise.all(contexts.map((ctx) => ensureFirstStart(ctx)));
+    expect(reports.filter((r) => r.demo)).toHaveLength(1);
+    expect(await listAccounts(databases[0]!.db)).toHaveLength(1);
+    expect(await listStaffUsers(databases[0]!.db)).toHaveLength(1);
+  });
+});
