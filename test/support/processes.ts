@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+
+/**
+ * Real Mailroom processes for scale-out and fault tests: app processes
+ * (`scripts/start.ts`, API only) and `mailroom worker` processes, started
+ * as children with their own environment.
+ */
+
+const root = path.resolve(import.meta.dirname, "../..");
+const tsx = path.join(root, "node_modules/.bin/tsx");
+
+export interface Proc {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when the process has exited. */
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(args: string[], env: Record<string, string>): Proc {
+  const child = spawn(args[0]!, args.slice(1), {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: "warn", MAILROOM_QUIET_START: "true", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
+  child.stderr!.on("data", (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    exited,
+    async kill(signal = "SIGTERM") {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`Timed out waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ""}`);
+}
+
+/** An API-only app process (no dashboard, no inline workers unless asked). */
+export async function startAppProcess(env: Record<string, string>): Promise<Proc & { url: string }> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const proc = launch([tsx, "scripts/start.ts"], {
+    MAILROOM_DASHBOARD: "off",
+    MAILROOM_WORKERS: "off",
+    MAILROOM_INBOUND_PORT: "0",
+    ...env,
+    PORT: String(port),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`app on ${url}`, async () => {
+    if (proc.child.exitCode !== null) throw new Error(`app exited: ${proc.output()}`);
+    const res = await fetch(`${url}/readyz`);
+    return res.ok;
+  }, 60_000);
+  return { ...proc, url };
+}
+
+/** A `mailroom worker` process. */
+export function startWorkerProcess(env: Record<string, string>): Proc {
+  return launch([process.execPath, "bin/mailroom.mjs", "worker"], env);
+}
