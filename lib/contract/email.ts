@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { addressInputSchema } from "./common";
+
+/**
+ * POST /email (spec "Email request", CONTRACT.md "POST /email"). The schema
+ * here is the permissive wire shape, for the OpenAPI document, the dashboard's
+ * compose form and the API client. The server's validation is the ordered,
+ * code-by-code check of lib/domain/email-request (it must report the spec's
+ * error codes, which a zod schema cannot express). Imports only zod.
+ */
+
+/** Recipient count limits per message (spec "Limits"). ReplyTo: CONTRACT.md. */
+export const MAX_TO = 10;
+export const MAX_CC = 10;
+export const MAX_BCC = 5;
+export const MAX_REPLY_TO = 10;
+export const MAX_SUBJECT_LENGTH = 998;
+export const MAX_TAGS = 10;
+export const MAX_TAG_LENGTH = 128;
+export const MAX_CUSTOM_HEADERS = 50;
+/** Decoded bodies plus decoded attachments (CONTRACT.md step 13). */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** Raw request body (CONTRACT.md step 1). */
+export const MAX_REQUEST_BYTES = 15 * 1024 * 1024;
+
+/** `X-Mailroom-Track`: per-message tracking override, stripped before sending. */
+export const TRACKING_HEADER = "X-Mailroom-Track";
+export const TRACKING_MODES = ["none", "opens", "clicks", "all"] as const;
+export type TrackingMode = (typeof TRACKING_MODES)[number];
+
+/** Headers the service writes itself; a request may not set them (CONTRACT.md step 11). */
+export const OWNED_HEADERS = [
+  "from",
+  "to",
+  "cc",
+  "bcc",
+  "reply-to",
+  "subject",
+  "date",
+  "message-id",
+  "mime-version",
+  "return-path",
+  "dkim-signature",
+  "received",
+  "list-unsubscribe",
+  "list-unsubscribe-post",
+] as const;
+
+export function isOwnedHeader(name: string): boolean {
+  const n = name.toLowerCase();
+  return n.startsWith("content-") || (OWNED_HEADERS as readonly string[]).includes(n);
+}
+
+export const attachmentSchema = z.object({
+  Content: z.string().describe("Strict base64 of the file"),
+  Type: z.string().optional().describe("MIME type; inferred from Filename when absent"),
+  Filename: z.string().min(1),
+  Disposition: z.string().optional().describe("`attachment` (default) or `inline`, any case"),
+  ContentId: z.union([z.number().int(), z.string()]).optional().describe("Makes the part addressable as cid:<ContentId>; also spelled ContentID"),
+});
+export type AttachmentInput = z.infer<typeof attachmentSchema>;
+
+export const emailRequestSchema = z.object({
+  From: addressInputSchema,
+  To: z.array(addressInputSchema).min(1).max(MAX_TO),
+  CC: z.array(addressInputSchema).max(MAX_CC).optional(),
+  BCC: z.array(addressInputSchema).max(MAX_BCC).optional(),
+  ReplyTo: z.array(addressInputSchema).max(MAX_REPLY_TO).optional(),
+  Subject: z.string().min(1).max(MAX_SUBJECT_LENGTH),
+  ContentType: z.string().describe("`HTML` or `Text` (any case; `plain` = Text). Reported as HTML whenever an HTML body is present."),
+  HTMLContent: z.string().optional(),
+  PlainContent: z.string().optional(),
+  Tags: z.array(z.string().min(1).max(MAX_TAG_LENGTH)).max(MAX_TAGS).optional(),
+  Headers: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe(`Custom headers (at most ${MAX_CUSTOM_HEADERS}); \`${TRACKING_HEADER}: none|opens|clicks|all\` overrides tracking for this message`),
+  Attachments: z.array(attachmentSchema).optional(),
+});
+export type EmailRequest = z.infer<typeof emailRequestSchema>;
+
+export const emailResponseSchema = z.object({
+  MessageID: z.uuid().describe("Identifier of the accepted message (UUID v4); the MessageID filter of GET /events"),
+});
+export type EmailResponse = z.infer<typeof emailResponseSchema>;
+
+/** Response headers of every POST /email after authentication (CONTRACT.md "Limits"). */
+export const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const;

@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { headerAddressSchema } from "./common";
+
+/**
+ * GET /events (spec "Event log", CONTRACT.md "GET /events"). Imports only zod.
+ */
+
+export const EVENT_TYPES = ["accepted", "rejected", "failed", "delivered", "opened", "clicked", "unsubscribed", "complained"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+/** The spec's alias of `accepted`, usable in the Event filter. */
+export const ACCEPTED_ALIAS = "accepted-by-system";
+
+export const DEFAULT_RETRIEVE_COUNT = 5;
+export const MAX_RETRIEVE_COUNT = 100;
+
+const integerString = (min: number, max?: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "must be an integer")
+    .transform(Number)
+    .pipe(max === undefined ? z.number().int().min(min).max(Number.MAX_SAFE_INTEGER) : z.number().int().min(min).max(max));
+
+/**
+ * The query string. Values arrive as strings; `MessageId` is accepted as an
+ * alias of `MessageID` (the route maps it before parsing).
+ */
+export const eventsQuerySchema = z
+  .object({
+    StartDate: integerString(0).optional().describe("Unix seconds, inclusive lower bound on LoggedAt"),
+    EndDate: integerString(0).optional().describe("Unix seconds, inclusive upper bound on LoggedAt"),
+    Event: z
+      .enum([...EVENT_TYPES, ACCEPTED_ALIAS])
+      .optional()
+      .describe("Event type; `accepted-by-system` matches `accepted`"),
+    StartFrom: integerString(0).optional().describe("Offset, default 0"),
+    RetrieveCount: integerString(1, MAX_RETRIEVE_COUNT).optional().describe(`1–${MAX_RETRIEVE_COUNT}, default ${DEFAULT_RETRIEVE_COUNT}`),
+    MessageID: z.string().optional().describe("Filter to one message (alias: MessageId); an unknown id gives TotalRecords 0"),
+  })
+  .refine((q) => q.StartDate === undefined || q.EndDate === undefined || q.StartDate <= q.EndDate, {
+    message: "StartDate is after EndDate",
+    path: ["StartDate"],
+  });
+export type EventsQuery = z.infer<typeof eventsQuerySchema>;
+
+export const geolocationSchema = z.object({ City: z.string(), Region: z.string(), Country: z.string() });
+
+export const messageHeadersSchema = z.object({
+  MessageId: z.string(),
+  From: z.array(headerAddressSchema),
+  ReplyTo: z.array(headerAddressSchema),
+  To: z.array(headerAddressSchema),
+  Cc: z.array(headerAddressSchema),
+  Bcc: z.array(headerAddressSchema),
+  Subject: z.string(),
+});
+export type MessageHeaders = z.infer<typeof messageHeadersSchema>;
+
+/** One element of Events. `Ip`/`Geolocation` only on opened, clicked, unsubscribed; `Url` only on clicked. */
+export const eventRecordSchema = z.object({
+  Event: z.enum(EVENT_TYPES),
+  LoggedAt: z.number().int(),
+  LogLevel: z.enum(["info", "warn", "error"]),
+  Message: z.object({
+    Headers: messageHeadersSchema,
+    Size: z.number().int(),
+    Transport: z.enum(["api", "smtp"]),
+  }),
+  Recipient: z.string(),
+  Reason: z.string(),
+  Ip: z.string().optional(),
+  Geolocation: geolocationSchema.optional(),
+  Url: z.string().optional().describe("Extension: the followed link of a clicked event"),
+  Tags: z.array(z.string()).describe("Extension: the message's tags"),
+  EventID: z.string().describe("Extension: a stable id of the record"),
+});
+export type EventRecord = z.infer<typeof eventRecordSchema>;
+
+export const eventsResponseSchema = z.object({
+  TotalRecords: z.number().int().nonnegative(),
+  Events: z.array(eventRecordSchema),
+});
+export type EventsResponse = z.infer<typeof eventsResponseSchema>;

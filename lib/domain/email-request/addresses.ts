@@ -1,0 +1,86 @@
+/**
+ * Address parsing and the email address rules of CONTRACT.md: one `@`, a
+ * non-empty local part of at most 64 octets, a domain with at least one dot
+ * and valid labels, at most 254 octets in all; UTF-8 local parts and domains
+ * are accepted. Display names are optional; a present name must be a string
+ * without control characters.
+ */
+
+const utf8Length = (s: string) => Buffer.byteLength(s, "utf8");
+
+// atext of RFC 5322 plus any non-ASCII character (RFC 6531), dot-separated.
+const LOCAL_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u{80}-\u{10FFFF}-]+$/u;
+// An LDH label, or an internationalised one (letters and digits of any script).
+const DOMAIN_LABEL = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?)$/u;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this rejects
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+export function isValidEmail(email: string): boolean {
+  if (utf8Length(email) > 254) return false;
+  if (CONTROL.test(email) || /\s/u.test(email)) return false;
+  const at = email.indexOf("@");
+  if (at <= 0 || at !== email.lastIndexOf("@")) return false;
+  const local = email.slice(0, at);
+  const domain = email.slice(at + 1);
+  if (utf8Length(local) > 64) return false;
+  if (!local.split(".").every((atom) => atom.length > 0 && LOCAL_ATOM.test(atom))) return false;
+  if (utf8Length(domain) > 253) return false;
+  const labels = domain.split(".");
+  if (labels.length < 2) return false;
+  return labels.every((l) => l.length > 0 && utf8Length(l) <= 63 && DOMAIN_LABEL.test(l));
+}
+
+/** The part after `@`, lowercased. */
+export function emailDomain(email: string): string {
+  return email.slice(email.lastIndexOf("@") + 1).toLowerCase();
+}
+
+export function isUsableName(name: string): boolean {
+  return !CONTROL.test(name);
+}
+
+export type ParsedAddress =
+  /** Neither an address object nor a string. */
+  | { kind: "not-address" }
+  | {
+      kind: "address";
+      name: string;
+      email: string;
+      /** A present name that is not a string or holds control characters. */
+      nameUnusable: boolean;
+      emailState: "missing" | "invalid" | "ok";
+    };
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** `"Ann <a@b.test>"`, `"\"Ann, B\" <a@b.test>"` or `"a@b.test"`. */
+export function parseAddressString(text: string): { name: string; email: string } {
+  const m = /^(.*?)\s*<([^<>]*)>\s*$/s.exec(text.trim());
+  if (!m) return { name: "", email: text.trim() };
+  let name = m[1]!.trim();
+  if (name.length >= 2 && name.startsWith('"') && name.endsWith('"')) name = name.slice(1, -1).replace(/\\(.)/g, "$1");
+  return { name, email: m[2]!.trim() };
+}
+
+/**
+ * One address as a client sent it: an object with `email`/`Email` and an
+ * optional `name`/`Name` (absent, null or "" = no name), or a plain string.
+ */
+export function parseAddress(value: unknown): ParsedAddress {
+  let name: unknown;
+  let email: unknown;
+  if (typeof value === "string") {
+    ({ name, email } = parseAddressString(value));
+  } else if (isPlainObject(value)) {
+    email = Object.hasOwn(value, "email") ? value.email : value.Email;
+    name = Object.hasOwn(value, "name") ? value.name : value.Name;
+  } else {
+    return { kind: "not-address" };
+  }
+  const nameUnusable = !(name === undefined || name === null || (typeof name === "string" && isUsableName(name)));
+  const emailText = typeof email === "string" ? email.trim() : "";
+  const emailState = emailText === "" ? "missing" : isValidEmail(emailText) ? "ok" : "invalid";
+  return { kind: "address", name: typeof name === "string" ? name.trim() : "", email: emailText, nameUnusable, emailState };
+}
