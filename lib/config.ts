@@ -51,6 +51,9 @@ const envSchema = z.object({
   MAILROOM_INBOUND_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   MAILROOM_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   MAILROOM_SANDBOX_COMPLAINT_DELAY: z.string().default("3s"),
+  MAILROOM_SANDBOX_RETENTION: z.string().default("7d"),
+  MAILROOM_DELIVERY_JOB_EXPIRE: z.string().default("5m"),
+  MAILROOM_QUEUE_MAINTENANCE_INTERVAL: z.string().default("30s"),
   MAILROOM_BOUNCE_DOMAIN: z.string().optional(),
   MAILROOM_HELO_NAME: z.string().optional(),
   MAILROOM_TRACKING_SECRET: z.string().min(16).optional(),
@@ -97,7 +100,9 @@ export const DEFAULT_DELIVERY_RETRY_SCHEDULE_MS = [1, 2, 4, 8, 16, 32, 60].map((
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5, 10, 15, 30, 60, 120, 240].map((m) => m * 60_000);
 
 export function buildConfig(env: Record<string, string | undefined> = process.env) {
-  const parsed = envSchema.safeParse(env);
+  // An empty variable (`DATABASE_URL=` in a .env or compose file) means unset.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
@@ -128,9 +133,16 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       heloName: e.MAILROOM_HELO_NAME ?? new URL(publicUrl).hostname,
       sandboxPort: e.MAILROOM_SANDBOX_PORT,
       sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
+      sandboxRetentionMs: requireDuration("MAILROOM_SANDBOX_RETENTION", e.MAILROOM_SANDBOX_RETENTION),
+      /** A `deliver` job whose worker vanished (SIGKILL) is handed to another after this. */
+      jobExpireSeconds: Math.max(1, Math.round(requireDuration("MAILROOM_DELIVERY_JOB_EXPIRE", e.MAILROOM_DELIVERY_JOB_EXPIRE) / 1000)),
     },
     dashboardEnabled: e.MAILROOM_DASHBOARD === "on",
     workers: { mode: e.MAILROOM_WORKERS, concurrency: e.MAILROOM_WORKER_CONCURRENCY },
+    queue: {
+      /** How often pg-boss looks for expired jobs (those of dead workers), schedules and retention. */
+      maintenanceIntervalSeconds: Math.max(1, Math.round(requireDuration("MAILROOM_QUEUE_MAINTENANCE_INTERVAL", e.MAILROOM_QUEUE_MAINTENANCE_INTERVAL) / 1000)),
+    },
     webhooks: {
       retryScheduleMs: e.MAILROOM_WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
       timeoutMs: requireDuration("MAILROOM_WEBHOOK_TIMEOUT", e.MAILROOM_WEBHOOK_TIMEOUT),

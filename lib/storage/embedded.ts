@@ -38,7 +38,7 @@ export async function ensureWritableDataDir(dataDir: string): Promise<void> {
     await fs.writeFile(probe, "ok");
     await fs.unlink(probe);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "unknown";
+    const code = await explainWriteFailure(dataDir, (err as NodeJS.ErrnoException).code ?? "unknown");
     const why =
       code === "ENOSPC"
         ? "the disk is full"
@@ -50,6 +50,19 @@ export async function ensureWritableDataDir(dataDir: string): Promise<void> {
     throw new DataDirError(
       `Cannot write to the data directory ${dataDir} (${why}). Set MAILROOM_DATA_DIR to a writable directory, or set DATABASE_URL to use a PostgreSQL server.`,
     );
+  }
+}
+
+/** Recursive mkdir reports ENOENT on a read-only mount: ask the nearest existing ancestor. */
+async function explainWriteFailure(dir: string, code: string): Promise<string> {
+  if (code !== "ENOENT") return code;
+  let probe = path.resolve(dir);
+  while (!existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+  try {
+    await fs.access(probe, fs.constants.W_OK);
+    return code;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? code;
   }
 }
 
