@@ -1,0 +1,152 @@
+import { InvalidArgumentError, type Command } from "commander";
+import {
+  createAccount,
+  rotateSigningKey,
+  setAccountLimits,
+  setAccountStatus,
+  summarizeAccount,
+  listAccounts,
+  type AccountSummary,
+} from "../../lib/domain/accounts";
+import type { Limits } from "../../lib/domain/plans";
+import type { Db } from "../../lib/storage/database";
+import { dnsRecordsFor, findSenderDomain } from "../../lib/domain/sender-domains";
+import { CliError, emit, formatTime, table } from "../output";
+import { resolveAccount } from "../resolve-account";
+import { withJson, type CliApp, type JsonOptions } from "../runner";
+import { recordsTable } from "./domains";
+
+export function formatLimits(l: Limits): string {
+  const f = (n: number | null) => (n === null ? "∞" : String(n));
+  return `${f(l.perMinute)}/min ${f(l.perHour)}/h ${f(l.perDay)}/day`;
+}
+
+function describeAccount(a: AccountSummary): string[] {
+  return [
+    `  id:       ${a.accountId}`,
+    `  plan:     ${a.plan}${a.isDefault ? " (default account)" : ""}`,
+    `  status:   ${a.status}`,
+    `  limits:   ${formatLimits(a.limits)}`,
+  ];
+}
+
+/** `plan` (back to the plan's limit) or a whole number. */
+function limitValue(value: string): number | null {
+  if (/^(plan|default)$/i.test(value.trim())) return null;
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number ≥ 0, or "plan".');
+  return Number(value);
+}
+
+export function registerAccounts(program: Command, app: CliApp): void {
+  const accounts = program.command("accounts").description("create, list, suspend and limit accounts");
+
+  withJson(accounts.command("create"))
+    .description("create an account with an API key (shown once) and a webhook signing key")
+    .requiredOption("--name <name>", "account name")
+    .requiredOption("--plan <plan>", "trial, starter, business, growth or unlimited (see `mailroom plans`)")
+    .option("--domain <domain>", "also add this sender domain")
+    .option("--verified", "mark --domain verified without a DNS check (local use, tests)")
+    .action((opts: JsonOptions & { name: string; plan: string; domain?: string; verified?: boolean }) =>
+      app.run(async ({ db, config }) => {
+        if (opts.verified && !opts.domain) throw new CliError("--verified needs --domain");
+        // One transaction: a bad --domain leaves no half-made account behind.
+        const created = await db.transaction((tx) =>
+          createAccount(tx as unknown as Db, { name: opts.name, plan: opts.plan, domain: opts.domain, verified: opts.verified }),
+        );
+        const domain = opts.domain ? await findSenderDomain(db, created.accountId, opts.domain) : undefined;
+        const records = domain ? dnsRecordsFor(domain, { bounceDomain: config.delivery.bounceDomain }) : undefined;
+        emit(opts, { ...created, ...(records && { dnsRecords: records }) }, () => [
+          `Created account ${created.name}`,
+          ...describeAccount(created),
+          `  API key (shown once, keep it now): ${created.apiKey}`,
+          `  webhook signing key:               ${created.webhookSigningKey}`,
+          ...(domain && records
+            ? [
+                `  sender domain: ${domain.name} (${domain.status})`,
+                ...(domain.status === "verified"
+                  ? []
+                  : ["", "Publish these DNS records, then run `mailroom domains verify`:", recordsTable(records)]),
+              ]
+            : []),
+        ]);
+      }),
+    );
+
+  withJson(accounts.command("list"))
+    .description("list accounts")
+    .action((opts: JsonOptions) =>
+      app.run(async ({ db }) => {
+        const rows = await listAccounts(db);
+        emit(opts, rows, () =>
+          table(
+            ["ID", "NAME", "PLAN", "STATUS", "LIMITS", "CREATED"],
+            rows.map((a) => [a.accountId, a.name + (a.isDefault ? " *" : ""), a.plan, a.status, formatLimits(a.limits), formatTime(a.createdAt)]),
+            "No accounts yet: create one with `mailroom accounts create --name NAME --plan PLAN`",
+          ),
+        );
+      }),
+    );
+
+  withJson(accounts.command("show"))
+    .description("show one account (id or name)")
+    .argument("<account>", "account id or name")
+    .action((ref: string, opts: JsonOptions) =>
+      app.run(async ({ db }) => {
+        const a = summarizeAccount(await resolveAccount(db, ref));
+        emit(opts, a, () => [a.name, ...describeAccount(a)]);
+      }),
+    );
+
+  for (const [verb, status] of [
+    ["suspend", "suspended"],
+    ["activate", "active"],
+  ] as const) {
+    withJson(accounts.command(verb))
+      .description(
+        verb === "suspend"
+          ? "suspend an account: its API keys answer code 12 (Invalid user) until it is activated"
+          : "activate a suspended account",
+      )
+      .argument("<account>", "account id or name")
+      .action((ref: string, opts: JsonOptions) =>
+        app.run(async ({ db }) => {
+          const account = await resolveAccount(db, ref);
+          const a = summarizeAccount(await setAccountStatus(db, account.id, status));
+          emit(opts, a, () => `Account ${a.name} (${a.accountId}) is ${a.status}`);
+        }),
+      );
+  }
+
+  withJson(accounts.command("set-limits"))
+    .description('override the plan\'s sending limits per API key ("plan" restores the plan\'s value)')
+    .argument("<account>", "account id or name")
+    .option("--per-minute <n>", "messages per minute", limitValue)
+    .option("--per-hour <n>", "messages per hour", limitValue)
+    .option("--per-day <n>", "messages per day", limitValue)
+    .action((ref: string, opts: JsonOptions & { perMinute?: number | null; perHour?: number | null; perDay?: number | null }) =>
+      app.run(async ({ db }) => {
+        if (opts.perMinute === undefined && opts.perHour === undefined && opts.perDay === undefined) {
+          throw new CliError("Give at least one of --per-minute, --per-hour, --per-day");
+        }
+        const account = await resolveAccount(db, ref);
+        const a = summarizeAccount(
+          await setAccountLimits(db, account.id, { perMinute: opts.perMinute, perHour: opts.perHour, perDay: opts.perDay }),
+        );
+        emit(opts, a, () => `Limits of ${a.name}: ${formatLimits(a.limits)}`);
+      }),
+    );
+
+  withJson(accounts.command("rotate-signing-key"))
+    .description("replace the account's webhook signing key (notifications signed from now on use the new one)")
+    .argument("<account>", "account id or name")
+    .action((ref: string, opts: JsonOptions) =>
+      app.run(async ({ db }) => {
+        const account = await resolveAccount(db, ref);
+        const webhookSigningKey = await rotateSigningKey(db, account.id);
+        emit(opts, { accountId: account.id, webhookSigningKey }, () => [
+          `New webhook signing key of ${account.name}:`,
+          `  ${webhookSigningKey}`,
+        ]);
+      }),
+    );
+}

@@ -1,0 +1,50 @@
+/**
+ * The `mailroom` command for operators (docs/cli.md). Runs on the same
+ * database as the server, whether or not the server is running. Handlers are
+ * thin: parse, call lib/domain, print (cli/output.ts).
+ */
+import { Command, CommanderError } from "commander";
+import { registerAccounts } from "./commands/accounts";
+import { registerDomains } from "./commands/domains";
+import { registerKeys } from "./commands/keys";
+import { registerPlans } from "./commands/plans";
+import { registerSuppressions } from "./commands/suppressions";
+import { registerUsers } from "./commands/users";
+import { registerWorker } from "./commands/worker";
+import { createCliApp } from "./runner";
+
+export function buildProgram(): Command {
+  const app = createCliApp();
+  const program = new Command("mailroom")
+    .description(
+      "Mailroom operator commands. Uses DATABASE_URL, else the embedded PostgreSQL in MAILROOM_DATA_DIR (default ./.data).",
+    )
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  registerAccounts(program, app);
+  registerKeys(program, app);
+  registerDomains(program, app);
+  registerPlans(program);
+  registerUsers(program, app);
+  registerSuppressions(program, app);
+  registerWorker(program, app);
+  return program;
+}
+
+/** One line on stderr, no stack: what went wrong and, where we know, what to do. */
+function errorLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/\s*\n\s*/g, "; ").replace(/^error:\s*/i, "");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (err) {
+    // Commander has printed its own message (unknown option, --help, ...).
+    if (err instanceof CommanderError) return err.exitCode;
+    process.stderr.write(`error: ${errorLine(err)}\n`);
+    return 1;
+  }
+}
