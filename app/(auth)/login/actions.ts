@@ -1,0 +1,45 @@
+"use server";
+
+import { AuthError } from "next-auth";
+import { z } from "zod";
+import { signIn } from "@/lib/auth/auth";
+import { safeReturnPath } from "@/lib/auth/safe-return";
+
+export interface SignInState {
+  error?: string;
+  fieldErrors?: { email?: string[]; password?: string[] };
+  email?: string;
+}
+
+const signInSchema = z.object({
+  email: z.string().trim().min(1, "Enter your email").email("Enter an email address like ann@example.com"),
+  password: z.string().min(1, "Enter your password"),
+  callbackUrl: z.string().optional(),
+});
+
+export async function signInWithPassword(_prev: SignInState, formData: FormData): Promise<SignInState> {
+  const parsed = signInSchema.safeParse({
+    email: formData.get("email"),
+    password: formData.get("password"),
+    callbackUrl: formData.get("callbackUrl") ?? undefined,
+  });
+  if (!parsed.success) {
+    return { fieldErrors: z.flattenError(parsed.error).fieldErrors, email: String(formData.get("email") ?? "") };
+  }
+  try {
+    await signIn("credentials", {
+      email: parsed.data.email,
+      password: parsed.data.password,
+      redirectTo: safeReturnPath(parsed.data.callbackUrl, "/"),
+    });
+  } catch (err) {
+    // signIn() redirects by throwing; only Auth.js's own errors mean "refused".
+    if (err instanceof AuthError) return { error: "Wrong email or password.", email: parsed.data.email };
+    throw err;
+  }
+  return {};
+}
+
+export async function signInWithOidc(formData: FormData): Promise<void> {
+  await signIn("oidc", { redirectTo: safeReturnPath(formData.get("callbackUrl"), "/") });
+}

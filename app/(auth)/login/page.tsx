@@ -1,0 +1,54 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { Button } from "@/components/ui/button";
+import { Card, CardBody } from "@/components/ui/card";
+import { getStaffSession } from "@/lib/auth/auth";
+import { homeFor } from "@/lib/auth/roles";
+import { safeReturnPath } from "@/lib/auth/safe-return";
+import { getServerContext } from "@/lib/runtime";
+import { LoginForm } from "./_components/login-form";
+import { signInWithOidc } from "./actions";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const params = await searchParams;
+  const callbackUrl = typeof params.callbackUrl === "string" ? safeReturnPath(params.callbackUrl, "") : "";
+  const staff = await getStaffSession();
+  if (staff) redirect(callbackUrl || homeFor(staff.role));
+  const hasOidc = Boolean(getServerContext().config.auth.oidc);
+  const oauthError = typeof params.error === "string";
+  return (
+    <main className="flex min-h-screen items-center justify-center px-4 py-12">
+      <div className="w-full max-w-sm">
+        <div className="mb-6 text-center">
+          <p className="text-2xl font-bold tracking-tight">
+            <span aria-hidden>✉ </span>Mailroom
+          </p>
+          <h1 className="mt-1 text-sm text-slate-600 dark:text-slate-400">Sign in to the staff dashboard</h1>
+        </div>
+        <Card>
+          <CardBody className="flex flex-col gap-4 p-6">
+            {oauthError && (
+              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+                Sign-in did not complete. Try again.
+              </p>
+            )}
+            <LoginForm callbackUrl={callbackUrl} />
+            {hasOidc && (
+              <form action={signInWithOidc} className="flex flex-col gap-2 border-t border-slate-200 pt-4 dark:border-slate-800">
+                <input type="hidden" name="callbackUrl" value={callbackUrl} />
+                <Button type="submit" variant="secondary">
+                  Sign in with single sign-on
+                </Button>
+              </form>
+            )}
+          </CardBody>
+        </Card>
+        <p className="mt-4 text-center text-xs text-slate-600 dark:text-slate-400">
+          No account? An admin adds staff with <code>mailroom users add</code>.
+        </p>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,24 @@
+import type { Metadata, Viewport } from "next";
+import { cookies } from "next/headers";
+import type { ReactNode } from "react";
+import { parseTheme, THEME_COOKIE } from "@/components/shell/theme";
+import "./globals.css";
+import { Providers } from "./providers";
+
+export const metadata: Metadata = {
+  title: { default: "Mailroom", template: "%s · Mailroom" },
+  description: "Mailroom staff dashboard",
+};
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
+  return (
+    <html lang="en" className={theme}>
+      <body className="min-h-screen font-sans">
+        <Providers>{children}</Providers>
+      </body>
+    </html>
+  );
+}

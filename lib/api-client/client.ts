@@ -1,0 +1,164 @@
+import type { z } from "zod";
+import { errorEnvelopeSchema, type ApiErrorItem } from "../contract/errors";
+import { emailResponseSchema, type EmailRequest, type EmailResponse } from "../contract/email";
+import { eventsResponseSchema, type EventsResponse, type EventType } from "../contract/events";
+import { statsResponseSchema, type StatsInterval, type StatsResponse } from "../contract/stats";
+import {
+  createWebhookResponseSchema,
+  deleteWebhookResponseSchema,
+  listWebhooksResponseSchema,
+  type CreateWebhookRequest,
+  type CreateWebhookResponse,
+  type ListWebhooksResponse,
+} from "../contract/webhooks";
+
+/**
+ * A typed client of the public API (spec + CONTRACT.md extensions). Every
+ * response is parsed with the zod schema of lib/contract, so the dashboard
+ * cannot drift from the API. Framework-free: lib/api-client/index.ts wraps it
+ * for Next's server side; tests and benches use it directly.
+ */
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  fetch?: typeof fetch;
+  /** Per request; default 15 s. */
+  timeoutMs?: number;
+  /** How many times a 429 is retried after its Retry-After (capped at 5 s); default 3. */
+  retriesOn429?: number;
+}
+
+/** The API answered with its error envelope (or an unexpected status). */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errors: ApiErrorItem[],
+    readonly path: string,
+  ) {
+    super(`${path}: HTTP ${status}${errors[0] ? ` (code ${errors[0].Code}: ${errors[0].Message})` : ""}`);
+    this.name = "ApiRequestError";
+  }
+}
+
+/** The API answered 2xx with a body that does not match the contract, or did not answer at all. */
+export class ApiUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ApiUnavailableError";
+  }
+}
+
+export interface EventsParams {
+  StartDate?: number;
+  EndDate?: number;
+  Event?: EventType;
+  StartFrom?: number;
+  RetrieveCount?: number;
+  MessageID?: string;
+}
+
+export interface StatsParams {
+  StartDate: number;
+  EndDate: number;
+  Interval: StatsInterval;
+}
+
+export interface ApiClient {
+  readonly baseUrl: string;
+  listEvents(params?: EventsParams, init?: { signal?: AbortSignal }): Promise<EventsResponse>;
+  /** GET /stats; undefined when the server has no stats endpoint (404). */
+  getStats(params: StatsParams): Promise<StatsResponse | undefined>;
+  sendEmail(request: EmailRequest): Promise<EmailResponse>;
+  listWebhooks(): Promise<ListWebhooksResponse>;
+  createWebhook(request: CreateWebhookRequest): Promise<CreateWebhookResponse>;
+  deleteWebhook(id: number | string): Promise<void>;
+}
+
+function queryString(params: object): string {
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") search.set(k, String(v));
+  const s = search.toString();
+  return s ? `?${s}` : "";
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const doFetch = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const retries = options.retriesOn429 ?? 3;
+
+  async function call<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    init: { body?: unknown; signal?: AbortSignal; allow404?: boolean } = {},
+  ): Promise<z.infer<S> | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+      let res: Response;
+      try {
+        res = await doFetch(`${baseUrl}/api/v1${path}`, {
+          method,
+          headers: {
+            Authorization: `Bearer ${options.apiKey}`,
+            Accept: "application/json",
+            ...(init.body !== undefined && { "Content-Type": "application/json" }),
+          },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+          signal,
+          cache: "no-store",
+        });
+      } catch (err) {
+        if (init.signal?.aborted) throw err;
+        throw new ApiUnavailableError(`The API at ${baseUrl} did not answer (${(err as Error).message})`, { cause: err });
+      }
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      if (res.ok) {
+        const parsed = schema.safeParse(json);
+        if (!parsed.success) {
+          throw new ApiUnavailableError(`The API answered ${path} with a body that does not match the contract`, { cause: parsed.error });
+        }
+        return parsed.data;
+      }
+      if (res.status === 429 && attempt < retries) {
+        const wait = Math.min(5, Math.max(0.05, Number(res.headers.get("Retry-After")) || 1));
+        await sleep(wait * 1000);
+        continue;
+      }
+      if (res.status === 404 && init.allow404) return undefined;
+      const envelope = errorEnvelopeSchema.safeParse(json);
+      throw new ApiRequestError(res.status, envelope.success ? envelope.data.Errors : [], path);
+    }
+  }
+
+  return {
+    baseUrl,
+    async listEvents(params = {}, init = {}) {
+      return (await call("GET", `/events${queryString(params)}`, eventsResponseSchema, init))!;
+    },
+    async getStats(params) {
+      return call("GET", `/stats${queryString(params)}`, statsResponseSchema, { allow404: true });
+    },
+    async sendEmail(request) {
+      return (await call("POST", "/email", emailResponseSchema, { body: request }))!;
+    },
+    async listWebhooks() {
+      return (await call("GET", "/webhooks", listWebhooksResponseSchema))!;
+    },
+    async createWebhook(request) {
+      return (await call("POST", "/webhooks", createWebhookResponseSchema, { body: request }))!;
+    },
+    async deleteWebhook(id) {
+      await call("DELETE", `/webhooks/${encodeURIComponent(String(id))}`, deleteWebhookResponseSchema);
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import { ApiRequestError } from "./client";
+
+/** A sentence for the page that says what went wrong and what to do. */
+export function describeApiError(err: unknown): string {
+  if (err instanceof ApiRequestError) {
+    const first = err.errors[0];
+    if (err.status === 401) return "The dashboard's API key was refused. Check MAILROOM_API_KEY, or unset it to use the provisioned key.";
+    if (err.status === 429) return "The API is rate limiting the dashboard. Wait a few seconds and try again.";
+    if (first?.Field) return `The API refused the filter ${first.Field}: ${first.Message}. Change the filter and try again.`;
+    return `The API answered ${err.status}${first ? ` (${first.Message})` : ""}. Try again.`;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return `${message.replace(/\.$/, "")}. Check that the API is running and try again.`;
+}
