@@ -1,14 +1,59 @@
 import type { LoggedEvent } from "../domain/event-log";
 import type { PgBoss } from "../queue/boss";
+import { QUEUE, type NotifyJob } from "../queue/jobs";
 import type { Tx } from "../storage/transaction";
+import { buildEventData, webhookEventsMatching } from "./payload";
+
+/** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
+export const WAKE_CHANNEL = "mailroom_webhooks";
 
 /**
- * Writes one webhook_notifications row and one `notify` job per webhook of
- * the account that matches each event, inside the caller's transaction.
- * (Owned by the "Webhook notifications" work; see CONTRACT.md "Notifications".)
+ * The notification outbox: for every event of a notifying type, one
+ * webhook_notifications row per matching webhook of its account, plus one
+ * `notify` job per row, all inside the caller's transaction (CONTRACT.md
+ * "Notifications"; docs/adr/0400).
+ *
+ * Cost: `accepted` events (the send path) return before any query. Any
+ * other batch costs ONE statement that finds the matching webhooks through
+ * the webhooks_account index, inserts the rows (EventData with the
+ * message's sender domain) and, on commit, wakes the workers; an account
+ * without webhooks therefore pays one indexed lookup that returns nothing.
+ * There is no cache, so a webhook created or deleted in another process
+ * takes effect at once. Jobs are written only when rows were.
  */
 export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: LoggedEvent[]): Promise<void> {
-  void tx;
-  void boss;
-  void events;
+  const candidates = [];
+  for (const e of events) {
+    const names = webhookEventsMatching(e.type);
+    if (names.length === 0) continue;
+    const payload = buildEventData({ ...e, domain: "" });
+    candidates.push({ event_id: e.id, account_id: e.accountId, message_id: e.messageId, names, payload });
+  }
+  if (candidates.length === 0) return;
+
+  const { rows } = await tx.client.query<{ id: number }>(
+    `WITH e AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS e(event_id bigint, account_id uuid, message_id uuid, names text[], payload jsonb)
+     ), ins AS (
+       INSERT INTO webhook_notifications (webhook_id, account_id, event_id, payload)
+       SELECT w.id, w.account_id, e.event_id, e.payload || jsonb_build_object('Domain', coalesce(m.from_domain, ''))
+         FROM e
+         JOIN webhooks w ON w.account_id = e.account_id AND w.event = ANY (e.names) AND w.status = 'Enabled'
+         LEFT JOIN messages m ON m.id = e.message_id
+        ORDER BY e.event_id, w.id
+       RETURNING id
+     )
+     SELECT id, pg_notify('${WAKE_CHANNEL}', '') FROM ins`,
+    [JSON.stringify(candidates)],
+  );
+  if (rows.length === 0) return;
+  if (rows.length === 1) {
+    await boss.send(QUEUE.notify, { notificationId: rows[0]!.id } satisfies NotifyJob, { db: tx.sql });
+    return;
+  }
+  await boss.insert(
+    rows.map((r) => ({ name: QUEUE.notify, data: { notificationId: r.id } satisfies NotifyJob })),
+    { db: tx.sql },
+  );
 }

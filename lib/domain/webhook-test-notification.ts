@@ -1,0 +1,44 @@
+import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { canonicalWebhookEvent, webhookEventSchema } from "../contract/webhooks";
+import type { Db } from "../storage/database";
+import { accounts } from "../storage/schema";
+import { postJson, type AttemptResult } from "../webhooks/http-post";
+import { sampleEventData } from "../webhooks/payload";
+import { signNotification } from "../webhooks/signing";
+import type { Resolver } from "../webhooks/ssrf-guard";
+import { getWebhook } from "./webhooks";
+
+export interface TestNotificationResult extends AttemptResult {
+  /** The EventData that was sent. */
+  eventData: unknown;
+  webhookMessageId: string;
+}
+
+/**
+ * Posts a sample notification of the webhook's event to its URL, signed with
+ * the account's current key, through the same SSRF guard, timeout and
+ * excerpt rules as real notifications, and returns what the receiver said.
+ * Writes nothing: no event, no notification row, no change to the webhook's
+ * LastResponse* members. Undefined when the account has no such webhook.
+ */
+export async function sendTestNotification(
+  db: Db,
+  accountId: string,
+  webhookId: number,
+  options: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver },
+): Promise<TestNotificationResult | undefined> {
+  const webhook = await getWebhook(db, accountId, webhookId);
+  if (!webhook) return undefined;
+  const [account] = await db
+    .select({ key: accounts.webhookSigningKey })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!account) return undefined;
+  const event = webhookEventSchema.safeParse(webhook.event);
+  const eventData = sampleEventData(event.success ? canonicalWebhookEvent(event.data) : "delivery", "example.com");
+  const id = `msg_mailroom_test_${randomBytes(8).toString("hex")}`;
+  const signed = signNotification({ signingKey: account.key, notificationId: 0, webhookId: id, eventData });
+  const result = await postJson(webhook.url, signed.body, signed.headers, options);
+  return { ...result, eventData, webhookMessageId: id };
+}

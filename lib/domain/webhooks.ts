@@ -1,0 +1,161 @@
+import { and, asc, count, desc, eq, lt } from "drizzle-orm";
+import { NEVER_CALLED_AT, type WebhookEvent, type WebhookRecord } from "../contract/webhooks";
+import type { Db } from "../storage/database";
+import { accounts, webhookAttempts, webhooks } from "../storage/schema";
+import { resolveDestination, SsrfRefusedError, type Resolver } from "../webhooks/ssrf-guard";
+
+/**
+ * Webhook registrations of an account (CONTRACT.md "Webhooks"). Every read
+ * and write is scoped to the account: another account's webhook is
+ * indistinguishable from one that does not exist.
+ */
+
+export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+
+export class WebhookLimitError extends Error {
+  constructor() {
+    super(`An account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks`);
+    this.name = "WebhookLimitError";
+  }
+}
+
+export class WebhookUrlRefusedError extends Error {
+  constructor(reason: string) {
+    super(`WebhookURL refused: ${reason}`);
+    this.name = "WebhookUrlRefusedError";
+  }
+}
+
+export interface WebhookGuardOptions {
+  /** config.webhooks.allowPrivate */
+  allowPrivate: boolean;
+  resolver?: Resolver;
+}
+
+/**
+ * Registers a webhook. The URL (already an absolute http(s) URL of at most
+ * 2048 characters, see lib/contract/webhooks.ts) must reach a public address
+ * unless private destinations are allowed. The account row is locked while
+ * counting, so concurrent creations cannot pass the cap together.
+ */
+export async function createWebhook(
+  db: Db,
+  accountId: string,
+  input: { event: WebhookEvent; url: string },
+  guard: WebhookGuardOptions,
+): Promise<WebhookRow> {
+  await assertDestinationAllowed(input.url, guard);
+  return db.transaction(async (tx) => {
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+    const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, accountId));
+    if (n >= MAX_WEBHOOKS_PER_ACCOUNT) throw new WebhookLimitError();
+    const [row] = await tx.insert(webhooks).values({ accountId, event: input.event, url: input.url }).returning();
+    return row!;
+  });
+}
+
+/** Throws WebhookUrlRefusedError when the URL's host is (or resolves to) an internal address. */
+export async function assertDestinationAllowed(url: string, guard: WebhookGuardOptions): Promise<void> {
+  if (guard.allowPrivate) return;
+  try {
+    await resolveDestination(new URL(url), { allowPrivate: false, resolver: guard.resolver });
+  } catch (err) {
+    if (err instanceof SsrfRefusedError || err instanceof TypeError) throw new WebhookUrlRefusedError(err.message);
+    throw err;
+  }
+}
+
+/** The account's webhooks, ordered by WebhookID. */
+export async function listWebhooks(db: Db, accountId: string): Promise<WebhookRow[]> {
+  return db.select().from(webhooks).where(eq(webhooks.accountId, accountId)).orderBy(asc(webhooks.id));
+}
+
+export async function getWebhook(db: Db, accountId: string, webhookId: number): Promise<WebhookRow | undefined> {
+  if (!Number.isSafeInteger(webhookId) || webhookId <= 0) return undefined;
+  const [row] = await db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)));
+  return row;
+}
+
+/**
+ * Deletes a webhook of the account; false when there is none with that id.
+ * Its notifications (pending retries included) and attempt log go with it
+ * (ON DELETE CASCADE), so nothing more is sent to it: a queued job that
+ * still names one of them finds no row and ends.
+ */
+export async function deleteWebhook(db: Db, accountId: string, webhookId: number): Promise<boolean> {
+  if (!Number.isSafeInteger(webhookId) || webhookId <= 0) return false;
+  const rows = await db
+    .delete(webhooks)
+    .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)))
+    .returning({ id: webhooks.id });
+  return rows.length > 0;
+}
+
+/** A webhook as GET /webhooks renders it (CONTRACT.md: digit strings, ISO times with ms, placeholder date). */
+export function renderWebhook(row: WebhookRow): WebhookRecord {
+  return {
+    WebhookID: String(row.id),
+    CreatedAt: row.createdAt.toISOString(),
+    UpdatedAt: row.updatedAt.toISOString(),
+    Status: "Enabled",
+    WebhookURL: row.url,
+    Event: row.event,
+    LastResponseCode: String(row.lastResponseCode),
+    LastResponseBody: row.lastResponseBody,
+    LastResponseAt: row.lastResponseAt ? row.lastResponseAt.toISOString() : NEVER_CALLED_AT,
+    LastResponseTryCounter: String(row.lastResponseTryCounter),
+  };
+}
+
+export interface WebhookAttempt {
+  id: number;
+  notificationId: number;
+  attemptedAt: string;
+  /** 1 for the first attempt of its notification, 2 for the first retry, ... */
+  tryNumber: number;
+  /** HTTP status; 0 when no HTTP answer came. */
+  statusCode: number;
+  durationMs: number;
+  /** First 1,000 characters of the answer. */
+  bodyExcerpt: string;
+  /** Why there was no answer (timeout, refused connection, SSRF refusal), or why it was not retried. */
+  error: string | null;
+}
+
+/**
+ * The delivery log of one webhook of the account, newest first (the
+ * dashboard's webhook page). Pages with `beforeId` (the last id seen).
+ * Undefined when the account has no such webhook.
+ */
+export async function listWebhookAttempts(
+  db: Db,
+  accountId: string,
+  webhookId: number,
+  options: { limit?: number; beforeId?: number } = {},
+): Promise<WebhookAttempt[] | undefined> {
+  if (!(await getWebhook(db, accountId, webhookId))) return undefined;
+  const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
+  const conds = [eq(webhookAttempts.webhookId, webhookId)];
+  if (options.beforeId !== undefined) conds.push(lt(webhookAttempts.id, options.beforeId));
+  const rows = await db
+    .select()
+    .from(webhookAttempts)
+    .where(and(...conds))
+    .orderBy(desc(webhookAttempts.id))
+    .limit(limit);
+  return rows.map((r) => ({
+    id: r.id,
+    notificationId: r.notificationId,
+    attemptedAt: r.attemptedAt.toISOString(),
+    tryNumber: r.tryNumber,
+    statusCode: r.statusCode,
+    durationMs: r.durationMs,
+    bodyExcerpt: r.bodyExcerpt,
+    error: r.error,
+  }));
+}

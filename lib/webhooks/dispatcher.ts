@@ -1,0 +1,321 @@
+import pg from "pg";
+import type { AppContext } from "../context";
+import { eventDataSchema } from "../contract/notifications";
+import { QUEUE, type NotifyJob } from "../queue/jobs";
+import { DestinationLimiter } from "./destination-limiter";
+import { WAKE_CHANNEL } from "./fan-out";
+import { createAgents, postJson, type PostOptions } from "./http-post";
+import {
+  claimNotifications,
+  completeStaleJobs,
+  recordAttempts,
+  releaseNotifications,
+  sweepOverdue,
+  type AttemptRecord,
+  type ClaimedNotification,
+} from "./notification-store";
+import { verdictOf } from "./retry-policy";
+import { signNotification } from "./signing";
+import type { Resolver } from "./ssrf-guard";
+
+/**
+ * The `notify` worker of one process: fetches jobs in batches, claims their
+ * rows, posts each notification under a per-destination concurrency bound,
+ * and writes results back in batches (docs/webhooks.md "Delivery").
+ */
+
+export interface DispatcherOptions {
+  /** Notifications held at once (running, waiting for their destination, or being written back). */
+  maxInFlight: number;
+  /** Concurrent POSTs per destination (URL origin). */
+  perDestination: number;
+  /** Waiting line per destination; past it, work is deferred. */
+  maxWaitingPerDestination: number;
+  /** Idle poll for due retries when nothing wakes the loop. */
+  pollIntervalMs: number;
+  /** Sweeper period and how overdue a pending row must be to get a new job. */
+  sweepIntervalMs: number;
+  overdueMs: number;
+  /** How long a claimed row stays reserved for its worker. */
+  leaseMs: number;
+  /** When a destination's line is full: retry the row after this. */
+  deferMs: number;
+  resolver?: Resolver;
+}
+
+export function defaultDispatcherOptions(timeoutMs: number): DispatcherOptions {
+  return {
+    maxInFlight: 512,
+    perDestination: 16,
+    maxWaitingPerDestination: 48,
+    pollIntervalMs: 500,
+    sweepIntervalMs: 30_000,
+    overdueMs: 60_000,
+    leaseMs: Math.max(120_000, timeoutMs * 6),
+    deferMs: 2_000,
+  };
+}
+
+interface Pending {
+  record: AttemptRecord;
+  jobId: string;
+}
+
+export class NotificationDispatcher {
+  private running = false;
+  private inFlight = 0;
+  private activePosts = 0;
+  private wakeUp: (() => void) | undefined;
+  private listener: pg.Client | undefined;
+  private loopDone: Promise<void> = Promise.resolve();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly limiter: DestinationLimiter;
+  private readonly agents;
+  private readonly postOptions: PostOptions;
+  private buffer: Pending[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** Claimed rows whose attempt has not been written back yet (for release on stop). */
+  private readonly held = new Map<number, string>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly options: DispatcherOptions = defaultDispatcherOptions(ctx.config.webhooks.timeoutMs),
+  ) {
+    this.limiter = new DestinationLimiter(options.perDestination, options.maxWaitingPerDestination);
+    this.agents = createAgents(options.perDestination);
+    this.postOptions = {
+      timeoutMs: ctx.config.webhooks.timeoutMs,
+      allowPrivate: ctx.config.webhooks.allowPrivate,
+      resolver: options.resolver,
+      agents: this.agents,
+    };
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.listen();
+    this.loopDone = this.loop();
+    const sweep = () => {
+      void sweepOverdue(this.ctx.database, this.ctx.boss, this.options.overdueMs)
+        .then((n) => {
+          if (n > 0) this.ctx.log.info({ count: n }, "webhook sweeper re-queued overdue notifications");
+        })
+        .catch((err) => this.ctx.log.warn({ err }, "webhook sweeper failed"));
+    };
+    this.sweepTimer = setInterval(sweep, this.options.sweepIntervalMs);
+    this.sweepTimer.unref();
+    sweep();
+  }
+
+  /** Stops fetching, lets running attempts end (up to `graceMs`), gives the rest back, writes everything. */
+  async stop(graceMs = 5_000): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearInterval(this.sweepTimer);
+    this.wake();
+    await this.loopDone;
+    this.limiter.dropWaiting();
+    const deadline = Date.now() + graceMs;
+    while (this.activePosts > 0 && Date.now() < deadline) await sleep(20);
+    await this.flush();
+    const abandoned = [...this.held.entries()];
+    this.held.clear();
+    if (abandoned.length > 0) {
+      await releaseNotifications(
+        this.ctx.database,
+        this.ctx.boss,
+        abandoned.map(([id]) => id),
+        abandoned.map(([, job]) => job),
+        0,
+      ).catch((err) => this.ctx.log.warn({ err }, "could not release webhook notifications on stop"));
+    }
+    await this.listener?.end().catch(() => {});
+    this.listener = undefined;
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private wake(): void {
+    const w = this.wakeUp;
+    this.wakeUp = undefined;
+    w?.();
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      const client = new pg.Client({ connectionString: this.ctx.database.url, application_name: "mailroom-webhooks-listen" });
+      client.on("error", () => {
+        this.listener = undefined;
+      });
+      client.on("notification", () => this.wake());
+      await client.connect();
+      await client.query(`LISTEN ${WAKE_CHANNEL}`);
+      this.listener = client;
+    } catch (err) {
+      this.ctx.log.warn({ err }, "webhook wake-up listener unavailable; polling only");
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const room = this.options.maxInFlight - this.inFlight;
+      if (room <= 0) {
+        await this.idle(this.options.pollIntervalMs);
+        continue;
+      }
+      let jobs: { id: string; data: NotifyJob }[] = [];
+      try {
+        jobs = await this.ctx.boss.fetch<NotifyJob>(QUEUE.notify, { batchSize: Math.min(room, 100) });
+      } catch (err) {
+        this.ctx.log.warn({ err }, "fetching notify jobs failed");
+      }
+      if (jobs.length === 0) {
+        if (!this.listener && this.running) await this.listen();
+        await this.idle(this.options.pollIntervalMs);
+        continue;
+      }
+      this.inFlight += jobs.length;
+      try {
+        await this.dispatch(jobs);
+      } catch (err) {
+        this.inFlight -= jobs.length;
+        this.ctx.log.warn({ err }, "claiming webhook notifications failed; the jobs will expire and run again");
+      }
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wakeUp = undefined;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  private async dispatch(jobs: { id: string; data: NotifyJob }[]): Promise<void> {
+    const jobByNotification = new Map<number, string>();
+    const stale: string[] = [];
+    for (const j of jobs) {
+      const id = Number(j.data?.notificationId);
+      // Two jobs for one row in one batch: the second has nothing to do.
+      if (!Number.isSafeInteger(id) || jobByNotification.has(id)) stale.push(j.id);
+      else jobByNotification.set(id, j.id);
+    }
+    const claimed = await claimNotifications(this.ctx.database.pool, [...jobByNotification.keys()], this.options.leaseMs);
+    const claimedIds = new Set(claimed.map((c) => c.id));
+    for (const [id, job] of jobByNotification) if (!claimedIds.has(id)) stale.push(job);
+    if (stale.length > 0) {
+      this.inFlight -= stale.length;
+      await completeStaleJobs(this.ctx.boss, stale).catch((err) => this.ctx.log.warn({ err }, "completing stale notify jobs failed"));
+    }
+    const deferred: ClaimedNotification[] = [];
+    for (const n of claimed) {
+      const jobId = jobByNotification.get(n.id)!;
+      this.held.set(n.id, jobId);
+      const taken = this.limiter.tryRun(destinationOf(n.url), () => this.attempt(n, jobId));
+      if (!taken) deferred.push(n);
+    }
+    if (deferred.length > 0) {
+      const jobIds = deferred.map((n) => jobByNotification.get(n.id)!);
+      for (const n of deferred) this.held.delete(n.id);
+      this.inFlight -= deferred.length;
+      await releaseNotifications(
+        this.ctx.database,
+        this.ctx.boss,
+        deferred.map((n) => n.id),
+        jobIds,
+        this.options.deferMs,
+      ).catch((err) => this.ctx.log.warn({ err }, "deferring webhook notifications failed"));
+    }
+  }
+
+  private async attempt(n: ClaimedNotification, jobId: string): Promise<void> {
+    if (!this.running) return; // stopping: stop() gives the row back
+    this.activePosts++;
+    try {
+      await this.attemptNow(n, jobId);
+    } finally {
+      this.activePosts--;
+    }
+  }
+
+  private async attemptNow(n: ClaimedNotification, jobId: string): Promise<void> {
+    const parsed = eventDataSchema.safeParse(n.payload);
+    // Canonical member order (jsonb reorders keys); a payload that no longer parses goes as stored.
+    const eventData = parsed.success ? parsed.data : n.payload;
+    const signed = signNotification({ signingKey: n.signingKey, notificationId: n.id, eventData });
+    const result = await postJson(n.url, signed.body, signed.headers, this.postOptions);
+    const attempts = n.attempts + 1;
+    const verdict = verdictOf(result.statusCode, attempts, this.ctx.config.webhooks.retryScheduleMs);
+    const record: AttemptRecord = {
+      notificationId: n.id,
+      webhookId: n.webhookId,
+      attempts,
+      status: verdict.kind === "delivered" ? "delivered" : verdict.kind === "retry" ? "pending" : "failed",
+      retryInMs: verdict.kind === "retry" ? verdict.delayMs : undefined,
+      statusCode: result.statusCode,
+      body: result.body,
+      durationMs: result.durationMs,
+      error: result.error ?? (verdict.kind === "refused" ? "406: receiver refused, not retried" : undefined),
+      startedAt: result.startedAt,
+      endedAt: new Date(),
+    };
+    this.ctx.log.debug({ notificationId: n.id, webhookId: n.webhookId, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "webhook attempt");
+    this.buffer.push({ record, jobId });
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.buffer.length >= 100) {
+      void this.flush();
+      return;
+    }
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, 5);
+  }
+
+  /** Writes buffered results; one write at a time so that a webhook's record never goes backwards. */
+  private flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      const batch = this.buffer;
+      if (batch.length === 0) return;
+      this.buffer = [];
+      try {
+        await recordAttempts(
+          this.ctx.database,
+          this.ctx.boss,
+          batch.map((p) => p.record),
+          batch.map((p) => p.jobId),
+        );
+      } catch (err) {
+        // The rows stay claimed until their lease ends; their jobs expire and run again.
+        this.ctx.log.error({ err, count: batch.length }, "recording webhook attempts failed");
+      } finally {
+        for (const p of batch) this.held.delete(p.record.notificationId);
+        this.inFlight -= batch.length;
+        this.wake();
+      }
+    });
+    return this.flushing;
+  }
+}
+
+function destinationOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

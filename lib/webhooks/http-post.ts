@@ -1,0 +1,136 @@
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { hostOf, resolveDestination, SsrfRefusedError, type Resolver } from "./ssrf-guard";
+
+/**
+ * One notification attempt over HTTP: SSRF-checked, pinned to the checked
+ * address, no redirects followed, one deadline for the whole exchange, at
+ * most the first 1,000 characters of the answer kept.
+ */
+
+export const RESPONSE_BODY_MAX_CHARS = 1000;
+/** Enough bytes for 1,000 characters of UTF-8. */
+const RESPONSE_READ_MAX_BYTES = RESPONSE_BODY_MAX_CHARS * 4;
+
+export interface PostOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  resolver?: Resolver;
+  /** Keep-alive agents; one pair per dispatcher. Defaults to fresh non-pooled sockets. */
+  agents?: { http: http.Agent; https: https.Agent };
+}
+
+export interface AttemptResult {
+  /** HTTP status, 0 when no HTTP answer came (refused, timeout, SSRF refusal, network error). */
+  statusCode: number;
+  /** First 1,000 characters of the answer. */
+  body: string;
+  durationMs: number;
+  /** Why there was no HTTP answer. */
+  error?: string;
+  startedAt: Date;
+}
+
+export function createAgents(maxSocketsPerHost: number): { http: http.Agent; https: https.Agent } {
+  const opts = { keepAlive: true, maxSockets: maxSocketsPerHost, maxFreeSockets: maxSocketsPerHost, timeout: 60_000 };
+  return { http: new http.Agent(opts), https: new https.Agent(opts) };
+}
+
+/** A lookup that answers the already-checked address, so that the socket connects to exactly it. */
+function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as unknown as LookupFunction;
+}
+
+function excerpt(buf: Buffer): string {
+  const text = buf.toString("utf8");
+  if (text.length <= RESPONSE_BODY_MAX_CHARS) return text;
+  return Array.from(text).slice(0, RESPONSE_BODY_MAX_CHARS).join("");
+}
+
+export async function postJson(
+  urlText: string,
+  body: string,
+  headers: Record<string, string>,
+  options: PostOptions,
+): Promise<AttemptResult> {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const done = (r: Omit<AttemptResult, "durationMs" | "startedAt">): AttemptResult => ({
+    ...r,
+    durationMs: Math.round(performance.now() - t0),
+    startedAt,
+  });
+  let url: URL;
+  try {
+    url = new URL(urlText);
+  } catch {
+    return done({ statusCode: 0, body: "", error: "invalid URL" });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return done({ statusCode: 0, body: "", error: "not an http(s) URL" });
+
+  let target;
+  try {
+    target = await resolveDestination(url, { allowPrivate: options.allowPrivate, resolver: options.resolver });
+  } catch (err) {
+    const msg = err instanceof SsrfRefusedError ? `destination refused: ${err.message}` : (err as Error).message;
+    return done({ statusCode: 0, body: "", error: msg });
+  }
+
+  const isHttps = url.protocol === "https:";
+  const lib = isHttps ? https : http;
+  return new Promise<AttemptResult>((resolve) => {
+    let settled = false;
+    let statusCode = 0;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (r: Omit<AttemptResult, "durationMs" | "startedAt">) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(done(r));
+    };
+    const answered = () => finish({ statusCode, body: excerpt(Buffer.concat(chunks)) });
+    const req = lib.request({
+      method: "POST",
+      protocol: url.protocol,
+      hostname: hostOf(url),
+      port: url.port || (isHttps ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      agent: options.agents ? (isHttps ? options.agents.https : options.agents.http) : false,
+      lookup: pinnedLookup(target.address, target.family),
+      ...(isHttps && { servername: hostOf(url) }),
+    });
+    const timer = setTimeout(() => {
+      // An answer whose body never ends still counts as that answer.
+      if (statusCode) answered();
+      else finish({ statusCode: 0, body: "", error: `timed out after ${options.timeoutMs} ms` });
+      req.destroy();
+    }, options.timeoutMs);
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      if (statusCode) return answered();
+      finish({ statusCode: 0, body: "", error: err.code && !err.message.includes(err.code) ? `${err.code}: ${err.message}` : err.message });
+    });
+    req.on("response", (res) => {
+      statusCode = res.statusCode ?? 0;
+      res.on("data", (chunk: Buffer) => {
+        if (size >= RESPONSE_READ_MAX_BYTES) return;
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= RESPONSE_READ_MAX_BYTES) {
+          // Enough kept: stop reading a large answer (the socket is not reused).
+          answered();
+          res.destroy();
+        }
+      });
+      res.on("end", answered);
+      res.on("error", answered);
+      res.on("aborted", answered);
+    });
+    req.end(body);
+  });
+}

@@ -1,0 +1,212 @@
+import type pg from "pg";
+import type { PgBoss } from "../queue/boss";
+import { QUEUE, type NotifyJob } from "../queue/jobs";
+import type { Database } from "../storage/database";
+import { withTransaction, type Tx } from "../storage/transaction";
+
+/**
+ * The outbox rows' state changes. A webhook_notifications row is the truth;
+ * `notify` jobs only say "look at this row now". A worker claims a row by
+ * pushing its next_attempt_at out by a lease, so two jobs for one row never
+ * post it twice at once, and a worker that dies leaves a row that becomes
+ * claimable again when the lease ends.
+ */
+
+export interface ClaimedNotification {
+  id: number;
+  webhookId: number;
+  accountId: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  payload: Record<string, unknown>;
+  url: string;
+  /** Read now, so that a rotated key signs every later attempt. */
+  signingKey: string;
+}
+
+/** Claims the pending, due rows among `ids`; rows not returned are done, cancelled, gone or not yet due. */
+export async function claimNotifications(pool: pg.Pool, ids: number[], leaseMs: number): Promise<ClaimedNotification[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await pool.query<{
+    id: number;
+    webhook_id: number;
+    account_id: string;
+    attempts: number;
+    payload: Record<string, unknown>;
+    url: string;
+    webhook_signing_key: string;
+  }>(
+    `UPDATE webhook_notifications n
+        SET next_attempt_at = now() + $2 * interval '1 millisecond'
+       FROM webhooks w
+       JOIN accounts a ON a.id = w.account_id
+      WHERE n.id = ANY ($1::bigint[]) AND w.id = n.webhook_id
+        AND n.status = 'pending' AND n.next_attempt_at <= now() + interval '1 second'
+      RETURNING n.id, n.webhook_id, n.account_id, n.attempts, n.payload, w.url, a.webhook_signing_key`,
+    [ids, leaseMs],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    webhookId: r.webhook_id,
+    accountId: r.account_id,
+    attempts: r.attempts,
+    payload: r.payload,
+    url: r.url,
+    signingKey: r.webhook_signing_key,
+  }));
+}
+
+export interface AttemptRecord {
+  notificationId: number;
+  webhookId: number;
+  /** Attempts made so far, this one included. */
+  attempts: number;
+  status: "delivered" | "failed" | "pending";
+  /** For status pending: when to try again. */
+  retryInMs?: number;
+  statusCode: number;
+  body: string;
+  durationMs: number;
+  error?: string;
+  startedAt: Date;
+  endedAt: Date;
+}
+
+/**
+ * After attempts: the notification rows, the attempt log, each webhook's
+ * LastResponse* members (the latest attempt wins, never an older one), the
+ * retry jobs, and the completion of the jobs that carried the attempts,
+ * all in one transaction. Rows deleted meanwhile (webhook deleted) drop out.
+ */
+export async function recordAttempts(database: Database, boss: PgBoss, records: AttemptRecord[], jobIds: string[]): Promise<void> {
+  await withTransaction(database, async (tx) => {
+    if (records.length > 0) {
+      const { rows } = await tx.client.query<{ id: number; retry_ms: number | null }>(
+        `WITH r AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+             id bigint, webhook_id bigint, attempts int, status text, retry_ms double precision,
+             code int, body text, duration int, error text, started_at timestamptz, ended_at timestamptz)
+         ), upd AS (
+           UPDATE webhook_notifications n
+              SET status = r.status,
+                  attempts = r.attempts,
+                  next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond' ELSE n.next_attempt_at END,
+                  completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END
+             FROM r
+            WHERE n.id = r.id AND n.status = 'pending'
+            RETURNING n.id
+         ), log AS (
+           INSERT INTO webhook_attempts (notification_id, webhook_id, attempted_at, try_number, status_code, duration_ms, body_excerpt, error)
+           SELECT r.id, r.webhook_id, r.started_at, r.attempts, r.code, r.duration, r.body, r.error
+             FROM r JOIN upd ON upd.id = r.id
+         ), latest AS (
+           SELECT DISTINCT ON (r.webhook_id) r.*
+             FROM r JOIN upd ON upd.id = r.id
+            ORDER BY r.webhook_id, r.ended_at DESC
+         ), hook AS (
+           UPDATE webhooks w
+              SET last_response_code = latest.code,
+                  last_response_body = latest.body,
+                  last_response_at = latest.ended_at,
+                  last_response_try_counter = latest.attempts
+             FROM latest
+            WHERE w.id = latest.webhook_id AND (w.last_response_at IS NULL OR w.last_response_at <= latest.ended_at)
+         )
+         SELECT r.id, r.retry_ms FROM r JOIN upd ON upd.id = r.id WHERE r.status = 'pending'`,
+        [
+          JSON.stringify(
+            records.map((a) => ({
+              id: a.notificationId,
+              webhook_id: a.webhookId,
+              attempts: a.attempts,
+              status: a.status,
+              retry_ms: a.retryInMs ?? null,
+              code: a.statusCode,
+              body: a.body,
+              duration: a.durationMs,
+              error: a.error ?? null,
+              started_at: a.startedAt.toISOString(),
+              ended_at: a.endedAt.toISOString(),
+            })),
+          ),
+        ],
+      );
+      await sendNotifyJobs(tx, boss, rows.map((r) => ({ notificationId: r.id, delayMs: r.retry_ms ?? 0 })));
+    }
+    await completeJobs(tx, boss, jobIds);
+  });
+}
+
+/**
+ * Gives claimed rows back without an attempt (their destination is saturated,
+ * or the worker is stopping): due again after `delayMs`, with a new job; the
+ * jobs that carried them are completed.
+ */
+export async function releaseNotifications(
+  database: Database,
+  boss: PgBoss,
+  notificationIds: number[],
+  jobIds: string[],
+  delayMs: number,
+): Promise<void> {
+  await withTransaction(database, async (tx) => {
+    if (notificationIds.length > 0) {
+      const { rows } = await tx.client.query<{ id: number }>(
+        `UPDATE webhook_notifications SET next_attempt_at = now() + $2 * interval '1 millisecond'
+          WHERE id = ANY ($1::bigint[]) AND status = 'pending' RETURNING id`,
+        [notificationIds, delayMs],
+      );
+      await sendNotifyJobs(tx, boss, rows.map((r) => ({ notificationId: r.id, delayMs })));
+    }
+    await completeJobs(tx, boss, jobIds);
+  });
+}
+
+/** Completes jobs that found nothing to do (row done, cancelled, deleted, or claimed by another job). */
+export async function completeStaleJobs(boss: PgBoss, jobIds: string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  await boss.complete(QUEUE.notify, jobIds);
+}
+
+/**
+ * Pending rows overdue by more than `overdueMs` (their job was lost, or a
+ * worker died holding the claim) get a new job. Safe in several processes
+ * at once: rows are taken with SKIP LOCKED and pushed to "due now".
+ */
+export async function sweepOverdue(database: Database, boss: PgBoss, overdueMs: number, limit = 500): Promise<number> {
+  return withTransaction(database, async (tx) => {
+    const { rows } = await tx.client.query<{ id: number }>(
+      `WITH s AS (
+         SELECT id FROM webhook_notifications
+          WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
+          ORDER BY next_attempt_at
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED
+       )
+       UPDATE webhook_notifications n SET next_attempt_at = now() FROM s WHERE n.id = s.id RETURNING n.id`,
+      [overdueMs, limit],
+    );
+    await sendNotifyJobs(tx, boss, rows.map((r) => ({ notificationId: r.id, delayMs: 0 })));
+    return rows.length;
+  });
+}
+
+async function sendNotifyJobs(tx: Tx, boss: PgBoss, jobs: { notificationId: number; delayMs: number }[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await boss.insert(
+    jobs.map((j) => ({
+      name: QUEUE.notify,
+      data: { notificationId: j.notificationId } satisfies NotifyJob,
+      // Relative to the database's clock, like next_attempt_at above.
+      ...(j.delayMs > 0 && { startAfter: `${Math.ceil(j.delayMs)} milliseconds` }),
+    })),
+    { db: tx.sql },
+  );
+}
+
+async function completeJobs(tx: Tx, boss: PgBoss, jobIds: string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  // pg-boss 10 takes (name, ids, data, options) whatever its typings say.
+  const complete = boss.complete.bind(boss) as unknown as (name: string, ids: string[], data: null, options: { db: Tx["sql"] }) => Promise<void>;
+  await complete(QUEUE.notify, jobIds, null, { db: tx.sql });
+}

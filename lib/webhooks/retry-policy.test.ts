@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS } from "../config";
+import { maxAttempts, verdictOf } from "./retry-policy";
+
+describe("verdictOf", () => {
+  const schedule = DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS;
+
+  it("treats every 2xx as delivered", () => {
+    for (const code of [200, 201, 204, 299]) expect(verdictOf(code, 1, schedule)).toEqual({ kind: "delivered" });
+  });
+
+  it("stops at 406 without retrying", () => {
+    expect(verdictOf(406, 1, schedule)).toEqual({ kind: "refused" });
+  });
+
+  it("retries everything else on the CONTRACT schedule: 5m, 10m, 15m, 30m, 1h, 2h, 4h", () => {
+    const minutes = [1, 2, 3, 4, 5, 6, 7].map((n) => {
+      const v = verdictOf(n % 2 ? 500 : 0, n, schedule);
+      return v.kind === "retry" ? v.delayMs / 60_000 : v.kind;
+    });
+    expect(minutes).toEqual([5, 10, 15, 30, 60, 120, 240]);
+    for (const code of [0, 301, 302, 400, 404, 410, 429, 500, 503]) expect(verdictOf(code, 1, schedule).kind).toBe("retry");
+  });
+
+  it("gives up after the eighth attempt", () => {
+    expect(maxAttempts(schedule)).toBe(8);
+    expect(verdictOf(500, 8, schedule)).toEqual({ kind: "exhausted" });
+    expect(verdictOf(200, 8, schedule)).toEqual({ kind: "delivered" });
+  });
+
+  it("follows a configured schedule", () => {
+    const short = [1000, 1000, 2000];
+    expect(verdictOf(500, 3, short)).toEqual({ kind: "retry", delayMs: 2000 });
+    expect(verdictOf(500, 4, short)).toEqual({ kind: "exhausted" });
+  });
+});

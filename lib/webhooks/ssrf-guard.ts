@@ -1,0 +1,93 @@
+import dns from "node:dns";
+import ipaddr from "ipaddr.js";
+
+/**
+ * SSRF guard for webhook destinations (CONTRACT.md "Webhooks"). A webhook
+ * may only reach a public unicast address, unless the operator allows
+ * private destinations (MAILROOM_ALLOW_PRIVATE_WEBHOOKS=true). The guard
+ * runs at registration and again before every attempt, and the attempt
+ * connects to the address that was checked (no second lookup that could
+ * rebind to an internal address).
+ */
+
+export class SsrfRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly hostname: string,
+  ) {
+    super(message);
+    this.name = "SsrfRefusedError";
+  }
+}
+
+/** Why an address is refused, or undefined when it is a public unicast address. */
+export function refusedRangeOf(address: string): string | undefined {
+  if (!ipaddr.isValid(address)) return "invalid";
+  const ip = ipaddr.parse(address);
+  const range = ip.range();
+  if (range !== "unicast") return range;
+  if (ip.kind() === "ipv6") {
+    const v6 = ip as ipaddr.IPv6;
+    // IPv4-mapped ::ffff:a.b.c.d is refused above (range ipv4Mapped); the
+    // deprecated IPv4-compatible ::a.b.c.d reaches IPv4 hosts too: refuse it.
+    if (v6.match(ipaddr.IPv6.parse("::"), 96)) return "ipv4Compatible";
+  }
+  return undefined;
+}
+
+export function isPublicAddress(address: string): boolean {
+  return refusedRangeOf(address) === undefined;
+}
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a hostname to all its addresses (the system resolver, like any HTTP client). */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: Resolver = async (hostname) => {
+  const all = await dns.promises.lookup(hostname, { all: true, verbatim: true });
+  return all.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+/** The host of a URL as a bare name or address (IPv6 without brackets). */
+export function hostOf(url: URL): string {
+  const h = url.hostname;
+  return h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h;
+}
+
+/**
+ * The address to connect to for `url`. An IP literal is checked as it is;
+ * a name is resolved once and refused if ANY of its addresses is not public
+ * (so round-robin records cannot smuggle an internal address in). With
+ * `allowPrivate` every address is accepted, but the name is still resolved
+ * once and pinned.
+ */
+export async function resolveDestination(
+  url: URL,
+  options: { allowPrivate: boolean; resolver?: Resolver },
+): Promise<ResolvedAddress> {
+  const host = hostOf(url);
+  if (ipaddr.isValid(host)) {
+    const family = ipaddr.parse(host).kind() === "ipv6" ? 6 : 4;
+    const refused = refusedRangeOf(host);
+    if (refused && !options.allowPrivate) throw new SsrfRefusedError(`${host} is a ${refused} address`, host);
+    return { address: host, family };
+  }
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await (options.resolver ?? systemResolver)(host);
+  } catch (err) {
+    throw new SsrfRefusedError(`${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, host);
+  }
+  if (addresses.length === 0) throw new SsrfRefusedError(`${host} does not resolve`, host);
+  if (!options.allowPrivate) {
+    for (const a of addresses) {
+      const refused = refusedRangeOf(a.address);
+      if (refused) throw new SsrfRefusedError(`${host} resolves to ${a.address}, a ${refused} address`, host);
+    }
+  }
+  return addresses[0]!;
+}
