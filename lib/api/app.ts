@@ -1,6 +1,10 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../context";
+import { httpMetricsFor } from "../http/metrics";
+import { onApiError } from "../http/on-error";
+import { requestContext } from "../http/request-context";
 import { createHealthRoutes } from "./routes/health";
+import { createMetricsRoutes } from "./routes/metrics";
 import { createTrackingRoutes } from "./routes/tracking";
 import { createV1Routes } from "./v1";
 
@@ -14,8 +18,12 @@ export function isApiPath(pathname: string): boolean {
 /** The public HTTP surface: /api/v1 (the spec's API), /t (tracking), health. */
 export function createApiApp(ctx: AppContext): Hono {
   const app = new Hono({ strict: false });
+  // Request id, access log and request metrics for every path; the 500 envelope for defects.
+  app.use("*", requestContext(ctx.log, httpMetricsFor(ctx)) as unknown as MiddlewareHandler);
+  app.onError(onApiError(ctx.log));
+  app.route("/", createMetricsRoutes(ctx));
   app.route("/", createHealthRoutes(ctx));
-  app.route("/api/v1", createV1Routes(ctx));
+  app.route("/api/v1", createV1Routes(ctx) as unknown as Hono);
   app.route("/t", createTrackingRoutes(ctx));
   return app;
 }

@@ -1,0 +1,98 @@
+import type { EventRecord, EventsResponse, EventType, MessageHeaders } from "../contract/events";
+import { DEFAULT_RETRIEVE_COUNT } from "../contract/events";
+import type { Database } from "../storage/database";
+import { isUuid } from "./accounts";
+
+/**
+ * GET /events (CONTRACT.md): the account's events, newest first (LoggedAt
+ * descending, then insertion order descending), with the total count of all
+ * matches. Each filter combination is served by an index of 0001_core.sql:
+ * (account, logged_at, id), (account, type, logged_at, id),
+ * (account, message_id, logged_at, id).
+ */
+export interface EventFilter {
+  startDate?: number;
+  endDate?: number;
+  type?: EventType;
+  messageId?: string;
+  startFrom?: number;
+  retrieveCount?: number;
+}
+
+const ENGAGEMENT = new Set<EventType>(["opened", "clicked", "unsubscribed"]);
+
+const EMPTY_HEADERS: MessageHeaders = { MessageId: "", From: [], ReplyTo: [], To: [], Cc: [], Bcc: [], Subject: "" };
+
+interface Row {
+  id: number;
+  type: EventType;
+  logged_at: number;
+  log_level: string;
+  recipient: string;
+  reason: string;
+  ip: string | null;
+  geo_city: string | null;
+  geo_region: string | null;
+  geo_country: string | null;
+  url: string | null;
+  message_id: string;
+  headers: MessageHeaders | null;
+  size: number | null;
+  transport: string | null;
+  tags: string[] | null;
+}
+
+export function whereClause(accountId: string, f: EventFilter): { sql: string; params: unknown[] } {
+  const params: unknown[] = [accountId];
+  const conds = ["e.account_id = $1"];
+  if (f.type) conds.push(`e.type = $${params.push(f.type)}`);
+  if (f.messageId) conds.push(`e.message_id = $${params.push(f.messageId.toLowerCase())}::uuid`);
+  if (f.startDate !== undefined) conds.push(`e.logged_at >= $${params.push(f.startDate)}`);
+  if (f.endDate !== undefined) conds.push(`e.logged_at <= $${params.push(f.endDate)}`);
+  return { sql: conds.join(" AND "), params };
+}
+
+export async function listEvents(database: Database, accountId: string, f: EventFilter): Promise<EventsResponse> {
+  // An id that is no UUID names no message (and must not reach a uuid comparison).
+  if (f.messageId !== undefined && !isUuid(f.messageId)) return { TotalRecords: 0, Events: [] };
+  const { sql, params } = whereClause(accountId, f);
+  const limit = f.retrieveCount ?? DEFAULT_RETRIEVE_COUNT;
+  const offset = f.startFrom ?? 0;
+  const [page, count] = await Promise.all([
+    database.pool.query<Row>(
+      `SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url,
+              e.message_id, m.headers, m.size, m.transport, m.tags
+       FROM events e LEFT JOIN messages m ON m.id = e.message_id
+       WHERE ${sql}
+       ORDER BY e.logged_at DESC, e.id DESC
+       LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
+    ),
+    database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events e WHERE ${sql}`, params),
+  ]);
+  return { TotalRecords: count.rows[0]!.n, Events: page.rows.map(toRecord) };
+}
+
+/** One event record, members in the spec's order, then the additive Url, Tags, EventID. */
+export function toRecord(r: Row): EventRecord {
+  const engagement = ENGAGEMENT.has(r.type);
+  return {
+    Event: r.type,
+    LoggedAt: r.logged_at,
+    LogLevel: r.log_level as EventRecord["LogLevel"],
+    Message: {
+      Headers: r.headers ?? { ...EMPTY_HEADERS, MessageId: r.message_id },
+      Size: r.size ?? 0,
+      Transport: (r.transport ?? "api") as EventRecord["Message"]["Transport"],
+    },
+    Recipient: r.recipient,
+    Reason: r.reason,
+    ...(engagement && {
+      Ip: r.ip ?? "",
+      Geolocation: { City: r.geo_city ?? "", Region: r.geo_region ?? "", Country: r.geo_country ?? "" },
+    }),
+    ...(r.type === "clicked" && { Url: r.url ?? "" }),
+    Tags: r.tags ?? [],
+    EventID: String(r.id),
+  };
+}

@@ -1,0 +1,16 @@
+import type { MiddlewareHandler } from "hono";
+import { authenticateApiKey } from "../domain/api-keys";
+import type { Db } from "../storage/database";
+import type { ApiEnv } from "./env";
+import { apiError } from "./errors";
+
+/** CONTRACT.md "Authentication": Bearer key → 401 with code 1, 13 or 12; else `c.get('auth')`. */
+export function requireApiKey(db: Db): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const result = await authenticateApiKey(db, c.req.header("authorization"));
+    if (!result.ok) return apiError(c, result.code);
+    c.set("auth", result.key);
+    c.get("log")?.setBindings({ accountId: result.key.accountId, keyId: result.key.keyId });
+    await next();
+  };
+}

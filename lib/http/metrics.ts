@@ -1,0 +1,49 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/**
+ * Prometheus metrics of the HTTP surface (issue 7 §5). One registry per app
+ * instance (tests start several in one process), found through the object
+ * it is attached to; other parts (queue, delivery, webhooks) may register
+ * their own metrics on `registry`.
+ */
+export interface HttpMetrics {
+  registry: Registry;
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+const byOwner = new WeakMap<object, HttpMetrics>();
+
+export function httpMetricsFor(owner: object): HttpMetrics {
+  let m = byOwner.get(owner);
+  if (!m) {
+    m = createHttpMetrics();
+    byOwner.set(owner, m);
+  }
+  return m;
+}
+
+export function createHttpMetrics(): HttpMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "mailroom_" });
+  const requests = new Counter({
+    name: "mailroom_http_requests_total",
+    help: "HTTP requests by method, route and status",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "mailroom_http_request_duration_seconds",
+    help: "HTTP request latency by method, route and status",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  return {
+    registry,
+    observe(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+  };
+}

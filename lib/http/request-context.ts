@@ -1,0 +1,46 @@
+import { randomUUID } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import type { Logger } from "../logger";
+import type { ApiEnv } from "./env";
+import type { HttpMetrics } from "./metrics";
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+/** A client's X-Request-Id when it is safe to log and echo, else a new one. */
+export function requestIdFrom(header: string | undefined): string {
+  return header && SAFE_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** Paths outside /api/v1 are labelled by prefix (bounded cardinality). */
+function fallbackRoute(path: string): string {
+  if (path.startsWith("/t/")) return "/t/*";
+  if (path === "/healthz" || path === "/readyz" || path === "/metrics") return path;
+  if (path.startsWith("/api/v1")) return "/api/v1/*";
+  return "other";
+}
+
+/**
+ * First middleware of the API app: request id in (X-Request-Id) and out, a
+ * child logger that carries it, one access-log line and the request metrics.
+ */
+export function requestContext(log: Logger, metrics: HttpMetrics): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const requestId = requestIdFrom(c.req.header("x-request-id"));
+    c.set("requestId", requestId);
+    const child = log.child({ requestId });
+    c.set("log", child);
+    try {
+      await next();
+    } finally {
+      c.res.headers.set("X-Request-Id", requestId);
+      const ms = performance.now() - started;
+      const route = c.get("route") ?? fallbackRoute(c.req.path);
+      const status = c.res.status;
+      metrics.observe(c.req.method, route, status, ms / 1000);
+      if (child.isLevelEnabled(status >= 500 ? "error" : "info")) {
+        child[status >= 500 ? "error" : "info"]({ method: c.req.method, route, path: c.req.path, status, ms: Math.round(ms * 10) / 10 }, "request");
+      }
+    }
+  };
+}

@@ -1,0 +1,46 @@
+import type { MiddlewareHandler } from "hono";
+import type { ApiEnv } from "./env";
+import { apiError } from "./errors";
+
+/**
+ * Known paths and their methods, checked before anything else: an unknown
+ * path is a 404 envelope, a known path with a method it does not serve is a
+ * 405 with `Allow` and body code 404 (CONTRACT.md). A trailing slash is the
+ * same path. On a match, `c.get('route')` names the pattern.
+ */
+export interface RouteSpec {
+  /** Relative to the mount prefix, e.g. `/webhooks/:id`. */
+  path: string;
+  methods: string[];
+}
+
+interface Compiled extends RouteSpec {
+  regex: RegExp;
+  allow: string;
+}
+
+function compile(spec: RouteSpec): Compiled {
+  const source = spec.path
+    .split("/")
+    .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  const methods = spec.methods.includes("GET") && !spec.methods.includes("HEAD") ? [...spec.methods, "HEAD"] : spec.methods;
+  return { ...spec, methods, regex: new RegExp(`^${source}$`), allow: methods.join(", ") };
+}
+
+export function routeGuard(prefix: string, routes: RouteSpec[]): MiddlewareHandler<ApiEnv> {
+  const compiled = routes.map(compile);
+  return async (c, next) => {
+    let path = c.req.path;
+    if (path.startsWith(prefix)) path = path.slice(prefix.length);
+    path = path.replace(/\/+$/, "") || "/";
+    const match = compiled.find((r) => r.regex.test(path));
+    if (!match) return apiError(c, 404);
+    c.set("route", prefix + match.path);
+    if (!match.methods.includes(c.req.method)) {
+      const res = apiError(c, 404);
+      return new Response(res.body, { status: 405, headers: { "Content-Type": "application/json", Allow: match.allow } });
+    }
+    await next();
+  };
+}
