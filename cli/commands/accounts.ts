@@ -30,12 +30,15 @@ function describeAccount(a: AccountSummary): string[] {
   ];
 }
 
-/** `plan` (back to the plan's limit) or a whole number. */
-function limitValue(value: string): number | null {
-  if (/^(plan|default)$/i.test(value.trim())) return null;
+/** `plan` (back to the plan's limit) or a whole number. (Commander turns a parsed null into "", hence the word.) */
+function limitValue(value: string): number | "plan" {
+  if (/^(plan|default)$/i.test(value.trim())) return "plan";
   if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number ≥ 0, or "plan".');
   return Number(value);
 }
+
+type Limit = number | "plan";
+const toOverride = (v: Limit | undefined) => (v === "plan" ? null : v);
 
 export function registerAccounts(program: Command, app: CliApp): void {
   const accounts = program.command("accounts").description("create, list, suspend and limit accounts");
@@ -123,14 +126,18 @@ export function registerAccounts(program: Command, app: CliApp): void {
     .option("--per-minute <n>", "messages per minute", limitValue)
     .option("--per-hour <n>", "messages per hour", limitValue)
     .option("--per-day <n>", "messages per day", limitValue)
-    .action((ref: string, opts: JsonOptions & { perMinute?: number | null; perHour?: number | null; perDay?: number | null }) =>
+    .action((ref: string, opts: JsonOptions & { perMinute?: Limit; perHour?: Limit; perDay?: Limit }) =>
       app.run(async ({ db }) => {
         if (opts.perMinute === undefined && opts.perHour === undefined && opts.perDay === undefined) {
           throw new CliError("Give at least one of --per-minute, --per-hour, --per-day");
         }
         const account = await resolveAccount(db, ref);
         const a = summarizeAccount(
-          await setAccountLimits(db, account.id, { perMinute: opts.perMinute, perHour: opts.perHour, perDay: opts.perDay }),
+          await setAccountLimits(db, account.id, {
+            perMinute: toOverride(opts.perMinute),
+            perHour: toOverride(opts.perHour),
+            perDay: toOverride(opts.perDay),
+          }),
         );
         emit(opts, a, () => `Limits of ${a.name}: ${formatLimits(a.limits)}`);
       }),
