@@ -57,7 +57,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     stoppers.push(() => database.close());
     await migrate(database.pool);
 
-    const boss = await startQueue(url, { onError: (err) => log.warn({ err }, "queue error") });
+    const boss = await startQueue(url, {
+      onError: (err) => log.warn({ err }, "queue error"),
+      maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
+    });
     stoppers.push(() => boss.stop({ graceful: true, timeout: 5000 }));
 
     const ctx: AppContext = { config, database, boss, log };

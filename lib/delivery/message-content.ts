@@ -2,9 +2,10 @@ import { z } from "zod";
 
 /**
  * The shape of `messages.content` (jsonb): the normalised request, written
- * once by the acceptance code (POST /email) and read by the delivery worker
- * to build the MIME message. Both sides use this schema; the reader is
- * liberal (missing arrays default to empty) so that older rows still build.
+ * once by the acceptance code (POST /email, whose writer type is
+ * lib/domain/email-request/message-content.ts) and read by the delivery
+ * worker to build the MIME message. The reader is liberal (missing arrays
+ * default to empty, headers as pairs or an object) so that rows still build.
  */
 
 export const contentAddressSchema = z.object({
@@ -45,14 +46,16 @@ export const messageContentSchema = z.object({
   bcc: list(contentAddressSchema),
   replyTo: list(contentAddressSchema),
   subject: z.string(),
+  /** HTML whenever an HTML body is present (informational; the bodies decide). */
+  contentType: z.enum(["HTML", "Text"]).optional(),
   html: z.string().nullish().transform((v) => v || undefined),
   text: z.string().nullish().transform((v) => v || undefined),
   attachments: list(contentAttachmentSchema),
-  /** Custom headers, already validated (no owned headers, no CR/LF); X-Mailroom-Track removed. */
+  /** Custom headers as [name, value] in request order, already validated (no owned headers, no CR/LF); X-Mailroom-Track removed. An object is read too. */
   headers: z
-    .record(z.string(), z.string())
+    .union([z.array(z.tuple([z.string(), z.string()])), z.record(z.string(), z.string())])
     .nullish()
-    .transform((v) => v ?? {}),
+    .transform((v): [string, string][] => (Array.isArray(v) ? v : Object.entries(v ?? {}))),
   tags: list(z.string()),
   /** From the `X-Mailroom-Track` header; null/absent = account default. */
   tracking: trackingModeSchema.nullish().transform((v) => v ?? undefined),

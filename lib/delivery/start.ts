@@ -1,12 +1,142 @@
+import pg from "pg";
 import type { AppContext } from "../context";
+import { getTrackingSecret } from "../domain/tracking-secret";
+import { handleInboundMessage } from "../inbound/handle-message";
+import { sendToInbound, setInboundAddress, startInboundServer, type InboundServer } from "../inbound/inbound-server";
+import { startSandboxMx } from "../inbound/sandbox-mx";
+import { QUEUE, type DeliverJob } from "../queue/jobs";
+import { startJobLoop } from "../queue/worker-loop";
+import { processDeliverJob } from "./deliver-job";
+import { runMaintenance } from "./maintenance";
+import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "./transports";
 
 /**
- * Starts the delivery side of a process: the sandbox MX and inbound SMTP
- * servers, and (when `workers`) the `deliver` queue workers.
- * (Owned by the "Delivery engine" work.)
+ * Starts the delivery side of a process:
+ * - `inbound` (default true): the inbound SMTP server (DSN, ARF, mailto unsubscribe);
+ * - `workers`: the `deliver` job loop with its transport (in sandbox mode the
+ *   sandbox MX on an ephemeral loopback port), the LISTEN connection that
+ *   wakes it, and the hourly `maintenance` job.
+ * A separate `mailroom worker` process calls it with `{ workers: true, inbound: false }`.
  */
-export async function startDelivery(ctx: AppContext, options: { workers: boolean }): Promise<{ stop(): Promise<void> }> {
-  void ctx;
-  void options;
-  return { stop: async () => {} };
+export interface DeliveryOptions {
+  workers: boolean;
+  inbound?: boolean;
+  /** MX mode only: DNS answers (tests; internet DNS is outside) and port (default 25). */
+  mx?: { resolver?: MxResolver; port?: number };
+}
+
+export interface DeliveryRuntime {
+  stop(): Promise<void>;
+}
+
+const NOTIFY_CHANNEL = "mailroom_deliver";
+
+export async function startDelivery(ctx: AppContext, options: DeliveryOptions): Promise<DeliveryRuntime> {
+  const stoppers: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stoppers.splice(0).reverse()) await s().catch((err: Error) => ctx.log.warn({ err }, "delivery stop step failed"));
+  };
+  try {
+    const secret = await getTrackingSecret(ctx.database.db, ctx.config.tracking.secret);
+
+    let inbound: InboundServer | undefined;
+    if (options.inbound ?? true) {
+      inbound = await startInboundServer(ctx, secret);
+      setInboundAddress(ctx, inbound);
+      stoppers.push(async () => {
+        setInboundAddress(ctx, undefined);
+        await inbound!.stop();
+      });
+    }
+
+    if (!options.workers) return { stop };
+
+    // Reports the sandbox produces go back through SMTP to an inbound server:
+    // ours, else the configured one (the app's), else straight to the handler.
+    const submitReport = async (raw: Buffer, envelope: { from: string; to: string }) => {
+      const target = inbound ?? (ctx.config.inbound.port ? { host: ctx.config.inbound.host, port: ctx.config.inbound.port } : undefined);
+      if (target) {
+        try {
+          await sendToInbound(target, raw, envelope);
+          return;
+        } catch (err) {
+          if (inbound) throw err;
+          ctx.log.debug({ err }, "no inbound SMTP server reachable; handling the report in process");
+        }
+      }
+      await handleInboundMessage(ctx, secret, raw, { from: envelope.from, to: [envelope.to] });
+    };
+
+    const transportOptions = { heloName: ctx.config.delivery.heloName, maxConnections: Math.max(2, Math.min(ctx.config.workers.concurrency, 16)) };
+    let transport: Transport;
+    if (ctx.config.delivery.mode === "sandbox") {
+      const sandbox = await startSandboxMx(ctx, { port: ctx.config.delivery.sandboxPort, submitReport });
+      stoppers.push(sandbox.stop);
+      transport = createFixedTransport("sandbox", { host: sandbox.host, port: sandbox.port, secure: false }, transportOptions);
+    } else if (ctx.config.delivery.mode === "relay") {
+      transport = createFixedTransport("relay", parseRelayUrl(ctx.config.delivery.relayUrl!), transportOptions);
+    } else {
+      transport = createMxTransport({ ...transportOptions, resolver: options.mx?.resolver, port: options.mx?.port });
+    }
+    stoppers.push(async () => transport.close());
+
+    // The queue's expiry decides how soon a dead worker's job goes to another.
+    await ctx.boss.updateQueue(QUEUE.deliver, {
+      name: QUEUE.deliver,
+      expireInSeconds: ctx.config.delivery.jobExpireSeconds,
+      retryLimit: 20,
+      retryDelay: 5,
+      retryBackoff: true,
+    } as never);
+
+    const deps = { ctx, transport, secret };
+    const loop = startJobLoop<DeliverJob>(ctx.boss, {
+      queue: QUEUE.deliver,
+      concurrency: ctx.config.workers.concurrency,
+      pollIntervalMs: 1000,
+      log: ctx.log,
+      handler: async (job) => {
+        await processDeliverJob(deps, job);
+      },
+    });
+    stoppers.push(() => loop.stop());
+
+    stoppers.push(await listenForWork(ctx, () => loop.notify()));
+
+    await ctx.boss.schedule(QUEUE.maintenance, "17 * * * *", { task: "retention" });
+    const maintenanceWorker = await ctx.boss.work(QUEUE.maintenance, { pollingIntervalSeconds: 30 }, async () => {
+      const report = await runMaintenance(ctx);
+      ctx.log.info({ report }, "retention purge done");
+    });
+    stoppers.push(() => ctx.boss.offWork(maintenanceWorker));
+
+    return { stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** LISTEN on a dedicated connection; reconnects while running. */
+async function listenForWork(ctx: AppContext, onNotify: () => void): Promise<() => Promise<void>> {
+  let running = true;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: ctx.database.url, application_name: "mailroom-delivery-listen" });
+    c.on("notification", () => onNotify());
+    c.on("error", () => {
+      c.end().catch(() => {});
+      if (running && client === c) retry = setTimeout(() => void connect().catch(() => {}), 1000);
+    });
+    client = c;
+    await c.connect();
+    await c.query(`LISTEN ${NOTIFY_CHANNEL}`);
+  };
+  await connect().catch((err: Error) => ctx.log.warn({ err }, "LISTEN failed; delivery falls back to polling"));
+  return async () => {
+    running = false;
+    if (retry) clearTimeout(retry);
+    await client?.end().catch(() => {});
+  };
 }

@@ -8,7 +8,10 @@ export type PgBoss = PgBossType;
  * schema under its own advisory lock. `supervise`/`schedule` run in every
  * process; pg-boss coordinates them through the database.
  */
-export async function startQueue(url: string, options: { max?: number; onError?: (err: Error) => void } = {}): Promise<PgBoss> {
+export async function startQueue(
+  url: string,
+  options: { max?: number; onError?: (err: Error) => void; maintenanceIntervalSeconds?: number } = {},
+): Promise<PgBoss> {
   // pg-boss 10 is CommonJS: the class is the module's default export.
   const mod = (await import("pg-boss")) as unknown as { default: typeof PgBossType; PgBoss?: typeof PgBossType };
   const Ctor = mod.PgBoss ?? mod.default;
@@ -18,6 +21,8 @@ export async function startQueue(url: string, options: { max?: number; onError?:
     application_name: "mailroom-queue",
     // A job whose worker died (SIGKILL) becomes fetchable again after this.
     expireInSeconds: 120,
+    // Expired jobs (dead workers) are only noticed by pg-boss's maintenance pass.
+    maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 30,
     retentionDays: 7,
     deleteAfterDays: 7,
     archiveCompletedAfterSeconds: 3600,

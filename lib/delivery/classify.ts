@@ -1,0 +1,65 @@
+/**
+ * What an SMTP answer means for a recipient (pure). CONTRACT.md "Event
+ * semantics": 2xx → delivered; 5.7.x → rejected (policy); other 5xx →
+ * failed; 4xx, timeouts, refused connections → deferred (retried).
+ */
+
+export type Outcome = "delivered" | "rejected" | "failed" | "deferred";
+
+export interface SmtpAnswer {
+  /** Reply code of the server (250, 451, 550...), absent when none came. */
+  responseCode?: number;
+  /** Full reply text ("550 5.1.1 <bounce@x> No such user") or error message. */
+  response?: string;
+  /** Node / nodemailer error code (ECONNREFUSED, ETIMEDOUT, EDNS, ENOTFOUND...). */
+  errorCode?: string;
+}
+
+export interface Classification {
+  outcome: Outcome;
+  smtpCode: number | null;
+  /** RFC 3463 enhanced status (5.1.1), from the reply or implied by the code. */
+  enhancedCode: string;
+  /** The server's reply (or our description of what went wrong). */
+  diagnostic: string;
+  /** hard: permanent for this address; soft: temporary; policy: refused on policy. */
+  bounceType: "hard" | "soft" | "policy" | null;
+  /** Hard bounces with 5.1.x add the address to the suppression list. */
+  suppress: boolean;
+}
+
+const ENHANCED = /(?:^|[\s-])([245])\.(\d{1,3})\.(\d{1,3})(?=$|[\s,;:.)])/;
+
+export function enhancedCodeOf(text: string | undefined): string | undefined {
+  const m = ENHANCED.exec(text ?? "");
+  return m ? `${m[1]}.${m[2]}.${m[3]}` : undefined;
+}
+
+/** Strips nodemailer's prefixes ("Can't send mail - all recipients were rejected: ") from a reply. */
+export function cleanReply(text: string | undefined): string {
+  const t = (text ?? "").trim();
+  const m = /(?:^|:\s)([2-5]\d\d[\s-].*)$/s.exec(t);
+  return (m ? m[1]! : t).replace(/\s+/g, " ").trim();
+}
+
+export function classifySmtpAnswer(answer: SmtpAnswer): Classification {
+  const code = answer.responseCode && answer.responseCode >= 200 && answer.responseCode < 600 ? answer.responseCode : null;
+  const diagnostic = cleanReply(answer.response) || answer.errorCode || "no answer";
+  const enhanced = enhancedCodeOf(diagnostic);
+  if (code !== null && code < 400) {
+    return { outcome: "delivered", smtpCode: code, enhancedCode: enhanced ?? "2.0.0", diagnostic, bounceType: null, suppress: false };
+  }
+  if (code !== null && code >= 500) {
+    const enh = enhanced && enhanced.startsWith("5.") ? enhanced : "5.0.0";
+    if (enh.startsWith("5.7.")) {
+      return { outcome: "rejected", smtpCode: code, enhancedCode: enh, diagnostic, bounceType: "policy", suppress: false };
+    }
+    return { outcome: "failed", smtpCode: code, enhancedCode: enh, diagnostic, bounceType: "hard", suppress: enh.startsWith("5.1.") };
+  }
+  if (code === null && (answer.errorCode === "ENOTFOUND" || answer.errorCode === "ENODOMAIN")) {
+    // The recipient domain does not exist (NXDOMAIN): no retry will help.
+    return { outcome: "failed", smtpCode: null, enhancedCode: "5.1.2", diagnostic, bounceType: "hard", suppress: false };
+  }
+  const enh = enhanced && enhanced.startsWith("4.") ? enhanced : "4.4.1";
+  return { outcome: "deferred", smtpCode: code, enhancedCode: enh, diagnostic, bounceType: "soft", suppress: false };
+}

@@ -1,0 +1,160 @@
+import type { AppContext } from "../context";
+import type { DeliverJob } from "../queue/jobs";
+import { buildMessage, type DkimKey } from "./build-message";
+import { classifySmtpAnswer, type Classification } from "./classify";
+import { parseMessageContent, type MessageContent } from "./message-content";
+import { recordRound, type RoundResult } from "./record-outcomes";
+import { encodeTrackingToken } from "./tracking-tokens";
+import { injectTracking } from "./tracking-inject";
+import type { Envelope, Transport, TransportResult } from "./transports";
+import { bounceDomainFor, signedAddress, verpAddress } from "./verp";
+
+/**
+ * One `deliver` job: the pending recipients (of one domain) of one message.
+ * Each recipient gets its own copy (its VERP return path, tracking links
+ * and unsubscribe URL name it), all built from the one stored content and
+ * sent over the transport's pooled connections. Recipients already final
+ * are skipped, so a job retried after a crash never re-sends to them.
+ */
+
+export interface DeliveryDeps {
+  ctx: AppContext;
+  transport: Transport;
+  secret: string;
+}
+
+interface MessageRow {
+  id: string;
+  account_id: string;
+  from_domain: string;
+  content: unknown;
+  created_at: Date;
+  track_opens: boolean;
+  track_clicks: boolean;
+  dkim_domain: string | null;
+  dkim_selector: string | null;
+  dkim_private_key: string | null;
+}
+
+interface RecipientRow {
+  id: number;
+  email: string;
+  attempts: number;
+}
+
+export function trackingFor(content: MessageContent, account: { track_opens: boolean; track_clicks: boolean }) {
+  const mode = content.tracking;
+  const hasHtml = Boolean(content.html);
+  return {
+    opens: hasHtml && account.track_opens && (mode === undefined || mode === "opens" || mode === "all"),
+    clicks: hasHtml && account.track_clicks && (mode === undefined || mode === "clicks" || mode === "all"),
+  };
+}
+
+export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Promise<{ sent: number }> {
+  const { ctx, secret, transport } = deps;
+  const pool = ctx.database.pool;
+  const ids = (job.recipientIds ?? []).filter((n) => Number.isSafeInteger(n));
+  if (!job.messageId || ids.length === 0) return { sent: 0 };
+  // Pending recipients only; a deferred one waits for its own retry job unless that time has come.
+  const { rows: recipients } = await pool.query<RecipientRow>(
+    `SELECT id, email, attempts FROM message_recipients
+      WHERE message_id = $1 AND id = ANY($2::bigint[]) AND status IN ('queued', 'deferred')
+        AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '2 seconds')
+      ORDER BY id`,
+    [job.messageId, ids],
+  );
+  if (recipients.length === 0) return { sent: 0 };
+  const { rows } = await pool.query<MessageRow>(
+    `SELECT m.id, m.account_id, m.from_domain, m.content, m.created_at, a.track_opens, a.track_clicks,
+            d.name AS dkim_domain, d.dkim_selector, d.dkim_private_key
+       FROM messages m
+       JOIN accounts a ON a.id = m.account_id
+       LEFT JOIN sender_domains d ON d.account_id = m.account_id AND d.name = m.from_domain
+      WHERE m.id = $1`,
+    [job.messageId],
+  );
+  const message = rows[0];
+  if (!message) return { sent: 0 };
+  const policy = { scheduleMs: ctx.config.delivery.retryScheduleMs, maxAgeMs: ctx.config.delivery.maxAgeMs };
+  const round = {
+    messageId: message.id,
+    accountId: message.account_id,
+    acceptedAt: message.created_at,
+    transport: transport.name,
+    requestId: job.requestId,
+  };
+
+  let content: MessageContent;
+  try {
+    content = parseMessageContent(message.content);
+  } catch (err) {
+    ctx.log.error({ err, messageId: message.id }, "stored message content is unreadable; failing its recipients");
+    const c: Classification = {
+      outcome: "failed",
+      smtpCode: null,
+      enhancedCode: "5.6.0",
+      diagnostic: "The stored message could not be built",
+      bounceType: "hard",
+      suppress: false,
+    };
+    await recordRound(ctx, policy, round, recipients.map((r) => ({ recipientId: r.id, email: r.email, attempts: r.attempts, classification: c, mxHost: "", durationMs: 0 })));
+    return { sent: 0 };
+  }
+
+  const dkim: DkimKey | undefined =
+    message.dkim_private_key && message.dkim_domain && message.dkim_selector
+      ? { domainName: message.dkim_domain, keySelector: message.dkim_selector, privateKey: message.dkim_private_key }
+      : undefined;
+  const tracking = trackingFor(content, message);
+  const base = ctx.config.publicUrl.replace(/\/+$/, "");
+  const bounceDomain = bounceDomainFor(message.from_domain, ctx.config.delivery.bounceDomain);
+
+  const envelopes: Envelope[] = [];
+  for (const r of recipients) {
+    const token = (kind: "o" | "u") => encodeTrackingToken(secret, { kind, messageId: message.id, recipientId: r.id });
+    const html =
+      content.html && (tracking.opens || tracking.clicks)
+        ? injectTracking(content.html, {
+            pixelUrl: tracking.opens ? `${base}/t/o/${token("o")}` : undefined,
+            linkUrl: tracking.clicks
+              ? (link) => `${base}/t/c/${encodeTrackingToken(secret, { kind: "c", messageId: message.id, recipientId: r.id, link })}`
+              : undefined,
+          })
+        : content.html;
+    const raw = await buildMessage({
+      messageId: message.id,
+      fromDomain: message.from_domain,
+      date: message.created_at,
+      content,
+      html,
+      unsubscribe: { url: `${base}/t/u/${token("u")}`, mailto: signedAddress(secret, "unsubscribe", r.id, bounceDomain) },
+      dkim,
+    });
+    envelopes.push({ from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw });
+  }
+
+  // A job is one recipient domain; group anyway so that MX delivery never mixes domains.
+  const byDomain = new Map<string, number[]>();
+  recipients.forEach((r, i) => {
+    const domain = r.email.split("@").pop()!.toLowerCase();
+    byDomain.set(domain, [...(byDomain.get(domain) ?? []), i]);
+  });
+  const answers: TransportResult[] = new Array(recipients.length);
+  await Promise.all(
+    [...byDomain].map(async ([domain, indexes]) => {
+      const out = await transport.sendAll(domain, indexes.map((i) => envelopes[i]!));
+      indexes.forEach((i, k) => (answers[i] = out[k]!));
+    }),
+  );
+  const results: RoundResult[] = recipients.map((r, i) => ({
+    recipientId: r.id,
+    email: r.email,
+    attempts: r.attempts,
+    classification: classifySmtpAnswer(answers[i]!.answer),
+    mxHost: answers[i]!.mxHost,
+    durationMs: answers[i]!.durationMs,
+  }));
+  await recordRound(ctx, policy, { ...round, size: envelopes[0]!.raw.length }, results);
+  return { sent: envelopes.length };
+}

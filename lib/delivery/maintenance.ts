@@ -1,0 +1,57 @@
+import type { AppContext } from "../context";
+
+/**
+ * Retention (the `maintenance` queue, scheduled hourly): events older than
+ * their account's retention period (CONTRACT.md), messages past retention
+ * whose recipients are all final, sandbox captures older than
+ * MAILROOM_SANDBOX_RETENTION, and rate-limit counters of past windows.
+ * Deletes in batches so that no statement holds locks for long.
+ */
+
+export interface MaintenanceReport {
+  events: number;
+  messages: number;
+  sandboxMessages: number;
+  limitCounters: number;
+}
+
+async function deleteInBatches(ctx: AppContext, sql: string, params: unknown[]): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await ctx.database.pool.query(sql, params);
+    total += rowCount ?? 0;
+    if (!rowCount || rowCount < 5000) return total;
+  }
+}
+
+export async function runMaintenance(ctx: AppContext, now = new Date()): Promise<MaintenanceReport> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const events = await deleteInBatches(
+    ctx,
+    `DELETE FROM events WHERE id IN (
+       SELECT e.id FROM events e JOIN accounts a ON a.id = e.account_id
+        WHERE e.logged_at < $1::bigint - a.retention_days::bigint * 86400 LIMIT 5000)`,
+    [nowSeconds],
+  );
+  const messages = await deleteInBatches(
+    ctx,
+    `DELETE FROM messages WHERE id IN (
+       SELECT m.id FROM messages m JOIN accounts a ON a.id = m.account_id
+        WHERE m.created_at < $1::timestamptz - make_interval(days => a.retention_days)
+          AND NOT EXISTS (SELECT 1 FROM message_recipients r WHERE r.message_id = m.id AND r.status IN ('queued', 'deferred'))
+        LIMIT 5000)`,
+    [now],
+  );
+  const sandboxMessages = await deleteInBatches(
+    ctx,
+    `DELETE FROM sandbox_messages WHERE id IN (SELECT id FROM sandbox_messages WHERE received_at < $1 LIMIT 5000)`,
+    [new Date(now.getTime() - ctx.config.delivery.sandboxRetentionMs)],
+  );
+  // Windows are Unix seconds; the longest window is a day, keep two.
+  const limitCounters = await deleteInBatches(
+    ctx,
+    `DELETE FROM limit_counters WHERE ctid IN (SELECT ctid FROM limit_counters WHERE window_start < $1 LIMIT 5000)`,
+    [nowSeconds - 2 * 86400],
+  );
+  return { events, messages, sandboxMessages, limitCounters };
+}

@@ -1,0 +1,145 @@
+import dns from "node:dns/promises";
+import net from "node:net";
+import type { SmtpAnswer } from "./classify";
+import { SmtpClient, type SmtpTarget } from "./smtp-client";
+
+/**
+ * Where a message goes, by MAILROOM_DELIVERY: `sandbox` (the embedded MX on
+ * loopback plays every recipient's server), `relay` (SMTP_RELAY_URL) or `mx`
+ * (MX lookup per recipient domain, A fallback, STARTTLS when offered).
+ */
+
+export interface Envelope {
+  from: string;
+  to: string;
+  raw: Buffer;
+}
+
+export interface TransportResult {
+  answer: SmtpAnswer;
+  /** The host that answered (or that we failed to reach). */
+  mxHost: string;
+  durationMs: number;
+}
+
+export interface Transport {
+  readonly name: "sandbox" | "relay" | "mx";
+  /** Sends each envelope (all of one recipient domain) and reports each outcome in order. Never throws. */
+  sendAll(domain: string, envelopes: Envelope[]): Promise<TransportResult[]>;
+  close(): void;
+}
+
+export interface TransportOptions {
+  heloName: string;
+  maxConnections: number;
+  connectionTimeoutMs?: number;
+  socketTimeoutMs?: number;
+}
+
+/** A fixed next hop: the sandbox MX or the relay. */
+export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarget, options: TransportOptions): Transport {
+  const client = new SmtpClient(options);
+  return {
+    name,
+    async sendAll(_domain, envelopes) {
+      return Promise.all(
+        envelopes.map(async (e) => {
+          const r = await client.send(target, { from: e.from, to: e.to }, e.raw);
+          return { ...r, mxHost: `${target.host}:${target.port}` };
+        }),
+      );
+    },
+    close: () => client.close(),
+  };
+}
+
+/** smtp://user:pass@host:port or smtps://... */
+export function parseRelayUrl(url: string): SmtpTarget {
+  const u = new URL(url);
+  if (u.protocol !== "smtp:" && u.protocol !== "smtps:") throw new Error(`SMTP_RELAY_URL must start with smtp:// or smtps://, got ${u.protocol}`);
+  const secure = u.protocol === "smtps:";
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, ""),
+    port: u.port ? Number(u.port) : secure ? 465 : 25,
+    secure,
+    auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
+  };
+}
+
+/** The DNS answers MX delivery needs; tests supply their own (internet DNS is outside). */
+export interface MxResolver {
+  resolveMx(domain: string): Promise<{ exchange: string; priority: number }[]>;
+  resolve4(host: string): Promise<string[]>;
+  resolve6?(host: string): Promise<string[]>;
+}
+
+export const systemResolver: MxResolver = {
+  resolveMx: (d) => dns.resolveMx(d),
+  resolve4: (h) => dns.resolve4(h),
+  resolve6: (h) => dns.resolve6(h),
+};
+
+interface Hop {
+  host: string;
+  address: string;
+}
+
+const dnsMissing = (err: unknown) => ["ENODATA", "ENOTFOUND", "ENODOMAIN"].includes((err as { code?: string }).code ?? "");
+
+/** MX hosts by preference, each resolved to addresses; the domain's own A record when it has no MX (RFC 5321 §5.1). */
+export async function resolveHops(resolver: MxResolver, domain: string): Promise<Hop[]> {
+  let hosts: string[];
+  try {
+    const mx = await resolver.resolveMx(domain);
+    hosts = mx.sort((a, b) => a.priority - b.priority).map((m) => m.exchange);
+    if (hosts.length === 1 && (hosts[0] === "" || hosts[0] === ".")) {
+      throw Object.assign(new Error(`${domain} accepts no mail (null MX)`), { code: "ENODOMAIN" });
+    }
+  } catch (err) {
+    if (!dnsMissing(err) || (err as { code?: string }).code === "ENODOMAIN") throw err;
+    if ((err as { code?: string }).code === "ENOTFOUND") throw err;
+    hosts = [domain];
+  }
+  const hops: Hop[] = [];
+  for (const host of hosts) {
+    if (net.isIP(host)) {
+      hops.push({ host, address: host });
+      continue;
+    }
+    const addresses = await resolver.resolve4(host).catch(async () => (resolver.resolve6 ? resolver.resolve6(host).catch(() => []) : []));
+    for (const address of addresses) hops.push({ host, address });
+  }
+  if (hops.length === 0) throw Object.assign(new Error(`No address for the mail servers of ${domain}`), { code: "ENOTFOUND" });
+  return hops;
+}
+
+export function createMxTransport(options: TransportOptions & { resolver?: MxResolver; port?: number }): Transport {
+  const client = new SmtpClient(options);
+  const resolver = options.resolver ?? systemResolver;
+  const port = options.port ?? 25;
+  return {
+    name: "mx",
+    async sendAll(domain, envelopes) {
+      let hops: Hop[];
+      try {
+        hops = await resolveHops(resolver, domain);
+      } catch (err) {
+        const e = err as { code?: string; message?: string };
+        return envelopes.map(() => ({ answer: { errorCode: e.code ?? "EDNS", response: e.message }, mxHost: "", durationMs: 0 }));
+      }
+      return Promise.all(
+        envelopes.map(async (e) => {
+          let last: TransportResult | undefined;
+          // Next MX only when this one could not be reached; any SMTP reply is the answer.
+          for (const hop of hops) {
+            const r = await client.send({ host: hop.address, port, secure: false, servername: hop.host }, { from: e.from, to: e.to }, e.raw);
+            last = { ...r, mxHost: hop.host };
+            if (r.answer.responseCode) break;
+          }
+          return last!;
+        }),
+      );
+    },
+    close: () => client.close(),
+  };
+}

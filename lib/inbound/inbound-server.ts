@@ -1,0 +1,101 @@
+import nodemailer from "nodemailer";
+import { SMTPServer } from "smtp-server";
+import type { AppContext } from "../context";
+import { handleInboundMessage } from "./handle-message";
+
+/**
+ * The inbound SMTP server (MAILROOM_INBOUND_HOST:MAILROOM_INBOUND_PORT):
+ * receives DSN bounces at VERP addresses, ARF complaints and mailto
+ * unsubscribes. It accepts what it is sent and decides after reading it;
+ * what it cannot attribute is dropped with a log line (refusing would only
+ * make the sender bounce the bounce). It never crashes on input.
+ */
+
+export interface InboundServer {
+  host: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export const MAX_INBOUND_BYTES = 25 * 1024 * 1024;
+
+export async function startInboundServer(ctx: AppContext, secret: string): Promise<InboundServer> {
+  const server = new SMTPServer({
+    name: ctx.config.delivery.heloName,
+    banner: "Mailroom inbound",
+    authOptional: true,
+    disabledCommands: ["AUTH", "STARTTLS"],
+    logger: false,
+    size: MAX_INBOUND_BYTES,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      stream.on("data", (c: Buffer) => {
+        bytes += c.length;
+        if (bytes <= MAX_INBOUND_BYTES) chunks.push(c);
+      });
+      stream.on("error", (err) => callback(err));
+      stream.on("end", () => {
+        if (stream.sizeExceeded) return callback(Object.assign(new Error("5.3.4 Message too big"), { responseCode: 552 }));
+        const envelope = {
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((r) => r.address),
+        };
+        handleInboundMessage(ctx, secret, Buffer.concat(chunks), envelope).then(
+          (outcome) => {
+            if (outcome.kind === "dropped") ctx.log.info({ from: envelope.from, to: envelope.to, why: outcome.why }, "inbound message dropped");
+            else ctx.log.info({ outcome }, "inbound report processed");
+            callback(null, "2.0.0 Ok");
+          },
+          (err: Error) => {
+            ctx.log.error({ err, from: envelope.from, to: envelope.to }, "inbound message could not be processed");
+            callback(Object.assign(new Error("4.3.0 Temporary failure, try again later"), { responseCode: 451 }));
+          },
+        );
+      });
+    },
+  });
+  server.on("error", (err) => ctx.log.warn({ err }, "inbound SMTP error"));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(ctx.config.inbound.port, ctx.config.inbound.host, () => resolve());
+  });
+  const port = (server.server.address() as { port: number }).port;
+  const host = ctx.config.inbound.host === "0.0.0.0" || ctx.config.inbound.host === "::" ? "127.0.0.1" : ctx.config.inbound.host;
+  return {
+    host,
+    port,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Sends a raw message to an inbound SMTP server (sandbox complaints, "Report as spam"). */
+export async function sendToInbound(target: { host: string; port: number }, raw: Buffer, envelope: { from: string; to: string }): Promise<string> {
+  const transport = nodemailer.createTransport({ host: target.host, port: target.port, secure: false, ignoreTLS: true, connectionTimeout: 5000 });
+  try {
+    const info = await transport.sendMail({ envelope: { from: envelope.from, to: [envelope.to] }, raw });
+    return info.response;
+  } finally {
+    transport.close();
+  }
+}
+
+/**
+ * Where the inbound server of a running context listens (for the dashboard's
+ * "Report as spam"). Kept on globalThis: Next.js bundles get their own module
+ * instances (STACK.md).
+ */
+const KEY = Symbol.for("mailroom.inbound");
+type Holder = { [KEY]?: WeakMap<object, { host: string; port: number }> };
+function registry(): WeakMap<object, { host: string; port: number }> {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= new WeakMap();
+  return holder[KEY];
+}
+export function setInboundAddress(ctx: AppContext, address: { host: string; port: number } | undefined): void {
+  if (address) registry().set(ctx, address);
+  else registry().delete(ctx);
+}
+export function getInboundAddress(ctx: AppContext): { host: string; port: number } | undefined {
+  return registry().get(ctx);
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { buildArfReport } from "./arf";
+import { parseReport } from "./report-parser";
+
+const original = Buffer.from(
+  "From: a@example.com\r\nTo: Bob <complaint@example.org>\r\nSubject: Hi\r\nMessage-ID: <0f8fad5b-d9cb-469f-a165-70867728950e@example.com>\r\n\r\nbody\r\n",
+);
+
+describe("parseReport", () => {
+  it("reads an ARF complaint built by buildArfReport", async () => {
+    const arf = buildArfReport({
+      original,
+      originalMailFrom: "bounces+1-abc@bounces.example.com",
+      originalRcptTo: "complaint@example.org",
+      reporter: "fbl@example.org",
+      to: "bounces+1-abc@bounces.example.com",
+    });
+    const r = await parseReport(arf);
+    expect(r.kind).toBe("arf");
+    expect(r.feedback).toMatchObject({ type: "abuse", originalRcptTo: "complaint@example.org", originalMailFrom: "bounces+1-abc@bounces.example.com" });
+    expect(r.original.messageId).toBe("0f8fad5b-d9cb-469f-a165-70867728950e@example.com");
+    expect(r.subject).toBe("FW: Hi");
+  });
+
+  it("reads a DSN with several recipients, folded fields and base64 headers part", async () => {
+    const headers = Buffer.from(original.toString().split("\r\n\r\n")[0]!).toString("base64");
+    const dsn = Buffer.from(
+      [
+        "From: MAILER-DAEMON@mx.example.org",
+        "Subject: Undelivered",
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/report; report-type=delivery-status;',
+        '\tboundary="b1"',
+        "",
+        "--b1",
+        "Content-Type: text/plain",
+        "",
+        "sorry",
+        "--b1",
+        "Content-Type: message/delivery-status",
+        "",
+        "Reporting-MTA: dns; mx.example.org",
+        "",
+        "Final-Recipient: rfc822; gone@example.org",
+        "Action: failed",
+        "Status: 5.1.1",
+        "Diagnostic-Code: smtp; 550 5.1.1 <gone@example.org>:",
+        "  User unknown",
+        "",
+        "Original-Recipient: rfc822;later@example.org",
+        "Final-Recipient: rfc822;later@example.org",
+        "Action: delayed",
+        "Status: 4.4.1",
+        "",
+        "--b1",
+        "Content-Type: text/rfc822-headers",
+        "Content-Transfer-Encoding: base64",
+        "",
+        headers,
+        "--b1--",
+        "",
+      ].join("\r\n"),
+    );
+    const r = await parseReport(dsn);
+    expect(r.kind).toBe("dsn");
+    expect(r.recipients).toEqual([
+      { recipient: "gone@example.org", action: "failed", status: "5.1.1", diagnostic: "550 5.1.1 <gone@example.org>: User unknown", remoteMta: "" },
+      { recipient: "later@example.org", action: "delayed", status: "4.4.1", diagnostic: "", remoteMta: "" },
+    ]);
+    expect(r.original.messageId).toBe("0f8fad5b-d9cb-469f-a165-70867728950e@example.com");
+  });
+
+  it("says unknown for ordinary mail and garbage", async () => {
+    expect((await parseReport(original)).kind).toBe("unknown");
+    expect((await parseReport(Buffer.from("\u0000\u0001garbage"))).kind).toBe("unknown");
+    expect((await parseReport(Buffer.alloc(0))).kind).toBe("unknown");
+  });
+});

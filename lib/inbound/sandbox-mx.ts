@@ -1,0 +1,125 @@
+import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from "smtp-server";
+import type { AppContext } from "../context";
+import { buildArfReport } from "./arf";
+
+/**
+ * The sandbox MX: an SMTP server on loopback that plays every recipient's
+ * mail server. It answers by the recipient's local part (before any +tag):
+ *   bounce@…    550 5.1.1 (failed, suppressed)
+ *   blocked@…   550 5.7.1 (rejected)
+ *   defer@…     451 4.7.1 every time (retried, then failed)
+ *   complaint@… 250, then an ARF complaint back through the inbound path
+ *   anyone else 250 (delivered)
+ * Everything it accepts is stored in sandbox_messages for the dashboard.
+ */
+
+export interface SandboxMx {
+  host: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  port: number;
+  /** Sends a feedback report back to the service (inbound SMTP, or handled in process). */
+  submitReport(raw: Buffer, envelope: { from: string; to: string }): Promise<void>;
+}
+
+export function sandboxBehaviour(address: string): "bounce" | "blocked" | "defer" | "complaint" | "accept" {
+  const local = address.split("@")[0]!.toLowerCase().split("+")[0]!;
+  if (local === "bounce" || local === "blocked" || local === "defer" || local === "complaint") return local;
+  return "accept";
+}
+
+const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+
+function parseMessageIdHeader(raw: Buffer): { messageIdHeader: string; subject: string; mailroomId: string | null } {
+  const text = raw.subarray(0, 64 * 1024).toString("utf8");
+  const end = text.search(/\r?\n\r?\n/);
+  const head = (end >= 0 ? text.slice(0, end) : text).replace(/\r?\n[ \t]+/g, " ");
+  const messageIdHeader = /^Message-ID:\s*(.*)$/im.exec(head)?.[1]?.trim() ?? "";
+  const subject = /^Subject:\s*(.*)$/im.exec(head)?.[1]?.trim() ?? "";
+  const uuid = /^<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@/i.exec(messageIdHeader)?.[1] ?? null;
+  return { messageIdHeader, subject, mailroomId: uuid };
+}
+
+export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): Promise<SandboxMx> {
+  const timers = new Set<NodeJS.Timeout>();
+  const server = new SMTPServer({
+    name: "sandbox.mailroom.invalid",
+    banner: "Mailroom sandbox MX",
+    authOptional: true,
+    disabledCommands: ["AUTH", "STARTTLS"],
+    logger: false,
+    size: 40 * 1024 * 1024,
+    onRcptTo(address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      switch (sandboxBehaviour(address.address)) {
+        case "bounce":
+          return callback(smtpError(550, `5.1.1 <${address.address}>: Recipient address rejected: User unknown (sandbox)`));
+        case "blocked":
+          return callback(smtpError(550, `5.7.1 <${address.address}>: Message rejected by policy (sandbox)`));
+        case "defer":
+          return callback(smtpError(451, `4.7.1 <${address.address}>: Try again later (sandbox)`));
+        default:
+          return callback();
+      }
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("error", (err) => callback(err));
+      stream.on("end", () => {
+        void (async () => {
+          const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+          const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+          // As a final delivery MTA does: record the envelope sender.
+          const raw = Buffer.concat([Buffer.from(`Return-Path: <${mailFrom}>\r\n`), ...chunks]);
+          const meta = parseMessageIdHeader(raw);
+          const { rows } = await ctx.database.pool.query<{ id: number }>(
+            `INSERT INTO sandbox_messages (mail_from, rcpt_to, subject, message_id_header, mailroom_message_id, size, raw)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+            [mailFrom, rcptTo, meta.subject, meta.messageIdHeader, meta.mailroomId, raw.length, raw],
+          );
+          for (const rcpt of rcptTo.filter((r) => sandboxBehaviour(r) === "complaint")) {
+            const timer = setTimeout(() => {
+              timers.delete(timer);
+              const report = buildArfReport({
+                original: raw,
+                originalMailFrom: mailFrom,
+                originalRcptTo: rcpt,
+                reporter: `fbl@${rcpt.split("@")[1] ?? "sandbox.invalid"}`,
+                to: mailFrom,
+              });
+              options.submitReport(report, { from: `fbl@${rcpt.split("@")[1] ?? "sandbox.invalid"}`, to: mailFrom }).catch((err: Error) =>
+                ctx.log.warn({ err, rcpt }, "sandbox complaint could not be sent"),
+              );
+            }, ctx.config.delivery.sandboxComplaintDelayMs);
+            timers.add(timer);
+          }
+          return rows[0]!.id;
+        })().then(
+          (id) => callback(null, `2.0.0 Ok: queued as sandbox-${id}`),
+          (err: Error) => {
+            ctx.log.error({ err }, "sandbox MX could not store a message");
+            callback(smtpError(451, "4.3.0 Temporary storage failure (sandbox)"));
+          },
+        );
+      });
+    },
+  });
+  server.on("error", (err) => ctx.log.warn({ err }, "sandbox MX error"));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, "127.0.0.1", () => resolve());
+  });
+  const port = (server.server.address() as { port: number }).port;
+  return {
+    host: "127.0.0.1",
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t);
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,110 @@
+import type { Logger } from "../logger";
+import type { PgBoss } from "./boss";
+
+/**
+ * A job loop with real concurrency: keeps up to `concurrency` jobs of one
+ * queue in flight, fetching more as soon as a slot frees (pg-boss's own
+ * `work` completes a batch only when its slowest job is done). Jobs are
+ * completed or failed one by one, completions batched per tick. `notify()`
+ * fetches at once (new work announced); otherwise it polls.
+ */
+
+export interface JobLoop {
+  notify(): void;
+  stop(): Promise<void>;
+  inFlight(): number;
+}
+
+export interface JobLoopOptions<T> {
+  queue: string;
+  concurrency: number;
+  pollIntervalMs: number;
+  handler: (data: T, job: { id: string }) => Promise<void>;
+  log: Logger;
+}
+
+export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLoop {
+  let running = true;
+  let inFlight = 0;
+  let wake: (() => void) | undefined;
+  let wakeRequested = false;
+  const toComplete: string[] = [];
+  let flushScheduled = false;
+  const idle: (() => void)[] = [];
+
+  const signal = () => {
+    wakeRequested = true;
+    wake?.();
+  };
+
+  const flush = () => {
+    flushScheduled = false;
+    const ids = toComplete.splice(0);
+    if (ids.length)
+      void boss.complete(options.queue, ids).catch((err: Error) => options.log.warn({ err, queue: options.queue }, "completing jobs failed"));
+  };
+
+  const run = async (job: { id: string; data: T }) => {
+    try {
+      await options.handler(job.data, job);
+      toComplete.push(job.id);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+    } catch (err) {
+      options.log.warn({ err, queue: options.queue, jobId: job.id }, "job failed; pg-boss will retry it");
+      await boss.fail(options.queue, job.id, { message: (err as Error).message }).catch(() => {});
+    } finally {
+      inFlight--;
+      if (inFlight === 0) idle.splice(0).forEach((f) => f());
+      signal();
+    }
+  };
+
+  const loop = async () => {
+    while (running) {
+      wakeRequested = false;
+      const free = options.concurrency - inFlight;
+      let fetched = 0;
+      if (free > 0) {
+        try {
+          const jobs = (await boss.fetch<T>(options.queue, { batchSize: free })) ?? [];
+          fetched = jobs.length;
+          for (const job of jobs) {
+            inFlight++;
+            void run(job as { id: string; data: T });
+          }
+        } catch (err) {
+          if (running) options.log.warn({ err, queue: options.queue }, "fetching jobs failed");
+        }
+      }
+      if (!running) break;
+      // More may be waiting: fetch again at once while there is room.
+      if (fetched > 0 && fetched === free) continue;
+      if (fetched > 0 && inFlight < options.concurrency) continue;
+      if (wakeRequested) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.pollIntervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  };
+  const done = loop();
+
+  return {
+    notify: signal,
+    inFlight: () => inFlight,
+    async stop() {
+      running = false;
+      wake?.();
+      await done;
+      if (inFlight > 0) await Promise.race([new Promise<void>((r) => idle.push(r)), new Promise((r) => setTimeout(r, 10_000))]);
+      flush();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { AppContext } from "../../lib/context";
+import type { TestApp } from "./test-app";
+import { bearer } from "./fixtures";
+
+/** POST /email through the real API; returns the MessageID. */
+export async function sendViaApi(app: TestApp, apiKey: string, body: Record<string, unknown>): Promise<string> {
+  const res = await app.fetch("/api/v1/email", { method: "POST", headers: bearer(apiKey), body: JSON.stringify(body) });
+  const json = (await res.json()) as { MessageID?: string; Errors?: unknown };
+  if (res.status !== 200 || !json.MessageID) throw new Error(`POST /email answered ${res.status}: ${JSON.stringify(json)}`);
+  return json.MessageID;
+}
+
+export interface EventRow {
+  id: number;
+  type: string;
+  recipient: string;
+  reason: string;
+  url: string | null;
+  ip: string | null;
+  geo_country: string | null;
+  details: Record<string, unknown> | null;
+}
+
+export async function eventsOf(ctx: AppContext, messageId: string): Promise<EventRow[]> {
+  const { rows } = await ctx.database.pool.query<EventRow>(
+    "SELECT id, type, recipient, reason, url, ip, geo_country, details FROM events WHERE message_id = $1 ORDER BY id",
+    [messageId],
+  );
+  return rows;
+}
+
+/** Polls until `check` returns a value (not undefined) or the time runs out. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until the message has an event of `type` for `recipient`. */
+export async function waitForEvent(ctx: AppContext, messageId: string, type: string, recipient?: string, timeoutMs?: number): Promise<EventRow> {
+  return waitFor(
+    `${type} event of ${recipient ?? "the message"}`,
+    async () => (await eventsOf(ctx, messageId)).find((e) => e.type === type && (!recipient || e.recipient === recipient)),
+    timeoutMs,
+  );
+}
+
+export function simpleEmail(to: string | string[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    From: { name: "Shop", email: "shop@example.com" },
+    To: (Array.isArray(to) ? to : [to]).map((email) => ({ name: "", email })),
+    Subject: "Hello",
+    ContentType: "HTML",
+    HTMLContent: '<p>Hi <a href="https://example.org/welcome?a=1&amp;b=2">welcome</a></p>',
+    PlainContent: "Hi",
+    ...extra,
+  };
+}
