@@ -1,0 +1,160 @@
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { logEvents, type NewEvent } from "../../lib/domain/event-log";
+import type { ApiEnv } from "../../lib/http/env";
+import { withTransaction } from "../../lib/storage/transaction";
+import { bearer } from "../support/fixtures";
+import type { TestApp } from "../support/test-app";
+
+/** Shared pieces of the webhooks-*.test.ts files: a real HTTP receiver on loopback, events, the API. */
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  json: unknown;
+  at: number;
+}
+
+export type Responder = (req: Received) => { status: number; body?: string; hang?: boolean } | Promise<{ status: number; body?: string; hang?: boolean }>;
+
+export interface Receiver {
+  url: string;
+  requests: Received[];
+  /** Answers of the next requests, in order; afterwards `fallback`. */
+  script: { status: number; body?: string; hang?: boolean }[];
+  fallback: Responder;
+  waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(fallback: Responder = () => ({ status: 200, body: "ok" })): Promise<Receiver> {
+  const requests: Received[] = [];
+  const waiters: (() => void)[] = [];
+  const hanging = new Set<http.ServerResponse>();
+  const receiver: Receiver = {
+    url: "",
+    requests,
+    script: [],
+    fallback,
+    async waitFor(count, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (requests.length < count) {
+        if (Date.now() > deadline) throw new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 50);
+        });
+      }
+      return requests.slice(0, count);
+    },
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      const rec: Received = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+        body,
+        json,
+        at: Date.now(),
+      };
+      requests.push(rec);
+      for (const w of waiters.splice(0)) w();
+      const answer = receiver.script.shift() ?? (await receiver.fallback(rec));
+      if (answer.hang) {
+        hanging.add(res);
+        return;
+      }
+      res.writeHead(answer.status, { "Content-Type": "text/plain" });
+      res.end(answer.body ?? "");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return receiver;
+}
+
+/** A message row of the account (what POST /email writes), for events to refer to. */
+export async function insertMessage(app: TestApp, accountId: string, fromDomain = "example.com"): Promise<string> {
+  const id = randomUUID();
+  await app.ctx.database.pool.query(
+    `INSERT INTO messages (id, account_id, from_email, from_domain, subject, headers, content)
+     VALUES ($1, $2, $3, $4, 'Hello', '{}', '{}')`,
+    [id, accountId, `sender@${fromDomain}`, fromDomain],
+  );
+  return id;
+}
+
+/** Logs events the way the delivery engine and tracking do: logEvents inside a transaction. */
+export async function logTestEvents(app: TestApp, events: NewEvent[]): Promise<void> {
+  await withTransaction(app.ctx.database, (tx) => logEvents(tx, app.ctx.boss, events));
+}
+
+export async function registerWebhook(app: TestApp, apiKey: string, Event: string, WebhookURL: string): Promise<number> {
+  const res = await app.fetch("/api/v1/webhooks", { method: "POST", headers: bearer(apiKey), body: JSON.stringify({ Event, WebhookURL }) });
+  const body = (await res.json()) as { NewWebhookID: number };
+  if (res.status !== 200) throw new Error(`POST /webhooks answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.NewWebhookID;
+}
+
+export async function listWebhooksOf(app: TestApp, apiKey: string): Promise<Record<string, string>[]> {
+  const res = await app.fetch("/api/v1/webhooks", { headers: bearer(apiKey) });
+  return ((await res.json()) as { Webhooks: Record<string, string>[] }).Webhooks;
+}
+
+export async function until<T>(probe: () => Promise<T>, accept: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (accept(v)) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Until lib/api/v1.ts mounts the webhook routes, serve them in-process
+ * behind the real key check, so the tests run; once mounted, the real
+ * server answers and this does nothing.
+ */
+export async function ensureWebhookRoutes(app: TestApp): Promise<void> {
+  const { createTestAccount } = await import("../support/fixtures");
+  const prober = await createTestAccount(app.ctx, { name: "route probe" });
+  const probe = await app.fetch("/api/v1/webhooks", { headers: bearer(prober.apiKey) });
+  if (probe.status !== 404) return;
+  const { Hono } = await import("hono");
+  const { createWebhookRoutes } = await import("../../lib/api/routes/webhooks");
+  const { authenticateApiKey } = await import("../../lib/domain/api-keys");
+  const { apiError } = await import("../../lib/http/errors");
+  const v1 = new Hono<ApiEnv>({ strict: false });
+  v1.use("*", async (c, next) => {
+    const r = await authenticateApiKey(app.ctx.database.db, c.req.header("authorization"));
+    if (!r.ok) return apiError(c, r.code);
+    c.set("auth", r.key);
+    await next();
+  });
+  v1.route("/", createWebhookRoutes(app.ctx));
+  const root = new Hono({ strict: false }).route("/api/v1", v1);
+  const real = app.fetch;
+  app.fetch = async (pathname, init) =>
+    pathname.startsWith("/api/v1/webhooks") ? root.request(pathname, init) : real(pathname, init);
+}
