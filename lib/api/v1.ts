@@ -10,6 +10,7 @@ import { createEmailRoutes } from "./routes/email";
 import { createEventsRoutes } from "./routes/events";
 import { createOpenApiRoutes } from "./routes/openapi";
 import { createStatsRoutes } from "./routes/stats";
+import { createWebhookRoutes } from "./routes/webhooks";
 
 export const V1_PREFIX = "/api/v1";
 
@@ -49,6 +50,7 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
 
   app.route("/", createEmailRoutes(ctx));
   app.route("/", createEventsRoutes(ctx));
+  app.route("/", createWebhookRoutes(ctx));
   app.route("/", createStatsRoutes(ctx));
   app.route("/", createOpenApiRoutes());
   // A path that the guard knows but no handler serves (never expected): the envelope, not Hono's text.

@@ -6,9 +6,18 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; reason: "to
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/** Requests whose body was left unread (too large): their connection must not be reused. */
+const unread = new WeakSet<Request>();
+export function isBodyLeftUnread(request: Request): boolean {
+  return unread.has(request);
+}
+
 export async function readJsonBody(request: Request, maxBytes: number): Promise<BodyResult> {
   const bytes = await readBytes(request, maxBytes);
-  if (!bytes) return { ok: false, reason: "too-large" };
+  if (!bytes) {
+    unread.add(request);
+    return { ok: false, reason: "too-large" };
+  }
   let text: string;
   try {
     text = decoder.decode(bytes);

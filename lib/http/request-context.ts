@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "../logger";
+import { isBodyLeftUnread } from "./body";
 import type { ApiEnv } from "./env";
 import type { HttpMetrics } from "./metrics";
 
@@ -34,6 +35,8 @@ export function requestContext(log: Logger, metrics: HttpMetrics): MiddlewareHan
       await next();
     } finally {
       c.res.headers.set("X-Request-Id", requestId);
+      // The rest of an oversized body is still on the wire: close rather than reuse the connection.
+      if (isBodyLeftUnread(c.req.raw)) c.res.headers.set("Connection", "close");
       const ms = performance.now() - started;
       const route = c.get("route") ?? fallbackRoute(c.req.path);
       const status = c.res.status;

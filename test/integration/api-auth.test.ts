@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clearAuthCache, revokeApiKey } from "../../lib/domain/api-keys";
+import { setAccountStatus } from "../../lib/domain/accounts";
+import { bearer, createTestAccount } from "../support/fixtures";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+const err = (Code: number, Message: string) => ({ Errors: [{ Code, Message }] });
+
+describe("authentication (CONTRACT.md)", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  const endpoints: [string, string][] = [
+    ["POST", "/api/v1/email"],
+    ["GET", "/api/v1/events"],
+    ["GET", "/api/v1/webhooks"],
+    ["POST", "/api/v1/webhooks"],
+    ["DELETE", "/api/v1/webhooks/1"],
+    ["GET", "/api/v1/stats?StartDate=0&EndDate=10"],
+  ];
+
+  it.each(endpoints)("%s %s: no or malformed Authorization → 401 code 1", async (method, path) => {
+    for (const auth of [undefined, "", "Bearer", "Bearer ", "Basic abc", "bearer"]) {
+      const res = await app.fetch(path, { method, headers: auth === undefined ? {} : { Authorization: auth }, body: method === "POST" ? "{}" : undefined });
+      expect(res.status, String(auth)).toBe(401);
+      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual(err(1, "Missing SenderAPIKey"));
+    }
+  });
+
+  it.each(endpoints)("%s %s: unknown key → 401 code 13", async (method, path) => {
+    const res = await app.fetch(path, { method, headers: bearer("mr_not-a-real-key"), body: method === "POST" ? "{}" : undefined });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual(err(13, "Invalid sender API key"));
+  });
+
+  it("a revoked key → 13; a suspended account → 12", async () => {
+    const a = await createTestAccount(app.ctx, { name: "revoked" });
+    expect((await app.fetch("/api/v1/events", { headers: bearer(a.apiKey) })).status).toBe(200);
+    await revokeApiKey(app.ctx.database.db, a.apiKeyId);
+    const res = await app.fetch("/api/v1/events", { headers: bearer(a.apiKey) });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual(err(13, "Invalid sender API key"));
+
+    const b = await createTestAccount(app.ctx, { name: "suspended" });
+    await setAccountStatus(app.ctx.database.db, b.accountId, "suspended");
+    clearAuthCache();
+    for (const [method, path] of endpoints) {
+      const r = await app.fetch(path, { method, headers: bearer(b.apiKey), body: method === "POST" ? "{}" : undefined });
+      expect(r.status).toBe(401);
+      expect(await r.json()).toEqual(err(12, "Invalid user"));
+    }
+  });
+
+  it("accepts the scheme in any case and surrounding spaces", async () => {
+    const a = await createTestAccount(app.ctx, { name: "case" });
+    const res = await app.fetch("/api/v1/events", { headers: { Authorization: `bearer   ${a.apiKey}  ` } });
+    expect(res.status).toBe(200);
+  });
+});
