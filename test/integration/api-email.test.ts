@@ -192,7 +192,8 @@ describe("POST /email", () => {
       "[".repeat(100_000) + "]".repeat(100_000),
       JSON.stringify({ ...valid, To: Array.from({ length: 100_000 }, () => 1) }),
       JSON.stringify({ ...valid, Attachments: Array.from({ length: 10_000 }, () => ({})) }),
-      JSON.stringify({ ...valid, Subject: 1e308, HTMLContent: -0, Tags: [1e400] }),
+      JSON.stringify({ ...valid, Subject: 1e308, HTMLContent: -0, Tags: [Number.MAX_VALUE] }),
+      '{"From":"a@example.com","Tags":[1e400],"Subject":123456789012345678901234567890}',
     ];
     for (const body of garbage) {
       const res = await send(body);
