@@ -1,0 +1,70 @@
+import { SMTPServer, type SMTPServerOptions } from "smtp-server";
+
+/** A real SMTP server on loopback that records what it receives (a relay or a remote MX in tests). */
+export interface ReceivedMail {
+  mailFrom: string;
+  rcptTo: string[];
+  raw: Buffer;
+  user?: string;
+  secure: boolean;
+}
+
+export interface SmtpSink {
+  port: number;
+  received: ReceivedMail[];
+  stop(): Promise<void>;
+}
+
+export async function startSmtpSink(
+  options: {
+    /** Reply for a recipient: undefined accepts, else [code, text]. */
+    rcptReply?: (address: string) => [number, string] | undefined;
+    auth?: { user: string; pass: string };
+    secure?: boolean;
+    starttls?: boolean;
+    onMail?: (mail: ReceivedMail) => void;
+  } = {},
+): Promise<SmtpSink> {
+  const received: ReceivedMail[] = [];
+  const disabled = [...(options.auth ? [] : ["AUTH"]), ...(options.starttls || options.secure ? [] : ["STARTTLS"])];
+  const config: SMTPServerOptions = {
+    logger: false,
+    secure: options.secure ?? false,
+    disabledCommands: disabled,
+    authOptional: !options.auth,
+    allowInsecureAuth: true,
+    onAuth(auth, _session, callback) {
+      if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass) return callback(null, { user: auth.username });
+      return callback(new Error("535 5.7.8 Authentication failed"));
+    },
+    onRcptTo(address, _session, callback) {
+      const reply = options.rcptReply?.(address.address);
+      if (!reply) return callback();
+      return callback(Object.assign(new Error(reply[1]), { responseCode: reply[0] }));
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        const mail: ReceivedMail = {
+          mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          rcptTo: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks),
+          user: session.user as string | undefined,
+          secure: session.secure,
+        };
+        received.push(mail);
+        options.onMail?.(mail);
+        callback(null, `2.0.0 Ok: queued as sink-${received.length}`);
+      });
+    },
+  };
+  const server = new SMTPServer(config);
+  server.on("error", () => {});
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  return {
+    port: (server.server.address() as { port: number }).port,
+    received,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
