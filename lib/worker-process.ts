@@ -49,10 +49,8 @@ export async function startWorkerProcess(options: { config: Config }): Promise<R
     const ctx: AppContext = { config, database, boss, log };
     setServerContext(ctx);
 
-    // A worker process never opens the inbound SMTP port: the app process
-    // owns it (lib/delivery/start.ts `inbound` option).
-    const deliveryOptions = { workers: true, inbound: false };
-    const delivery = await startDelivery(ctx, deliveryOptions);
+    // A worker process never opens the inbound SMTP port: the app process owns it.
+    const delivery = await startDelivery(ctx, { workers: true, inbound: false });
     stoppers.push(delivery.stop);
     const notifications = await startNotifications(ctx, { workers: true });
     stoppers.push(notifications.stop);
