@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { bearer, createTestAccount } from "../support/fixtures";
+import { waitFor } from "../support/processes";
+import { startTestApp } from "../support/test-app";
 import { createTestDatabase } from "../support/test-database";
 import { CLI } from "./cli-support";
 
@@ -54,4 +57,41 @@ describe("mailroom worker", () => {
       expect(await workerConnections(url)).toBe(0);
     });
   }
+
+  it("delivers what an app process without workers accepted", async () => {
+    const app = await startTestApp({ MAILROOM_WORKERS: "off" });
+    const worker = startWorker(app.ctx.database.url);
+    try {
+      const account = await createTestAccount(app.ctx);
+      const res = await app.fetch("/api/v1/email", {
+        method: "POST",
+        headers: bearer(account.apiKey),
+        body: JSON.stringify({
+          From: { name: "Shop", email: "shop@example.com" },
+          To: [{ name: "Ann", email: "ann@example.org" }],
+          Subject: "Order shipped",
+          ContentType: "Text",
+          PlainContent: "Your order is on its way.",
+        }),
+      });
+      expect(res.status).toBe(200);
+      const { MessageID } = (await res.json()) as { MessageID: string };
+      await worker.started;
+      const events = await waitFor(
+        "the delivered event",
+        async () => {
+          const r = await app.fetch(`/api/v1/events?MessageID=${MessageID}`, { headers: bearer(account.apiKey) });
+          const body = (await r.json()) as { Events: { Event: string }[] };
+          return body.Events.some((e) => e.Event === "delivered") ? body.Events : undefined;
+        },
+        30_000,
+        250,
+      );
+      expect(events.map((e) => e.Event).sort()).toEqual(["accepted", "delivered"]);
+    } finally {
+      worker.child.kill("SIGTERM");
+      await worker.exited;
+      await app.stop();
+    }
+  });
 });
