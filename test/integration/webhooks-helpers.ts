@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { logEvents, type NewEvent } from "../../lib/domain/event-log";
-import type { ApiEnv } from "../../lib/http/env";
 import { withTransaction } from "../../lib/storage/transaction";
 import { bearer } from "../support/fixtures";
 import type { TestApp } from "../support/test-app";
@@ -131,30 +130,3 @@ export async function until<T>(probe: () => Promise<T>, accept: (v: T) => boolea
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Until lib/api/v1.ts mounts the webhook routes, serve them in-process
- * behind the real key check, so the tests run; once mounted, the real
- * server answers and this does nothing.
- */
-export async function ensureWebhookRoutes(app: TestApp): Promise<void> {
-  const { createTestAccount } = await import("../support/fixtures");
-  const prober = await createTestAccount(app.ctx, { name: "route probe" });
-  const probe = await app.fetch("/api/v1/webhooks", { headers: bearer(prober.apiKey) });
-  if (probe.status !== 404) return;
-  const { Hono } = await import("hono");
-  const { createWebhookRoutes } = await import("../../lib/api/routes/webhooks");
-  const { authenticateApiKey } = await import("../../lib/domain/api-keys");
-  const { apiError } = await import("../../lib/http/errors");
-  const v1 = new Hono<ApiEnv>({ strict: false });
-  v1.use("*", async (c, next) => {
-    const r = await authenticateApiKey(app.ctx.database.db, c.req.header("authorization"));
-    if (!r.ok) return apiError(c, r.code);
-    c.set("auth", r.key);
-    await next();
-  });
-  v1.route("/", createWebhookRoutes(app.ctx));
-  const root = new Hono({ strict: false }).route("/api/v1", v1);
-  const real = app.fetch;
-  app.fetch = async (pathname, init) =>
-    pathname.startsWith("/api/v1/webhooks") ? root.request(pathname, init) : real(pathname, init);
-}

@@ -17,7 +17,6 @@ import { listWebhookAttempts } from "../../lib/domain/webhooks";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import {
-  ensureWebhookRoutes,
   insertMessage,
   listWebhooksOf,
   logTestEvents,
@@ -53,7 +52,6 @@ describe("webhook notifications: payloads and signatures", () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    await ensureWebhookRoutes(app);
     receiver = await startReceiver();
     account = await createTestAccount(app.ctx, { name: "Notified", domain: "mail.example.com" });
   });

@@ -4,7 +4,7 @@ import { createWebhookResponseSchema, deleteWebhookResponseSchema, listWebhooksR
 import type { CreatedAccount } from "../../lib/domain/accounts";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { ensureWebhookRoutes, listWebhooksOf, registerWebhook } from "./webhooks-helpers";
+import { listWebhooksOf, registerWebhook } from "./webhooks-helpers";
 
 describe("webhook registration API (POST, GET, DELETE /webhooks)", () => {
   let app: TestApp;
@@ -13,7 +13,6 @@ describe("webhook registration API (POST, GET, DELETE /webhooks)", () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    await ensureWebhookRoutes(app);
     account = await createTestAccount(app.ctx, { name: "Registrations" });
     other = await createTestAccount(app.ctx, { name: "Someone else" });
   });
@@ -183,7 +182,6 @@ describe("webhook registration with private destinations refused (the production
 
   beforeAll(async () => {
     app = await startTestApp({ MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "false" });
-    await ensureWebhookRoutes(app);
     account = await createTestAccount(app.ctx);
   });
   afterAll(async () => {

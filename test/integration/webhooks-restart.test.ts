@@ -4,7 +4,7 @@ import { sweepOverdue } from "../../lib/webhooks/notification-store";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { createTestDatabase } from "../support/test-database";
-import { ensureWebhookRoutes, insertMessage, listWebhooksOf, logTestEvents, registerWebhook, sleep, startReceiver, until, type Receiver } from "./webhooks-helpers";
+import { insertMessage, listWebhooksOf, logTestEvents, registerWebhook, sleep, startReceiver, until, type Receiver } from "./webhooks-helpers";
 
 describe("webhook notifications survive a restart", () => {
   const apps: TestApp[] = [];
@@ -17,7 +17,6 @@ describe("webhook notifications survive a restart", () => {
   async function start(env: Record<string, string>) {
     const app = await startTestApp(env);
     apps.push(app);
-    await ensureWebhookRoutes(app);
     return app;
   }
 

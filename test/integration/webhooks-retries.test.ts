@@ -4,7 +4,6 @@ import { listWebhookAttempts } from "../../lib/domain/webhooks";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import {
-  ensureWebhookRoutes,
   insertMessage,
   listWebhooksOf,
   logTestEvents,
@@ -22,7 +21,6 @@ describe("webhook delivery: retries, 406, timeouts, deletion", () => {
 
   beforeAll(async () => {
     app = await startTestApp({ MAILROOM_WEBHOOK_RETRY_SCHEDULE: "1s,1s,2s", MAILROOM_WEBHOOK_TIMEOUT: "1s" });
-    await ensureWebhookRoutes(app);
   });
   afterAll(async () => {
     await app?.stop();
