@@ -1,0 +1,148 @@
+import { simpleParser } from "mailparser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestAccount } from "../support/fixtures";
+import { eventsOf, sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+describe("tracking: open pixel, click redirect, unsubscribe", () => {
+  let app: TestApp;
+  let apiKey: string;
+  let accountId: string;
+  beforeAll(async () => {
+    app = await startTestApp();
+    ({ apiKey, accountId } = await createTestAccount(app.ctx));
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  /** Sends through the API, waits for the sandbox to capture it, returns the parsed copy. */
+  async function sendAndCapture(to: string, extra: Record<string, unknown> = {}) {
+    const id = await sendViaApi(app, apiKey, simpleEmail(to, extra));
+    await waitForEvent(app.ctx, id, "delivered", to);
+    const raw = await waitFor("the sandbox copy", async () => {
+      const { rows } = await app.ctx.database.pool.query("SELECT raw FROM sandbox_messages WHERE mailroom_message_id = $1", [id]);
+      return rows[0]?.raw as Buffer | undefined;
+    });
+    const parsed = await simpleParser(raw);
+    const html = typeof parsed.html === "string" ? parsed.html : "";
+    const pixel = /<img src="([^"]+\/t\/o\/[^"]+)"/.exec(html)?.[1];
+    const links = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
+    const listUnsubscribe = /^List-Unsubscribe: <([^>]+)>/m.exec(raw.toString())?.[1] ?? "";
+    return { id, html, pixel, links, listUnsubscribe, raw };
+  }
+
+  const path = (url: string) => new URL(url).pathname;
+
+  it("logs `opened` with the client address when the pixel is fetched", async () => {
+    const m = await sendAndCapture("open@example.org");
+    expect(m.pixel).toMatch(/^http:\/\/localhost:\d+\/t\/o\//);
+    const res = await app.fetch(path(m.pixel!));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/gif");
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 6).toString()).toBe("GIF89a");
+    const opened = await waitForEvent(app.ctx, m.id, "opened", "open@example.org");
+    expect(opened.ip).toBe("127.0.0.1");
+    expect(opened.geo_country).toBe(""); // private address: no geolocation
+  });
+
+  it("uses X-Forwarded-For only behind a trusted proxy, and geolocates public addresses", async () => {
+    const m = await sendAndCapture("geo@example.org");
+    await app.fetch(path(m.pixel!), { headers: { "X-Forwarded-For": "81.2.69.142" } });
+    app.ctx.config.tracking.trustProxy = true;
+    try {
+      await app.fetch(path(m.pixel!), { headers: { "X-Forwarded-For": "81.2.69.142, 10.0.0.1" } });
+    } finally {
+      app.ctx.config.tracking.trustProxy = false;
+    }
+    const opens = (await eventsOf(app.ctx, m.id)).filter((e) => e.type === "opened");
+    expect(opens.map((e) => e.ip)).toEqual(["127.0.0.1", "81.2.69.142"]);
+    expect(opens[1]!.geo_country).toBe("GB");
+    const res = await app.fetch(`/api/v1/events?MessageID=${m.id}&Event=opened`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    const body = (await res.json()) as { Events: { Ip: string; Geolocation: { Country: string } }[] };
+    expect(body.Events[0]).toMatchObject({ Ip: "81.2.69.142", Geolocation: { Country: "GB" } });
+  });
+
+  it("redirects a click to the stored URL only, and logs `clicked` with the Url", async () => {
+    const m = await sendAndCapture("click@example.org");
+    const tracked = m.links.find((l) => l.includes("/t/c/"))!;
+    expect(tracked).toBeDefined();
+    const res = await app.fetch(path(tracked), { redirect: "manual" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("https://example.org/welcome?a=1&b=2");
+    const clicked = await waitForEvent(app.ctx, m.id, "clicked", "click@example.org");
+    expect(clicked.url).toBe("https://example.org/welcome?a=1&b=2");
+  });
+
+  it("refuses tampered tokens with a 404 and logs nothing", async () => {
+    const m = await sendAndCapture("tamper@example.org");
+    const tracked = path(m.links.find((l) => l.includes("/t/c/"))!);
+    const token = tracked.split("/").pop()!;
+    const parts = token.split(".");
+    const variants = [
+      [...parts.slice(0, 3), "1", parts[4]].join("."), // another link index
+      [parts[0], parts[1], (Number.parseInt(parts[2]!, 36) + 1).toString(36), parts[3], parts[4]].join("."), // another recipient
+      token.slice(0, -2) + (token.endsWith("AA") ? "BB" : "AA"), // forged signature
+      `o${token.slice(1)}`, // a click token used as a pixel
+    ];
+    for (const v of variants) {
+      const res = await app.fetch(`/t/c/${v}`, { redirect: "manual" });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ Errors: [{ Code: 404, Message: "Resource not found" }] });
+    }
+    expect((await app.fetch(`/t/o/${token}`)).status).toBe(404);
+    expect((await eventsOf(app.ctx, m.id)).map((e) => e.type)).toEqual(["accepted", "delivered"]);
+  });
+
+  it("shows a confirmation page on GET and unsubscribes on POST, once", async () => {
+    const m = await sendAndCapture("unsub@example.org");
+    expect(m.listUnsubscribe).toMatch(/\/t\/u\//);
+    const page = await app.fetch(path(m.listUnsubscribe));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<form method="post">');
+    expect((await eventsOf(app.ctx, m.id)).some((e) => e.type === "unsubscribed")).toBe(false);
+    const done = await app.fetch(path(m.listUnsubscribe), {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "confirm=yes",
+    });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain("You are unsubscribed");
+    await app.fetch(path(m.listUnsubscribe), { method: "POST", body: "confirm=yes" });
+    const events = (await eventsOf(app.ctx, m.id)).filter((e) => e.type === "unsubscribed");
+    expect(events).toHaveLength(1);
+    expect(events[0]!.ip).toBe("127.0.0.1");
+    const { rows } = await app.ctx.database.pool.query("SELECT reason FROM suppressions WHERE account_id = $1 AND email = 'unsub@example.org'", [accountId]);
+    expect(rows[0]?.reason).toBe("unsubscribe");
+  });
+
+  it("accepts RFC 8058 one-click POST", async () => {
+    const m = await sendAndCapture("oneclick@example.org");
+    const res = await app.fetch(path(m.listUnsubscribe), {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
+    expect(res.status).toBe(200);
+    const e = await waitForEvent(app.ctx, m.id, "unsubscribed", "oneclick@example.org");
+    expect(e.reason).toContain("one-click");
+  });
+
+  it("honours the per-message X-Mailroom-Track header and the account's opt-out", async () => {
+    const opensOnly = await sendAndCapture("opens-only@example.org", { Headers: { "X-Mailroom-Track": "opens" } });
+    expect(opensOnly.pixel).toBeDefined();
+    expect(opensOnly.links).toContain("https://example.org/welcome?a=1&b=2");
+    expect(opensOnly.raw.toString()).not.toMatch(/X-Mailroom-Track/i);
+
+    await app.ctx.database.pool.query("UPDATE accounts SET track_opens = false, track_clicks = false WHERE id = $1", [accountId]);
+    try {
+      const none = await sendAndCapture("account-off@example.org", { Headers: { "X-Mailroom-Track": "all" } });
+      expect(none.pixel).toBeUndefined();
+      expect(none.links).toEqual(["https://example.org/welcome?a=1&b=2"]);
+      expect(none.listUnsubscribe).toMatch(/\/t\/u\//); // List-Unsubscribe is always there
+    } finally {
+      await app.ctx.database.pool.query("UPDATE accounts SET track_opens = true, track_clicks = true WHERE id = $1", [accountId]);
+    }
+  });
+});
