@@ -38,6 +38,8 @@ export const ERROR_MESSAGES = {
   422: "Invalid request parameters",
   429: "Too many requests",
   500: "Internal server error",
+  // Extension: the database is unreachable for a moment (restart, failover).
+  503: "Service unavailable",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;
@@ -51,6 +53,7 @@ export function httpStatusOf(code: ErrorCode): number {
   if (code === 404) return 404;
   if (code === 422) return 422;
   if (code === 500) return 500;
+  if (code === 503) return 503;
   return 400; // 2–11, 15, 16, 18–31: the email request is malformed
 }
 

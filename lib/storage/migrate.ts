@@ -20,6 +20,8 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
   const migrations = await listMigrations();
   const client = await pool.connect();
   const applied: string[] = [];
+  const onError = () => {}; // the next query reports it (see transaction.ts)
+  client.on("error", onError);
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
     await client.query(
@@ -41,6 +43,7 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     }
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => {});
+    client.removeListener("error", onError);
     client.release();
   }
   return applied;

@@ -17,6 +17,13 @@ export interface Tx {
 export async function withTransaction<T>(database: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await database.pool.connect();
   let broken = false;
+  // A checked-out pg client has no error listener: if its connection dies
+  // between queries (database restart) the 'error' event would crash the
+  // process. The next query fails instead, and the client is discarded.
+  const onError = () => {
+    broken = true;
+  };
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     const tx: Tx = {
@@ -33,6 +40,7 @@ export async function withTransaction<T>(database: Database, work: (tx: Tx) => P
     });
     throw err;
   } finally {
+    client.removeListener("error", onError);
     client.release(broken);
   }
 }
