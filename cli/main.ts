@@ -34,7 +34,10 @@ export function buildProgram(): Command {
 /** One line on stderr, no stack: what went wrong and, where we know, what to do. */
 function errorLine(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return message.replace(/\s*\n\s*/g, "; ").replace(/^error:\s*/i, "");
+  return message
+    .replace(/:\s*\n\s*/g, ": ")
+    .replace(/\s*\n\s*/g, "; ")
+    .replace(/^error:\s*/i, "");
 }
 
 export async function main(argv: string[]): Promise<number> {
