@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { startAppProcess } from "../support/processes";
 import { runCli, runCliJson } from "./cli-support";
 
 /**
@@ -29,4 +30,20 @@ describe("mailroom on the embedded database", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(5);
   });
+
+  it("shares the running app's embedded server: a key made by the CLI works at once against the app", async () => {
+    const app = await startAppProcess({ DATABASE_URL: "", MAILROOM_DATA_DIR: dataDir, MAILROOM_EMBEDDED_PG_PORT: "0" });
+    try {
+      const shop = await runCliJson<{ accountId: string; apiKey: string }>(
+        ["accounts", "create", "--name", "Shop", "--plan", "trial", "--domain", "shop.example", "--verified"],
+        env,
+      );
+      const res = await fetch(`${app.url}/api/v1/events`, { headers: { Authorization: `Bearer ${shop.apiKey}` } });
+      expect(res.status).toBe(200);
+      // The CLI connected to the app's server and left it running.
+      expect((await fetch(`${app.url}/readyz`)).status).toBe(200);
+    } finally {
+      await app.kill("SIGTERM");
+    }
+  }, 120_000);
 });
