@@ -59,6 +59,9 @@ const envSchema = z.object({
   MAILROOM_TRACKING_SECRET: z.string().min(16).optional(),
   MAILROOM_TRUST_PROXY: booleanString.default(false),
   MAILROOM_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
+  // Request rate per API key of the endpoints other than POST /email (CONTRACT.md: 100/s, bursts of 200).
+  MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
+  MAILROOM_API_REQUEST_BURST: z.coerce.number().int().positive().default(200),
   MAILROOM_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
   MAILROOM_DEFAULT_ACCOUNT: z.string().optional(),
   MAILROOM_API_URL: z.string().url().optional(),
@@ -150,7 +153,10 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
     },
     inbound: { host: e.MAILROOM_INBOUND_HOST, port: e.MAILROOM_INBOUND_PORT },
     tracking: { secret: e.MAILROOM_TRACKING_SECRET, trustProxy: e.MAILROOM_TRUST_PROXY },
-    api: { maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES },
+    api: {
+      maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES,
+      requestRate: { ratePerSecond: e.MAILROOM_API_REQUEST_RATE, burst: e.MAILROOM_API_REQUEST_BURST },
+    },
     dashboard: {
       defaultAccount: e.MAILROOM_DEFAULT_ACCOUNT,
       apiUrl: e.MAILROOM_API_URL,

@@ -35,7 +35,7 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
   app.use("*", routeGuard(V1_PREFIX, V1_ROUTES));
 
   const auth = requireApiKey(ctx.database.db);
-  const rate = requestRateLimit({ ratePerSecond: 100, burst: 200 });
+  const rate = requestRateLimit(ctx.config.api.requestRate);
   const guarded: MiddlewareHandler<ApiEnv> = async (c, next) => {
     const route = c.get("route");
     if (PUBLIC_ROUTES.has(route)) return next();

@@ -14,7 +14,7 @@ import { validateEmailRequest } from "./email-request/validate";
 import { logEvents, nowSeconds, type NewEvent } from "./event-log";
 import { consumeLimits, readUsage } from "./limit-counters";
 import { rateLimitHeaders, refusingWindow, secondsToReset, type RateLimitHeaders, type WindowKind } from "./limits";
-import { findSuppressedEmails, normalizeEmail } from "./suppressions";
+import { normalizeEmail } from "./suppressions";
 
 /**
  * POST /email as a use case (CONTRACT.md "POST /email"): validation (steps
@@ -68,7 +68,7 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
       recipients.push({ ...a, kind, normalized });
     }
   }
-  const suppressed = await findSuppressedEmails(deps.database.db, key.accountId, [...seen]);
+  const suppressed = await findSuppressed(deps.database, key.accountId, [...seen]);
   const deliverable = recipients.filter((r) => !suppressed.has(r.normalized));
   if (deliverable.length === 0) return refuse([errorItem(14)]);
 
@@ -77,10 +77,19 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
   try {
     const usages = await withTransaction(deps.database, async (tx) => {
       const c = tx.client;
-      await c.query(
-        `INSERT INTO messages (id, account_id, api_key_id, from_email, from_domain, subject, headers, content, tags, size, transport, request_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [
+      // One round trip for the message and its recipients (a prepared statement).
+      const { rows } = await c.query<{ id: number; email: string }>({
+        name: "mailroom_accept_message",
+        text: `WITH m AS (
+                 INSERT INTO messages (id, account_id, api_key_id, from_email, from_domain, subject, headers, content, tags, size, transport, request_id)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                 RETURNING id
+               )
+               INSERT INTO message_recipients (message_id, account_id, email, name, kind, status)
+               SELECT m.id, $2, r.email, r.name, r.kind, r.status
+               FROM m, unnest($13::text[], $14::text[], $15::text[], $16::text[]) AS r(email, name, kind, status)
+               RETURNING id, email`,
+        values: [
           messageId,
           key.accountId,
           key.keyId,
@@ -93,21 +102,12 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
           estimateMimeSize(content),
           options.transport ?? "api",
           options.requestId ?? null,
-        ],
-      );
-      const { rows } = await c.query<{ id: number; email: string }>(
-        `INSERT INTO message_recipients (message_id, account_id, email, name, kind, status)
-         SELECT $1, $2, r.email, r.name, r.kind, r.status FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS r(email, name, kind, status)
-         RETURNING id, email`,
-        [
-          messageId,
-          key.accountId,
           recipients.map((r) => r.email),
           recipients.map((r) => r.name),
           recipients.map((r) => r.kind),
           recipients.map((r) => (suppressed.has(r.normalized) ? "suppressed" : "queued")),
         ],
-      );
+      });
       const events: NewEvent[] = recipients.map((r) => {
         const s = suppressed.get(r.normalized);
         return s
@@ -153,6 +153,20 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
 export async function currentHeaders(deps: SendDeps, key: AuthenticatedKey, now: number): Promise<RateLimitHeaders | undefined> {
   if (key.limits.perMinute === null && key.limits.perHour === null && key.limits.perDay === null) return undefined;
   return rateLimitHeaders(await readUsage(deps.database.pool, key.keyId, key.limits, now), now);
+}
+
+/**
+ * Which of the (normalised) emails are on the account's suppression list,
+ * with their reason. The same lookup as findSuppressedEmails
+ * (lib/domain/suppressions.ts), as one prepared statement on the hot path.
+ */
+async function findSuppressed(database: Database, accountId: string, emails: string[]): Promise<Map<string, { reason: string }>> {
+  const { rows } = await database.pool.query<{ email: string; reason: string }>({
+    name: "mailroom_find_suppressed",
+    text: "SELECT email, reason FROM suppressions WHERE account_id = $1 AND email = ANY($2::text[])",
+    values: [accountId, emails],
+  });
+  return new Map(rows.map((r) => [r.email, r]));
 }
 
 // A verified domain stays verified: positive answers are cached briefly (like API keys).

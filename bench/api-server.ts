@@ -1,0 +1,80 @@
+/**
+ * Child process of bench/api.ts: the Mailroom server (API only, no
+ * dashboard, workers off) with an `unlimited` account and preloaded events.
+ * Talks to its parent over IPC: sends {type:"ready", ...}, answers
+ * {type:"rss"} and {type:"stop"}.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { buildConfig } from "../lib/config";
+import { createAccount } from "../lib/domain/accounts";
+import { startServer } from "../server";
+
+const send = (msg: unknown) => process.send!(msg);
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-"));
+  const config = buildConfig({
+    NODE_ENV: "production",
+    MAILROOM_DATA_DIR: dataDir,
+    ...(process.env.BENCH_DATABASE_URL && { DATABASE_URL: process.env.BENCH_DATABASE_URL }),
+    MAILROOM_EMBEDDED_PG_PORT: "0",
+    PORT: "0",
+    MAILROOM_WORKERS: "off",
+    MAILROOM_INBOUND_PORT: "0",
+    MAILROOM_SANDBOX_PORT: "0",
+    MAILROOM_QUIET_START: "true",
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
+  });
+  const server = await startServer({ config, dashboard: false });
+  const { pool } = server.ctx.database;
+  const account = await createAccount(server.ctx.database.db, { name: "Bench", plan: "unlimited", domain: "example.com", verified: true });
+
+  const events = Number(process.env.BENCH_EVENTS ?? 100_000);
+  const perMessage = 5;
+  const now = Math.floor(Date.now() / 1000);
+  const headers = JSON.stringify({ MessageId: "", From: [["Ann", "ann@example.com"]], ReplyTo: [], To: [["", "r@example.net"]], Cc: [], Bcc: [], Subject: "Preloaded" });
+  await pool.query(
+    `INSERT INTO messages (id, account_id, from_email, from_domain, subject, headers, content, size)
+     SELECT gen_random_uuid(), $1, 'ann@example.com', 'example.com', 'Preloaded', $2::jsonb, '{}'::jsonb, 3000
+     FROM generate_series(1, $3)`,
+    [account.accountId, headers, Math.ceil(events / perMessage)],
+  );
+  await pool.query(
+    `INSERT INTO events (account_id, message_id, type, logged_at, log_level, recipient)
+     SELECT $1, m.id, (ARRAY['accepted','delivered','opened','clicked','failed'])[k], $2 - (random() * 30 * 86400)::int, 'info', 'r@example.net'
+     FROM messages m CROSS JOIN generate_series(1, ${perMessage}) k WHERE m.account_id = $1`,
+    [account.accountId, now],
+  );
+  await pool.query("VACUUM ANALYZE events");
+  await pool.query("VACUUM ANALYZE messages");
+  const { rows } = await pool.query<{ id: string; n: number }>(
+    "SELECT m.id, (SELECT count(*)::int FROM events) AS n FROM messages m WHERE account_id = $1 LIMIT 1",
+    [account.accountId],
+  );
+
+  process.on("message", async (msg: { type: string }) => {
+    if (msg.type === "rss") send({ type: "rss", rss: process.memoryUsage().rss });
+    if (msg.type === "stop") {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+      send({ type: "stopped" });
+      process.exit(0);
+    }
+  });
+  send({
+    type: "ready",
+    url: server.url,
+    databaseUrl: server.ctx.database.url,
+    apiKey: account.apiKey,
+    accountId: account.accountId,
+    messageId: rows[0]!.id,
+    events: rows[0]!.n,
+  });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

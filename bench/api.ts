@@ -1,0 +1,126 @@
+/**
+ * `npm run bench:api`: the API benchmark of issue 2 §7.
+ *
+ * Starts Mailroom (API only, workers off, embedded PostgreSQL in a temp dir
+ * or a fresh database on BENCH_DATABASE_URL's server) in a child process,
+ * with an `unlimited` account and BENCH_EVENTS (default 100,000) preloaded
+ * events; then measures with autocannon on loopback:
+ *   - POST /email (one recipient, 2 KB HTML)
+ *   - GET /events?MessageID=… and an unfiltered page (GET /events?RetrieveCount=20)
+ * and, against the same database, the ceiling: a bare node:http server
+ * committing the same rows in one transaction (bench/api-ceiling.ts).
+ *
+ * Env: BENCH_DURATION (s, default 15), BENCH_CONNECTIONS (default 16),
+ *      BENCH_EVENTS, BENCH_DATABASE_URL, BENCH_JSON=1 (machine-readable output).
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import autocannon from "autocannon";
+
+const duration = Number(process.env.BENCH_DURATION ?? 15);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const here = import.meta.dirname;
+
+interface Ready {
+  type: "ready";
+  url: string;
+  databaseUrl?: string;
+  apiKey?: string;
+  accountId?: string;
+  messageId?: string;
+  events?: number;
+}
+
+function start(file: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = fork(path.join(here, file), [], { execArgv: ["--import", "tsx"], env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${file} exited with ${code}`)));
+    child.on("message", (msg: { type: string }) => {
+      if (msg.type === "ready") resolve({ child, ready: msg as Ready });
+    });
+  });
+}
+
+function ask<T>(child: ChildProcess, type: string, answer: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (msg: { type: string }) => {
+      if (msg.type === answer) {
+        child.off("message", on);
+        resolve(msg as T);
+      }
+    };
+    child.on("message", on);
+    child.send({ type });
+  });
+}
+
+interface Figures {
+  name: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  peakRssMb: number;
+}
+
+async function measure(name: string, child: ChildProcess, opts: autocannon.Options): Promise<Figures> {
+  let peak = 0;
+  const sample = async () => {
+    peak = Math.max(peak, (await ask<{ rss: number }>(child, "rss", "rss")).rss);
+  };
+  const timer = setInterval(() => void sample(), 500);
+  // Warm-up: JIT, connection pools, caches.
+  await autocannon({ ...opts, connections, duration: 2 });
+  const r = await autocannon({ ...opts, connections, duration });
+  clearInterval(timer);
+  await sample();
+  const f: Figures = {
+    name,
+    reqPerSec: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    peakRssMb: Math.round(peak / 1024 / 1024),
+  };
+  console.error(`${name.padEnd(34)} ${String(f.reqPerSec).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  non-2xx ${f.non2xx}  errors ${f.errors}  peak RSS ${f.peakRssMb} MB`);
+  return f;
+}
+
+const html = `<html><body>${"<p>Hello from the Mailroom benchmark, this paragraph pads the body.</p>".repeat(28)}</body></html>`.slice(0, 2048);
+const emailBody = JSON.stringify({
+  From: { name: "Bench", email: "bench@example.com" },
+  To: [{ name: "Recipient", email: "recipient@example.net" }],
+  Subject: "Benchmark message",
+  ContentType: "HTML",
+  HTMLContent: html,
+});
+
+async function main() {
+  console.error(`bench:api: ${duration}s per scenario, ${connections} connections, starting the server and preloading events...`);
+  const mailroom = await start("api-server.ts");
+  const m = mailroom.ready;
+  console.error(`server ${m.url}, ${m.events} events stored`);
+  const auth = { Authorization: `Bearer ${m.apiKey}`, "Content-Type": "application/json" };
+  const results: Figures[] = [];
+  results.push(await measure("POST /email", mailroom.child, { url: `${m.url}/api/v1/email`, method: "POST", headers: auth, body: emailBody }));
+  results.push(await measure("GET /events?MessageID=…", mailroom.child, { url: `${m.url}/api/v1/events?MessageID=${m.messageId}`, headers: auth }));
+  results.push(await measure("GET /events?RetrieveCount=20", mailroom.child, { url: `${m.url}/api/v1/events?RetrieveCount=20`, headers: auth }));
+  results.push(await measure("GET /events (default page)", mailroom.child, { url: `${m.url}/api/v1/events`, headers: auth }));
+
+  const ceiling = await start("api-ceiling.ts", { BENCH_CEILING_DATABASE_URL: m.databaseUrl!, BENCH_CEILING_ACCOUNT: m.accountId! });
+  const c = await measure("ceiling: node:http + same rows", ceiling.child, { url: ceiling.ready.url, method: "POST", headers: { "Content-Type": "application/json" }, body: emailBody });
+  results.push(c);
+  await ask(ceiling.child, "stop", "stopped");
+  await ask(mailroom.child, "stop", "stopped");
+
+  const ratio = results[0]!.reqPerSec / c.reqPerSec;
+  console.error(`POST /email / ceiling = ${ratio.toFixed(2)}`);
+  if (process.env.BENCH_JSON) console.log(JSON.stringify({ duration, connections, events: m.events, results, ratio }, null, 2));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
