@@ -1,4 +1,4 @@
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { MessageSearch } from "@/components/shell/message-search";
@@ -11,7 +11,7 @@ import { canAccess, navFor } from "@/lib/auth/roles";
 import { signOutAction } from "./actions";
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
-  const staff = await requireStaff();
+  const staff = await requireStaff((await headers()).get("x-mailroom-path") ?? undefined);
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   const links = navFor(staff.role, { onlyReady: true }).map(({ href, label }) => ({ href, label }));
   return (
@@ -42,7 +42,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             <form action={signOutAction}>
               <button
                 type="submit"
-                className="rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100 dark:text-slate-200 dark:hover:bg-slate-800"
+                className="whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100 dark:text-slate-200 dark:hover:bg-slate-800"
               >
                 Sign out
               </button>

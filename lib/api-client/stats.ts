@@ -81,3 +81,22 @@ export function sumCounts(a: EventCounts, b: EventCounts): EventCounts {
   for (const t of EVENT_TYPES) out[t] = a[t] + b[t];
   return out;
 }
+
+/** Totals of a range (no buckets): GET /stats, else one counting request per type. */
+export async function fetchTotals(
+  client: ApiClient,
+  range: { StartDate: number; EndDate: number; Interval: StatsInterval },
+  options: { forceFallback?: boolean } = {},
+): Promise<EventCounts> {
+  if (!options.forceFallback) {
+    const stats = await client.getStats(range);
+    if (stats) return stats.Totals;
+  }
+  const counts = await mapLimit(EVENT_TYPES, EVENT_TYPES.length, async (type) => {
+    const res = await client.listEvents({ StartDate: range.StartDate, EndDate: range.EndDate, Event: type, RetrieveCount: 1 });
+    return [type, res.TotalRecords] as const;
+  });
+  const totals = emptyCounts();
+  for (const [type, n] of counts) totals[type] = n;
+  return totals;
+}

@@ -1,7 +1,7 @@
 import "server-only";
 import { forbidden, redirect } from "next/navigation";
 import { getStaffSession, type StaffSession } from "./auth";
-import { canAccess, type Area } from "./roles";
+import { canAccess, homeFor, type Area } from "./roles";
 
 /**
  * THE authorisation check of the dashboard: every page, server action and
@@ -9,10 +9,14 @@ import { canAccess, type Area } from "./roles";
  * without the role → 403 (app/forbidden.tsx). Server actions are public POST
  * endpoints, so they call it too, whatever the navigation shows.
  */
-export async function requireRole(area: Area, returnTo?: string): Promise<StaffSession> {
+export async function requireRole(area: Area, returnTo?: string, options: { onDenied?: "forbidden" | "home" } = {}): Promise<StaffSession> {
   const staff = await getStaffSession();
   if (!staff) redirect(returnTo ? `/login?callbackUrl=${encodeURIComponent(returnTo)}` : "/login");
-  if (!canAccess(staff.role, area)) forbidden();
+  if (!canAccess(staff.role, area)) {
+    // `home`: for the landing page, a role without it goes to its own home instead of a 403.
+    if (options.onDenied === "home") redirect(homeFor(staff.role));
+    forbidden();
+  }
   return staff;
 }
 

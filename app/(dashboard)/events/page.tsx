@@ -16,7 +16,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
   const staff = await requireRole("events", `/events${search}`);
   let initial: EventsResult;
   try {
-    initial = { ok: true, data: await (await getApiClient()).listEvents(toApiParams(filters)), fetchedAt: Date.now() };
+    initial = { ok: true, data: await (await getApiClient()).listEvents(toApiParams(filters)), search, fetchedAt: Date.now() };
   } catch (err) {
     initial = { ok: false, error: describeApiError(err) };
   }

@@ -58,10 +58,12 @@ export function EventsExplorer({
   };
 
   const hasFilters = Boolean(filters.from || filters.to || filters.type || filters.messageId);
+  // While another page loads, the previous rows stay (dimmed) and the summary describes them.
   const data = query.data?.data;
+  const shownOffset = query.isPlaceholderData ? parseEventFilters(new URLSearchParams(query.data?.search ?? "")).offset : filters.offset;
   const total = data?.TotalRecords ?? 0;
-  const first = total === 0 ? 0 : filters.offset + 1;
-  const last = Math.min(filters.offset + (data?.Events.length ?? 0), total);
+  const first = total === 0 ? 0 : shownOffset + 1;
+  const last = Math.min(shownOffset + (data?.Events.length ?? 0), total);
   const exportSearch = toSearch({ ...filters, offset: 0, size: undefined });
 
   return (
@@ -132,7 +134,7 @@ export function EventsExplorer({
         </div>
       </div>
 
-      <Card>
+      <Card data-testid="events-results" aria-busy={query.isFetching || query.isPlaceholderData}>
         {query.isError && (
           <div className="p-4">
             <Alert tone="error" title="The events could not be loaded">
@@ -185,7 +187,7 @@ export function EventsExplorer({
               {data.Events.map((ev) => (
                 <tr
                   key={ev.EventID}
-                  className="cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800/60"
+                  className={`cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800/60 ${query.isPlaceholderData ? "opacity-60" : ""}`}
                   onClick={() => setSelected(ev)}
                   data-testid="event-row"
                 >
@@ -218,7 +220,7 @@ export function EventsExplorer({
       {data && total > 0 && (
         <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
           <div className="flex items-center gap-2">
-            <label htmlFor="page-size" className="text-sm">
+            <label htmlFor="page-size" className="whitespace-nowrap text-sm">
               Per page
             </label>
             <Select

@@ -1,0 +1,11 @@
+import { redirect } from "next/navigation";
+import { requireRole } from "@/lib/auth/require-role";
+
+/** Target of the header's MessageID box (`/messages?id=…`): on to the message's page. */
+export default async function MessageLookup({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const params = await searchParams;
+  const raw = Array.isArray(params.id) ? params.id[0] : params.id;
+  const id = (raw ?? "").trim().replace(/^<|>$/g, "");
+  await requireRole("messages", id ? `/messages/${encodeURIComponent(id)}` : "/events");
+  redirect(id ? `/messages/${encodeURIComponent(id)}` : "/events");
+}

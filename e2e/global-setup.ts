@@ -1,0 +1,67 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { addStaffUser } from "../lib/domain/staff-users";
+import { openDatabase } from "../lib/storage/database";
+import { startEmbeddedPostgres } from "../lib/storage/embedded";
+import { startApp } from "./support/start-app";
+import { seedTraffic } from "./support/seed";
+import { ARTIFACTS, STATE_FILE, type E2eState } from "./support/state";
+
+/**
+ * Starts the app as the README does, on a fresh data directory (embedded
+ * PostgreSQL) unless DATABASE_URL names a server, with the port of
+ * playwright.config.ts; then adds a support and a marketing user and sends
+ * real traffic. The state goes to e2e/artifacts/state.json.
+ */
+export default async function globalSetup() {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const port = process.env.E2E_PORT!;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-e2e-"));
+  const env: Record<string, string> = {
+    PORT: port,
+    MAILROOM_DATA_DIR: dataDir,
+    MAILROOM_EMBEDDED_PG_PORT: "0",
+    MAILROOM_INBOUND_PORT: "0",
+    MAILROOM_SANDBOX_PORT: "0",
+    LOG_LEVEL: "warn",
+  };
+  const app = await startApp(env);
+  const stop = () => app.child.kill("SIGTERM");
+  try {
+    if (!app.apiKey || !app.adminEmail || !app.adminPassword) {
+      throw new Error(`no first-start report (use a fresh database):\n${app.output()}`);
+    }
+    const databaseUrl = process.env.DATABASE_URL ?? (await startEmbeddedPostgres({ dataDir, port: 0 })).url;
+    const database = openDatabase(databaseUrl, { max: 2 });
+    const users: E2eState["users"] = {
+      admin: { email: app.adminEmail, password: app.adminPassword },
+      support: { email: "support@example.com", password: "support-password-1" },
+      marketing: { email: "marketing@example.com", password: "marketing-password-1" },
+    };
+    let dashboardKey = "";
+    try {
+      await addStaffUser(database.db, { ...users.support, role: "support", name: "Sam Support" });
+      await addStaffUser(database.db, { ...users.marketing, role: "marketing", name: "Mia Marketing" });
+    } finally {
+      await database.close();
+    }
+    const messages = await seedTraffic(app.url, app.apiKey, databaseUrl);
+    // The dashboard key provisioned on first start, for the bundle scan.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ value: string }>("SELECT value FROM instance_settings WHERE key = 'dashboard_api_key'");
+      dashboardKey = rows[0]?.value ?? "";
+    } finally {
+      await client.end();
+    }
+    const state: E2eState = { url: app.url, apiKey: app.apiKey, dashboardKey, dataDir, pid: app.child.pid!, users, messages };
+    writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
+    (globalThis as { __mailroomApp?: typeof app }).__mailroomApp = app;
+  } catch (err) {
+    stop();
+    throw err;
+  }
+}

@@ -1,0 +1,44 @@
+import { expect, test } from "@playwright/test";
+import { shot, signIn } from "./support/session";
+import { loadState } from "./support/state";
+
+test("a MessageID pasted in the header opens the message's timeline per recipient", async ({ page }) => {
+  const { messages } = loadState();
+  await signIn(page, "support");
+  const search = page.getByRole("searchbox", { name: "Find a message by MessageID" });
+  await search.fill(` ${messages.engaged} `);
+  await search.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/messages/${messages.engaged}$`));
+  await expect(page.getByTestId("message-id")).toHaveText(messages.engaged);
+  await expect(page.getByRole("heading", { name: "Welcome to Mailroom" })).toBeVisible();
+  await expect(page.getByText("Ann Example <ann@example.org>")).toBeVisible();
+
+  const ann = page.getByTestId("recipient-timeline").filter({ hasText: "ann@example.org" });
+  await expect(ann.locator("ol > li")).toHaveCount(4);
+  const steps = await ann.locator("ol > li span.rounded-full:not([aria-hidden])").allInnerTexts();
+  expect(steps).toEqual(["accepted", "delivered", "opened", "clicked"]);
+  // Engagement events carry the client's IP and a location line.
+  await expect(ann.locator("ol > li").nth(2)).toContainText("IP ");
+  await expect(ann.locator("ol > li").nth(3)).toContainText("Link: https://example.net/start");
+
+  const carl = page.getByTestId("recipient-timeline").filter({ hasText: "carl@example.org" });
+  await expect(carl).toContainText("CC");
+  await expect(carl.locator("ol > li")).toHaveCount(2);
+  await shot(page, "message");
+});
+
+test("a bounced message shows its diagnostic", async ({ page }) => {
+  const { messages } = loadState();
+  await signIn(page, "admin");
+  await page.goto(`/messages/${messages.bounced}`);
+  const timeline = page.getByTestId("recipient-timeline");
+  await expect(timeline).toContainText("bounce@example.org");
+  await expect(timeline).toContainText("Diagnostic:");
+  await expect(timeline).toContainText("5.1.1");
+});
+
+test("an unknown MessageID says so and what to check", async ({ page }) => {
+  await signIn(page, "admin");
+  await page.goto("/messages/00000000-0000-4000-8000-000000000000");
+  await expect(page.getByText("No events for this MessageID")).toBeVisible();
+});
