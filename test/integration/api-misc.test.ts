@@ -53,6 +53,45 @@ describe("API surface: 404, 405, trailing slashes, request ids, openapi, metrics
     expect(sent.status).toBe(200);
   });
 
+  it("never answers 500 for hostile paths, queries and methods", async () => {
+    const paths = [
+      "/api/v1/%zz",
+      "/api/v1/events?%%%=1",
+      "/api/v1/events?MessageID=%E0%A4%A",
+      "/api/v1/events?RetrieveCount=%00",
+      `/api/v1/events?MessageID=${"a".repeat(8000)}`,
+      "/api/v1/events?__proto__=1&constructor=2",
+      "/api/v1/webhooks/%2e%2e",
+      "/api/v1//email",
+      "/api/v1/email/..",
+    ];
+    for (const path of paths) {
+      const res = await app.fetch(path, { headers: bearer(key) });
+      expect(res.status, path).toBeLessThan(500);
+      expect(res.headers.get("content-type"), path).toMatch(/^application\/json/);
+      await res.arrayBuffer();
+    }
+    for (const method of ["OPTIONS", "PATCH", "PUT"]) {
+      const res = await app.fetch("/api/v1/email", { method, headers: bearer(key) });
+      expect(res.status).toBe(405);
+      await res.arrayBuffer();
+    }
+    const head = await app.fetch("/api/v1/events", { method: "HEAD", headers: bearer(key) });
+    expect(head.status).toBe(200);
+  });
+
+  it("reads a JSON body whatever its Content-Type, with or without a BOM", async () => {
+    const body = JSON.stringify({ From: "a@example.com", To: ["b@example.net"], Subject: "s", ContentType: "Text", PlainContent: "x" });
+    for (const [contentType, payload] of [
+      ["text/plain", body],
+      ["application/x-www-form-urlencoded", body],
+      ["application/json; charset=utf-8", "\uFEFF" + body],
+    ]) {
+      const res = await app.fetch("/api/v1/email", { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": contentType! }, body: payload });
+      expect(res.status, contentType).toBe(200);
+    }
+  });
+
   it("echoes a client's X-Request-Id and makes one otherwise", async () => {
     const res = await app.fetch("/api/v1/events", { headers: { ...bearer(key), "X-Request-Id": "client-req-42" } });
     expect(res.headers.get("x-request-id")).toBe("client-req-42");

@@ -103,6 +103,8 @@ const rows: Row[] = [
   ["ContentType html (liberal)", { ContentType: "html" }, "ok"],
   ["ContentType HtMl (liberal)", { ContentType: "HtMl" }, "ok"],
   ["ContentType plain (liberal)", { ContentType: "plain", HTMLContent: undefined, PlainContent: "hi" }, "ok"],
+  ["ContentType text/html (liberal)", { ContentType: "text/html" }, "ok"],
+  ["ContentType empty string", { ContentType: "" }, { status: 400, errors: [[9, "ContentType"]] }],
   ["ContentType Text (liberal)", { ContentType: "Text", HTMLContent: undefined, PlainContent: "hi" }, "ok"],
   // Step 9: bodies.
   ["no body, HTML", { HTMLContent: undefined }, { status: 400, errors: [[10, "HTMLContent"]] }],
