@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { checkDomainDns, describeFailedCheck } from "../../lib/domain/domain-verification";
+import { checkDomainDns, describeFailedCheck, txtResolverFor } from "../../lib/domain/domain-verification";
 import {
   addSenderDomain,
   dnsRecordsFor,
@@ -81,7 +81,8 @@ export function registerDomains(program: Command, app: CliApp): void {
     .argument("<domain>", "domain name")
     .option(...accountOption)
     .option("--force", "mark verified without a DNS check (local use, tests)")
-    .action((name: string, opts: AccountOption & { force?: boolean }) =>
+    .option("--dns-server <address>", "ask this DNS server (ip or ip:port) instead of the system's resolver")
+    .action((name: string, opts: AccountOption & { force?: boolean; dnsServer?: string }) =>
       app.run(async ({ db }) => {
         const account = await resolveAccount(db, opts.account);
         const domain = await findSenderDomain(db, account.id, name);
@@ -92,7 +93,13 @@ export function registerDomains(program: Command, app: CliApp): void {
           );
           return;
         }
-        const check = opts.force ? undefined : await checkDomainDns(domain);
+        let resolver;
+        try {
+          resolver = opts.dnsServer ? txtResolverFor([opts.dnsServer]) : undefined;
+        } catch {
+          throw new CliError(`--dns-server: "${opts.dnsServer}" is not an IP address (with an optional :port)`);
+        }
+        const check = opts.force ? undefined : await checkDomainDns(domain, resolver);
         if (check && !check.verified) throw new CliError(describeFailedCheck(check));
         const verified = await markDomainVerified(db, domain.id);
         emit(

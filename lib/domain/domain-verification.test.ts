@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDomainDns, describeFailedCheck, type TxtResolver } from "./domain-verification";
+import { checkDomainDns, describeFailedCheck, txtResolverFor, type TxtResolver } from "./domain-verification";
 import type { SenderDomainRow } from "./sender-domains";
 
 const domain: SenderDomainRow = {
@@ -66,5 +66,13 @@ describe("checkDomainDns", () => {
     const check = await checkDomainDns(domain, zone({}, "ETIMEOUT"));
     expect(check.verified).toBe(false);
     expect(describeFailedCheck(check)).toBe("DNS lookup of _mailroom.shop.example failed (ETIMEOUT); try again later");
+  });
+});
+
+describe("txtResolverFor", () => {
+  it("accepts IP addresses with optional ports and refuses anything else", () => {
+    expect(() => txtResolverFor(["127.0.0.1:5353"])).not.toThrow();
+    expect(() => txtResolverFor(["[::1]:53"])).not.toThrow();
+    expect(() => txtResolverFor(["dns.example"])).toThrow();
   });
 });

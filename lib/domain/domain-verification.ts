@@ -25,6 +25,17 @@ const NOT_FOUND_CODES = new Set(["ENOTFOUND", "ENODATA", "NXDOMAIN", "ENONAME"])
 
 export const systemTxtResolver: TxtResolver = (name) => dns.resolveTxt(name);
 
+/**
+ * A resolver that asks the given DNS servers ("192.0.2.53", "192.0.2.53:5353",
+ * "[2001:db8::53]:53") instead of the system's: to check against a domain's
+ * authoritative server before caches have the record.
+ */
+export function txtResolverFor(servers: string[]): TxtResolver {
+  const resolver = new dns.Resolver({ timeout: 3000, tries: 2 });
+  resolver.setServers(servers);
+  return (name) => resolver.resolveTxt(name);
+}
+
 async function lookupTxt(resolve: TxtResolver, name: string): Promise<{ values: string[]; error?: string }> {
   try {
     return { values: (await resolve(name)).map((chunks) => chunks.join("")) };

@@ -27,7 +27,7 @@ async function authCode(url: string, apiKey: string): Promise<number | "ok"> {
   }
 }
 
-describe("mailroom accounts and keys", () => {
+describe("mailroom accounts and keys", { timeout: 180_000 }, () => {
   let env: Record<string, string>;
   let url: string;
   let shop: Created;

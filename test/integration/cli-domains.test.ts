@@ -1,3 +1,4 @@
+import dgram from "node:dgram";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";
@@ -9,7 +10,45 @@ interface DomainJson {
   dnsRecords: { purpose: string; type: string; name: string; value: string }[];
 }
 
-describe("mailroom domains and plans", () => {
+/**
+ * A DNS server on loopback that answers TXT queries from `zone` (RFC 1035
+ * wire format) and NXDOMAIN for anything else: the internet's DNS stays out
+ * of the test, the CLI's real resolver path does not.
+ */
+async function startDnsServer(zone: Map<string, string[][]>): Promise<{ address: string; close(): void }> {
+  const socket = dgram.createSocket("udp4");
+  socket.on("message", (query, peer) => {
+    let offset = 12;
+    const labels: string[] = [];
+    while (query[offset]! > 0) {
+      labels.push(query.subarray(offset + 1, offset + 1 + query[offset]!).toString("ascii"));
+      offset += query[offset]! + 1;
+    }
+    const question = query.subarray(12, offset + 5);
+    const qtype = query.readUInt16BE(offset + 1);
+    const records = qtype === 16 ? zone.get(labels.join(".").toLowerCase()) : undefined;
+    const header = Buffer.alloc(12);
+    query.copy(header, 0, 0, 2); // id
+    header.writeUInt16BE(records ? 0x8180 : 0x8183, 2); // response, recursion available; NXDOMAIN when unknown
+    header.writeUInt16BE(1, 4);
+    header.writeUInt16BE(records?.length ?? 0, 6);
+    const answers = (records ?? []).map((strings) => {
+      const rdata = Buffer.concat(strings.map((t) => Buffer.concat([Buffer.from([t.length]), Buffer.from(t, "ascii")])));
+      const fixed = Buffer.alloc(12);
+      fixed.writeUInt16BE(0xc00c, 0); // name: pointer to the question
+      fixed.writeUInt16BE(16, 2); // TXT
+      fixed.writeUInt16BE(1, 4); // IN
+      fixed.writeUInt32BE(60, 6);
+      fixed.writeUInt16BE(rdata.length, 10);
+      return Buffer.concat([fixed, rdata]);
+    });
+    socket.send(Buffer.concat([header, question, ...answers]), peer.port, peer.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", () => resolve()));
+  return { address: `127.0.0.1:${socket.address().port}`, close: () => socket.close() };
+}
+
+describe("mailroom domains and plans", { timeout: 180_000 }, () => {
   let env: Record<string, string>;
   let accountId: string;
   beforeAll(async () => {
@@ -67,10 +106,34 @@ describe("mailroom domains and plans", () => {
     expect(missing.stderr).toMatch(/^error: Shop has no sender domain nope\.invalid/);
   });
 
+  it("verifies a domain through DNS once its TXT record is published", async () => {
+    const added = await runCliJson<DomainJson>(["domains", "add", "--account", accountId, "dns.shop.invalid"], env);
+    const expected = added.dnsRecords[0]!.value;
+    const zone = new Map<string, string[][]>([["_mailroom.dns.shop.invalid", [["v=spf1 -all"], ["mailroom-verification=stale"]]]]);
+    const dns = await startDnsServer(zone);
+    try {
+      const verify = ["domains", "verify", "--account", accountId, "dns.shop.invalid", "--dns-server", dns.address];
+      const wrong = await runCli(verify, env);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toBe(
+        `error: The TXT record at _mailroom.dns.shop.invalid does not match: expected "${expected}", found "v=spf1 -all", "mailroom-verification=stale"\n`,
+      );
+
+      // Published (split into two character strings, as long records are).
+      zone.set("_mailroom.dns.shop.invalid", [["v=spf1 -all"], [expected.slice(0, 20), expected.slice(20)]]);
+      const ok = await runCliJson<{ name: string; status: string; checked: boolean; dkimFound: boolean }>(verify, env);
+      expect(ok).toEqual(expect.objectContaining({ name: "dns.shop.invalid", status: "verified", checked: true, dkimFound: false }));
+      const listed = await runCliJson<DomainJson[]>(["domains", "list", "--account", accountId], env);
+      expect(listed.find((d) => d.name === "dns.shop.invalid")?.status).toBe("verified");
+    } finally {
+      dns.close();
+    }
+  });
+
   it("uses the default account when --account is left out", async () => {
     // No account is marked default here (no server first start): the oldest one is the default.
     const list = await runCliJson<DomainJson[]>(["domains", "list"], env);
-    expect(list).toHaveLength(2);
+    expect(list.map((d) => d.name)).toEqual(["dns.shop.invalid", "mail.shop.invalid", "other.shop.invalid"]);
   });
 
   it("prints the plans table", async () => {

@@ -4,7 +4,7 @@ import { openDatabase } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";
 
-describe("mailroom suppressions", () => {
+describe("mailroom suppressions", { timeout: 180_000 }, () => {
   let url: string;
   let env: Record<string, string>;
   let accountId: string;

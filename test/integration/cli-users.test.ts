@@ -20,7 +20,7 @@ async function canSignIn(url: string, email: string, password: string): Promise<
   }
 }
 
-describe("mailroom users", () => {
+describe("mailroom users", { timeout: 180_000 }, () => {
   let url: string;
   let env: Record<string, string>;
   beforeAll(async () => {
