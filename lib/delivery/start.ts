@@ -38,6 +38,15 @@ export async function startDelivery(ctx: AppContext, options: DeliveryOptions): 
   };
   try {
     const secret = await getTrackingSecret(ctx.database.db, ctx.config.tracking.secret);
+    // The queue's expiry decides how soon a dead worker's job goes to another.
+    // Jobs take it when enqueued, so every process (the API's too) sets it.
+    await ctx.boss.updateQueue(QUEUE.deliver, {
+      name: QUEUE.deliver,
+      expireInSeconds: ctx.config.delivery.jobExpireSeconds,
+      retryLimit: 20,
+      retryDelay: 2,
+      retryBackoff: true,
+    } as never);
 
     let inbound: InboundServer | undefined;
     if (options.inbound ?? true) {
@@ -79,15 +88,6 @@ export async function startDelivery(ctx: AppContext, options: DeliveryOptions): 
       transport = createMxTransport({ ...transportOptions, resolver: options.mx?.resolver, port: options.mx?.port });
     }
     stoppers.push(async () => transport.close());
-
-    // The queue's expiry decides how soon a dead worker's job goes to another.
-    await ctx.boss.updateQueue(QUEUE.deliver, {
-      name: QUEUE.deliver,
-      expireInSeconds: ctx.config.delivery.jobExpireSeconds,
-      retryLimit: 20,
-      retryDelay: 5,
-      retryBackoff: true,
-    } as never);
 
     const deps = { ctx, transport, secret };
     const loop = startJobLoop<DeliverJob>(ctx.boss, {
