@@ -81,3 +81,47 @@ export const eventsResponseSchema = z.object({
   Events: z.array(eventRecordSchema),
 });
 export type EventsResponse = z.infer<typeof eventsResponseSchema>;
+
+/**
+ * The event record as any server that speaks the spec may send it (for API
+ * clients such as the dashboard's): `Size`/`Transport` may be missing,
+ * address entries may be plain strings, the extensions (`Url`, `Tags`,
+ * `EventID`) may be absent, and unknown members are kept.
+ */
+const looseAddressEntry = z.union([z.string(), z.array(z.string())]);
+export const looseEventRecordSchema = z.looseObject({
+  Event: z.string(),
+  LoggedAt: z.number(),
+  LogLevel: z.string().optional(),
+  Message: z
+    .looseObject({
+      Headers: z
+        .looseObject({
+          MessageId: z.string().optional(),
+          From: z.array(looseAddressEntry).optional(),
+          ReplyTo: z.array(looseAddressEntry).optional(),
+          To: z.array(looseAddressEntry).optional(),
+          Cc: z.array(looseAddressEntry).optional(),
+          Bcc: z.array(looseAddressEntry).optional(),
+          Subject: z.string().optional(),
+        })
+        .optional(),
+      Size: z.number().optional(),
+      Transport: z.string().optional(),
+    })
+    .optional(),
+  Recipient: z.string().optional(),
+  Reason: z.string().optional(),
+  Ip: z.string().optional(),
+  Geolocation: z.looseObject({ City: z.string().optional(), Region: z.string().optional(), Country: z.string().optional() }).optional(),
+  Url: z.string().optional(),
+  Tags: z.array(z.string()).optional(),
+  EventID: z.string().optional(),
+});
+export type LooseEventRecord = z.infer<typeof looseEventRecordSchema>;
+
+export const looseEventsResponseSchema = z.looseObject({
+  TotalRecords: z.number(),
+  Events: z.array(looseEventRecordSchema),
+});
+export type LooseEventsResponse = z.infer<typeof looseEventsResponseSchema>;
