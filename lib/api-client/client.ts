@@ -25,7 +25,7 @@ export interface ApiClientOptions {
   fetch?: typeof fetch;
   /** Per request; default 15 s. */
   timeoutMs?: number;
-  /** How many times a 429 is retried after its Retry-After (capped at 5 s); default 3. */
+  /** How many times a 429 is retried after its Retry-After (capped at 5 s); default 5. */
   retriesOn429?: number;
 }
 
@@ -88,7 +88,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const retries = options.retriesOn429 ?? 3;
+  const retries = options.retriesOn429 ?? 5;
 
   async function call<S extends z.ZodType>(
     method: string,
