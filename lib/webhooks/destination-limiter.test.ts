@@ -39,11 +39,30 @@ describe("DestinationLimiter", () => {
     expect(fastDone).toBe(3);
   });
 
-  it("refuses past the waiting bound and drops waiting tasks on demand", () => {
+  it("refuses past the waiting bound and hands waiting tasks back on demand", () => {
     const limiter = new DestinationLimiter(1, 2);
     const never = () => new Promise<void>(() => {});
-    expect([1, 2, 3, 4].map(() => limiter.tryRun("x", never))).toEqual([true, true, true, false]);
-    expect(limiter.dropWaiting()).toBe(2);
+    let handedBack = 0;
+    expect([1, 2, 3, 4].map(() => limiter.tryRun("x", never, () => handedBack++))).toEqual([true, true, true, false]);
+    expect(limiter.drainWaiting()).toBe(2);
+    expect(handedBack).toBe(2);
     expect(limiter.load("x")).toBe(1);
+  });
+
+  it("hands back, instead of running, a task that waited longer than maxWaitMs", async () => {
+    let t = 0;
+    const limiter = new DestinationLimiter(1, 10, 1_000, () => t);
+    let release!: () => void;
+    const ran: string[] = [];
+    const back: string[] = [];
+    limiter.tryRun("x", () => new Promise<void>((r) => (release = r)));
+    limiter.tryRun("x", async () => void ran.push("old"), () => back.push("old"));
+    t = 900;
+    limiter.tryRun("x", async () => void ran.push("recent"), () => back.push("recent"));
+    t = 1_500; // "old" has waited 1.5 s, "recent" 0.6 s
+    release();
+    await tick();
+    expect(back).toEqual(["old"]);
+    expect(ran).toEqual(["recent"]);
   });
 });

@@ -29,8 +29,10 @@ export interface DispatcherOptions {
   maxInFlight: number;
   /** Concurrent POSTs per destination (URL origin). */
   perDestination: number;
-  /** Waiting line per destination; past it, work is deferred. */
+  /** Waiting line per destination; past it, work is handed back for later. */
   maxWaitingPerDestination: number;
+  /** Work that waited this long for its destination is handed back instead of run. */
+  maxWaitMs: number;
   /** Idle poll for due retries when nothing wakes the loop. */
   pollIntervalMs: number;
   /** Sweeper period and how overdue a pending row must be to get a new job. */
@@ -38,16 +40,17 @@ export interface DispatcherOptions {
   overdueMs: number;
   /** How long a claimed row stays reserved for its worker. */
   leaseMs: number;
-  /** When a destination's line is full: retry the row after this. */
+  /** Work handed back (its destination's line is full or too slow) is due again after this. */
   deferMs: number;
   resolver?: Resolver;
 }
 
 export function defaultDispatcherOptions(timeoutMs: number): DispatcherOptions {
   return {
-    maxInFlight: 512,
+    maxInFlight: 1000,
     perDestination: 16,
-    maxWaitingPerDestination: 48,
+    maxWaitingPerDestination: 600,
+    maxWaitMs: 30_000,
     pollIntervalMs: 500,
     sweepIntervalMs: 30_000,
     overdueMs: 60_000,
@@ -61,8 +64,15 @@ interface Pending {
   jobId: string;
 }
 
+interface Release {
+  notificationId: number;
+  jobId: string;
+  delayMs: number;
+}
+
 export class NotificationDispatcher {
   private running = false;
+  private stopping = false;
   private inFlight = 0;
   private activePosts = 0;
   private wakeUp: (() => void) | undefined;
@@ -73,6 +83,7 @@ export class NotificationDispatcher {
   private readonly agents;
   private readonly postOptions: PostOptions;
   private buffer: Pending[] = [];
+  private releases: Release[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | undefined;
   /** Claimed rows whose attempt has not been written back yet (for release on stop). */
@@ -82,7 +93,7 @@ export class NotificationDispatcher {
     private readonly ctx: AppContext,
     private readonly options: DispatcherOptions = defaultDispatcherOptions(ctx.config.webhooks.timeoutMs),
   ) {
-    this.limiter = new DestinationLimiter(options.perDestination, options.maxWaitingPerDestination);
+    this.limiter = new DestinationLimiter(options.perDestination, options.maxWaitingPerDestination, options.maxWaitMs);
     this.agents = createAgents(options.perDestination);
     this.postOptions = {
       timeoutMs: ctx.config.webhooks.timeoutMs,
@@ -115,21 +126,14 @@ export class NotificationDispatcher {
     clearInterval(this.sweepTimer);
     this.wake();
     await this.loopDone;
-    this.limiter.dropWaiting();
+    this.stopping = true;
+    this.limiter.drainWaiting();
     const deadline = Date.now() + graceMs;
     while (this.activePosts > 0 && Date.now() < deadline) await sleep(20);
     await this.flush();
-    const abandoned = [...this.held.entries()];
-    this.held.clear();
-    if (abandoned.length > 0) {
-      await releaseNotifications(
-        this.ctx.database,
-        this.ctx.boss,
-        abandoned.map(([id]) => id),
-        abandoned.map(([, job]) => job),
-        0,
-      ).catch((err) => this.ctx.log.warn({ err }, "could not release webhook notifications on stop"));
-    }
+    // Attempts still running past the grace period: give their rows back now (at least once).
+    for (const [notificationId, jobId] of this.held) this.releases.push({ notificationId, jobId, delayMs: 0 });
+    await this.flush();
     await this.listener?.end().catch(() => {});
     this.listener = undefined;
     this.agents.http.destroy();
@@ -214,29 +218,22 @@ export class NotificationDispatcher {
       this.inFlight -= stale.length;
       await completeStaleJobs(this.ctx.boss, stale).catch((err) => this.ctx.log.warn({ err }, "completing stale notify jobs failed"));
     }
-    const deferred: ClaimedNotification[] = [];
     for (const n of claimed) {
       const jobId = jobByNotification.get(n.id)!;
       this.held.set(n.id, jobId);
-      const taken = this.limiter.tryRun(destinationOf(n.url), () => this.attempt(n, jobId));
-      if (!taken) deferred.push(n);
-    }
-    if (deferred.length > 0) {
-      const jobIds = deferred.map((n) => jobByNotification.get(n.id)!);
-      for (const n of deferred) this.held.delete(n.id);
-      this.inFlight -= deferred.length;
-      await releaseNotifications(
-        this.ctx.database,
-        this.ctx.boss,
-        deferred.map((n) => n.id),
-        jobIds,
-        this.options.deferMs,
-      ).catch((err) => this.ctx.log.warn({ err }, "deferring webhook notifications failed"));
+      const giveBack = () => this.handBack(n.id, jobId, this.options.deferMs);
+      if (!this.limiter.tryRun(destinationOf(n.url), () => this.attempt(n, jobId), giveBack)) giveBack();
     }
   }
 
+  /** A claimed row goes back to the outbox without an attempt, due again after `delayMs`. */
+  private handBack(notificationId: number, jobId: string, delayMs: number): void {
+    this.releases.push({ notificationId, jobId, delayMs: this.stopping ? 0 : delayMs });
+    this.scheduleFlush();
+  }
+
   private async attempt(n: ClaimedNotification, jobId: string): Promise<void> {
-    if (!this.running) return; // stopping: stop() gives the row back
+    if (!this.running) return this.handBack(n.id, jobId, 0);
     this.activePosts++;
     try {
       await this.attemptNow(n, jobId);
@@ -272,7 +269,7 @@ export class NotificationDispatcher {
   }
 
   private scheduleFlush(): void {
-    if (this.buffer.length >= 100) {
+    if (this.buffer.length + this.releases.length >= 100) {
       void this.flush();
       return;
     }
@@ -282,30 +279,52 @@ export class NotificationDispatcher {
     }, 5);
   }
 
-  /** Writes buffered results; one write at a time so that a webhook's record never goes backwards. */
+  /** Writes buffered results and hand-backs; one write at a time so that a webhook's record never goes backwards. */
   private flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       const batch = this.buffer;
-      if (batch.length === 0) return;
+      const releases = this.releases;
       this.buffer = [];
-      try {
-        await recordAttempts(
-          this.ctx.database,
-          this.ctx.boss,
-          batch.map((p) => p.record),
-          batch.map((p) => p.jobId),
-        );
-      } catch (err) {
-        // The rows stay claimed until their lease ends; their jobs expire and run again.
-        this.ctx.log.error({ err, count: batch.length }, "recording webhook attempts failed");
-      } finally {
-        for (const p of batch) this.held.delete(p.record.notificationId);
-        this.inFlight -= batch.length;
-        this.wake();
+      this.releases = [];
+      if (batch.length > 0) {
+        try {
+          await recordAttempts(
+            this.ctx.database,
+            this.ctx.boss,
+            batch.map((p) => p.record),
+            batch.map((p) => p.jobId),
+          );
+        } catch (err) {
+          // The rows stay claimed until their lease ends; their jobs expire and run again.
+          this.ctx.log.error({ err, count: batch.length }, "recording webhook attempts failed");
+        }
       }
+      for (const [delayMs, group] of groupBy(releases, (r) => r.delayMs)) {
+        try {
+          await releaseNotifications(
+            this.ctx.database,
+            this.ctx.boss,
+            group.map((r) => r.notificationId),
+            group.map((r) => r.jobId),
+            delayMs,
+          );
+        } catch (err) {
+          this.ctx.log.warn({ err, count: group.length }, "handing webhook notifications back failed; their claims expire");
+        }
+      }
+      for (const p of batch) this.held.delete(p.record.notificationId);
+      for (const r of releases) this.held.delete(r.notificationId);
+      this.inFlight -= batch.length + releases.length;
+      if (batch.length + releases.length > 0) this.wake();
     });
     return this.flushing;
   }
+}
+
+function groupBy<T, K>(items: T[], key: (t: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const item of items) out.set(key(item), [...(out.get(key(item)) ?? []), item]);
+  return out;
 }
 
 function destinationOf(url: string): string {
