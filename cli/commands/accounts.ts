@@ -8,6 +8,7 @@ import {
   listAccounts,
   type AccountSummary,
 } from "../../lib/domain/accounts";
+import { setDefaultAccount } from "../../lib/domain/default-account";
 import type { Limits } from "../../lib/domain/plans";
 import type { Db } from "../../lib/storage/database";
 import { dnsRecordsFor, findSenderDomain } from "../../lib/domain/sender-domains";
@@ -119,6 +120,17 @@ export function registerAccounts(program: Command, app: CliApp): void {
         }),
       );
   }
+
+  withJson(accounts.command("set-default"))
+    .description("make an account the default one (the dashboard shows it; --account falls back to it)")
+    .argument("<account>", "account id or name")
+    .action((ref: string, opts: JsonOptions) =>
+      app.run(async ({ db }) => {
+        const account = await resolveAccount(db, ref);
+        const a = summarizeAccount(await setDefaultAccount(db, account.id));
+        emit(opts, a, () => `${a.name} (${a.accountId}) is now the default account`);
+      }),
+    );
 
   withJson(accounts.command("set-limits"))
     .description('override the plan\'s sending limits per API key ("plan" restores the plan\'s value)')

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { authenticateApiKey, clearAuthCache } from "../../lib/domain/api-keys";
+import { clearDashboardKeyCache, getDashboardApiKey } from "../../lib/domain/bootstrap";
 import { openDatabase } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";
@@ -67,6 +68,32 @@ describe("mailroom accounts and keys", { timeout: 180_000 }, () => {
     expect(await authCode(url, shop.apiKey)).toBe("ok");
   });
 
+  it("makes another account the default, and the dashboard's key follows it", async () => {
+    const bench = await runCliJson<Created & { isDefault: boolean }>(["accounts", "set-default", "Bench"], env);
+    expect(bench.isDefault).toBe(true);
+    const list = await runCliJson<(Created & { isDefault: boolean })[]>(["accounts", "list"], env);
+    expect(list.filter((a) => a.isDefault).map((a) => a.name)).toEqual(["Bench"]);
+    // Keys without --account now go to Bench.
+    const key = await runCliJson<{ accountId: string }>(["keys", "create"], env);
+    expect(key.accountId).toBe(bench.accountId);
+
+    const database = openDatabase(url, { max: 2 });
+    try {
+      clearDashboardKeyCache();
+      const dashboardKey = await getDashboardApiKey(database.db);
+      clearAuthCache();
+      expect(await authenticateApiKey(database.db, `Bearer ${dashboardKey}`)).toMatchObject({ ok: true, key: { accountId: bench.accountId } });
+      await runCliJson(["accounts", "set-default", shop.accountId], env);
+      clearDashboardKeyCache();
+      const moved = await getDashboardApiKey(database.db);
+      expect(moved).not.toBe(dashboardKey);
+      clearAuthCache();
+      expect(await authenticateApiKey(database.db, `Bearer ${moved}`)).toMatchObject({ ok: true, key: { accountId: shop.accountId } });
+    } finally {
+      await database.close();
+    }
+  });
+
   it("overrides limits and restores the plan's value", async () => {
     const limited = await runCliJson<Created>(
       ["accounts", "set-limits", shop.accountId, "--per-minute", "5", "--per-hour", "60", "--per-day", "100"],
@@ -92,7 +119,7 @@ describe("mailroom accounts and keys", { timeout: 180_000 }, () => {
     expect(created.apiKey).toMatch(/^mr_/);
     expect(await authCode(url, created.apiKey)).toBe("ok");
     const keys = await runCliJson<{ id: string; label: string; prefix: string; status: string }[]>(["keys", "list", "--account", "Shop"], env);
-    expect(keys).toHaveLength(2);
+    expect(keys.map((k) => k.label).sort()).toEqual(["billing service", "dashboard", "default"]);
     const listed = keys.find((k) => k.id === created.id)!;
     expect(listed).toMatchObject({ label: "billing service", status: "active", prefix: created.apiKey.slice(0, 11) });
     expect(JSON.stringify(keys)).not.toContain(created.apiKey);
