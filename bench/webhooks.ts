@@ -138,6 +138,9 @@ async function fanOutCost(ctx: AppContext) {
     for (let i = 0; i < n; i++) await log(ctx, [{ accountId: quiet.accountId, messageId, type, recipient: `r${i}@example.net` }]);
     return (now() - t0) / n;
   };
+  const t1 = now();
+  for (let i = 0; i < n; i++) await ctx.database.pool.query("SELECT 1");
+  const roundTripMs = (now() - t1) / n;
   const accepted = await measure("accepted");
   const delivered = await measure("delivered");
   const accepted2 = await measure("accepted");
@@ -146,6 +149,7 @@ async function fanOutCost(ctx: AppContext) {
     [quiet.accountId, ["delivery", "delivered"]],
   );
   return {
+    roundTripMs,
     acceptedMs: (accepted + accepted2) / 2,
     deliveredNoWebhooksMs: delivered,
     plan: rows.map((r) => Object.values(r)[0]).join(" / "),
@@ -259,7 +263,7 @@ async function main() {
     const cost = await fanOutCost(ctx);
     console.log(
       `fan-out cost: logEvents(1 accepted) ${cost.acceptedMs.toFixed(3)} ms, logEvents(1 delivered, account without webhooks) ${cost.deliveredNoWebhooksMs.toFixed(3)} ms ` +
-        `(+${(cost.deliveredNoWebhooksMs - cost.acceptedMs).toFixed(3)} ms); webhook lookup plan: ${cost.plan}`,
+        `(+${(cost.deliveredNoWebhooksMs - cost.acceptedMs).toFixed(3)} ms; one "SELECT 1" round trip ${cost.roundTripMs.toFixed(3)} ms); webhook lookup plan: ${cost.plan}`,
     );
 
     const account = await createAccount(ctx.database.db, { name: "Bench", plan: "unlimited" });
