@@ -1,9 +1,9 @@
 import pg from "pg";
 import type { AppContext } from "../context";
 import { getTrackingSecret } from "../domain/tracking-secret";
-import { handleInboundMessage } from "../inbound/handle-message";
-import { sendToInbound, setInboundAddress, startInboundServer, type InboundServer } from "../inbound/inbound-server";
+import { setInboundAddress, startInboundServer, type InboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
+import { submitReport } from "../inbound/submit-report";
 import { QUEUE, type DeliverJob } from "../queue/jobs";
 import { startJobLoop } from "../queue/worker-loop";
 import { processDeliverJob } from "./deliver-job";
@@ -60,26 +60,14 @@ export async function startDelivery(ctx: AppContext, options: DeliveryOptions): 
 
     if (!options.workers) return { stop };
 
-    // Reports the sandbox produces go back through SMTP to an inbound server:
-    // ours, else the configured one (the app's), else straight to the handler.
-    const submitReport = async (raw: Buffer, envelope: { from: string; to: string }) => {
-      const target = inbound ?? (ctx.config.inbound.port ? { host: ctx.config.inbound.host, port: ctx.config.inbound.port } : undefined);
-      if (target) {
-        try {
-          await sendToInbound(target, raw, envelope);
-          return;
-        } catch (err) {
-          if (inbound) throw err;
-          ctx.log.debug({ err }, "no inbound SMTP server reachable; handling the report in process");
-        }
-      }
-      await handleInboundMessage(ctx, secret, raw, { from: envelope.from, to: [envelope.to] });
+    const submit = async (raw: Buffer, envelope: { from: string; to: string }) => {
+      await submitReport(ctx, raw, envelope);
     };
 
     const transportOptions = { heloName: ctx.config.delivery.heloName, maxConnections: Math.max(2, Math.min(ctx.config.workers.concurrency, 16)) };
     let transport: Transport;
     if (ctx.config.delivery.mode === "sandbox") {
-      const sandbox = await startSandboxMx(ctx, { port: ctx.config.delivery.sandboxPort, submitReport });
+      const sandbox = await startSandboxMx(ctx, { port: ctx.config.delivery.sandboxPort, submitReport: submit });
       stoppers.push(sandbox.stop);
       transport = createFixedTransport("sandbox", { host: sandbox.host, port: sandbox.port, secure: false }, transportOptions);
     } else if (ctx.config.delivery.mode === "relay") {

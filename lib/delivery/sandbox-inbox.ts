@@ -1,0 +1,192 @@
+import { simpleParser } from "mailparser";
+import type { AppContext } from "../context";
+import { buildArfReport } from "../inbound/arf";
+import { submitReport } from "../inbound/submit-report";
+import type { Database } from "../storage/database";
+
+/**
+ * The sandbox inbox, server side (framework-free): what the sandbox MX
+ * captured, newest first, with search and paging; one message read in full
+ * (headers, HTML, text, attachments, raw source); and "Report as spam",
+ * which sends a real ARF complaint through the inbound SMTP server. The
+ * dashboard calls these behind its role checks; its unsubscribe button uses
+ * the message's own List-Unsubscribe URL (`unsubscribeUrl`).
+ */
+
+export interface SandboxListItem {
+  id: number;
+  receivedAt: string;
+  mailFrom: string;
+  rcptTo: string[];
+  subject: string;
+  messageIdHeader: string;
+  /** The API's MessageID, when the copy came from this service. */
+  messageId: string | null;
+  size: number;
+}
+
+export interface SandboxList {
+  total: number;
+  items: SandboxListItem[];
+}
+
+export interface SandboxAttachment {
+  filename: string;
+  contentType: string;
+  disposition: string;
+  contentId: string;
+  size: number;
+  contentBase64: string;
+}
+
+export interface SandboxMessage extends SandboxListItem {
+  headers: { name: string; value: string }[];
+  from: string;
+  to: string;
+  cc: string;
+  replyTo: string;
+  date: string | null;
+  html: string | null;
+  text: string | null;
+  attachments: SandboxAttachment[];
+  /** The List-Unsubscribe https URL (one-click target and confirmation page). */
+  unsubscribeUrl: string | null;
+  raw: string;
+}
+
+interface Row {
+  id: number;
+  received_at: Date;
+  mail_from: string;
+  rcpt_to: string[];
+  subject: string;
+  message_id_header: string;
+  mailroom_message_id: string | null;
+  size: number;
+}
+
+const COLUMNS = "id, received_at, mail_from, rcpt_to, subject, message_id_header, mailroom_message_id, size";
+
+function toItem(r: Row): SandboxListItem {
+  return {
+    id: r.id,
+    receivedAt: r.received_at.toISOString(),
+    mailFrom: r.mail_from,
+    rcptTo: r.rcpt_to,
+    subject: decodeHeader(r.subject),
+    messageIdHeader: r.message_id_header,
+    messageId: r.mailroom_message_id,
+    size: r.size,
+  };
+}
+
+/** RFC 2047 encoded words of a stored Subject (stored as received). */
+function decodeHeader(value: string): string {
+  return value.replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=\s*/g, (_, charset: string, enc: string, text: string) => {
+    try {
+      const bytes =
+        enc.toUpperCase() === "B"
+          ? Buffer.from(text, "base64")
+          : Buffer.from(text.replace(/_/g, " ").replace(/=([0-9A-Fa-f]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16))), "latin1");
+      return new TextDecoder(charset.toLowerCase() === "utf-8" ? "utf-8" : charset).decode(bytes);
+    } catch {
+      return text;
+    }
+  });
+}
+
+export async function listSandboxMessages(
+  database: Database,
+  options: { search?: string; limit?: number; offset?: number; accountId?: string } = {},
+): Promise<SandboxList> {
+  const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 200);
+  const offset = Math.max(Math.trunc(options.offset ?? 0), 0);
+  const conds: string[] = [];
+  const params: unknown[] = [];
+  const search = options.search?.trim();
+  if (search) {
+    params.push(`%${search.replace(/[%_\\]/g, "\\$&")}%`);
+    const p = `$${params.length}`;
+    conds.push(
+      `(subject ILIKE ${p} OR mail_from ILIKE ${p} OR array_to_string(rcpt_to, ' ') ILIKE ${p} OR message_id_header ILIKE ${p} OR mailroom_message_id::text ILIKE ${p})`,
+    );
+  }
+  if (options.accountId) {
+    params.push(options.accountId);
+    conds.push(`mailroom_message_id IN (SELECT id FROM messages WHERE account_id = $${params.length})`);
+  }
+  const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
+  const { rows: count } = await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM sandbox_messages ${where}`, params);
+  const { rows } = await database.pool.query<Row>(
+    `SELECT ${COLUMNS} FROM sandbox_messages ${where} ORDER BY received_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+    params,
+  );
+  return { total: count[0]?.n ?? 0, items: rows.map(toItem) };
+}
+
+async function loadRaw(database: Database, id: number): Promise<(Row & { raw: Buffer }) | undefined> {
+  if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+  const { rows } = await database.pool.query<Row & { raw: Buffer }>(`SELECT ${COLUMNS}, raw FROM sandbox_messages WHERE id = $1`, [id]);
+  return rows[0];
+}
+
+export async function readSandboxMessage(database: Database, id: number): Promise<SandboxMessage | undefined> {
+  const row = await loadRaw(database, id);
+  if (!row) return undefined;
+  const parsed = await simpleParser(row.raw, { skipImageLinks: true });
+  const text = (a: unknown) => (a && typeof a === "object" && "text" in a ? String((a as { text: string }).text) : "");
+  const unsubscribe = /^List-Unsubscribe:\s*((?:.*)(?:\r?\n[ \t].*)*)/im.exec(row.raw.toString("utf8").split(/\r?\n\r?\n/)[0] ?? "")?.[1] ?? "";
+  return {
+    ...toItem(row),
+    headers: parsed.headerLines.map((h) => {
+      const i = h.line.indexOf(":");
+      return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]+/g, " ").trim() };
+    }),
+    from: text(parsed.from),
+    to: text(parsed.to),
+    cc: text(parsed.cc),
+    replyTo: text(parsed.replyTo),
+    date: parsed.date ? parsed.date.toISOString() : null,
+    html: typeof parsed.html === "string" ? parsed.html : null,
+    text: parsed.text ?? null,
+    attachments: parsed.attachments.map((a) => ({
+      filename: a.filename ?? "",
+      contentType: a.contentType,
+      disposition: a.contentDisposition ?? "attachment",
+      contentId: (a.contentId ?? "").replace(/^<|>$/g, ""),
+      size: a.size,
+      contentBase64: a.content.toString("base64"),
+    })),
+    unsubscribeUrl: /<(https?:\/\/[^>]+)>/.exec(unsubscribe)?.[1] ?? null,
+    raw: row.raw.toString("utf8"),
+  };
+}
+
+/**
+ * "Report as spam": the captured copy's recipient complains. An ARF report
+ * goes through the inbound SMTP server, exactly like a mailbox provider's
+ * feedback loop, and the service logs `complained` (and suppresses).
+ */
+export async function reportSandboxMessageAsSpam(ctx: AppContext, id: number): Promise<{ ok: boolean; reason?: string }> {
+  const row = await loadRaw(ctx.database, id);
+  if (!row) return { ok: false, reason: "No such sandbox message" };
+  if (!row.mail_from) return { ok: false, reason: "The message has no return path to report to" };
+  const recipient = row.rcpt_to[0]!;
+  const reporter = `fbl@${recipient.split("@")[1] ?? "sandbox.invalid"}`;
+  const report = buildArfReport({
+    original: row.raw,
+    originalMailFrom: row.mail_from,
+    originalRcptTo: recipient,
+    reporter,
+    to: row.mail_from,
+    userAgent: "Mailroom-Sandbox-Inbox/1.0",
+  });
+  await submitReport(ctx, report, { from: reporter, to: row.mail_from });
+  return { ok: true };
+}
+
+/** Empties the sandbox inbox; returns how many captures were removed. */
+export async function clearSandboxMessages(database: Database): Promise<number> {
+  const { rowCount } = await database.pool.query("DELETE FROM sandbox_messages");
+  return rowCount ?? 0;
+}
