@@ -42,3 +42,16 @@ test("an unknown MessageID says so and what to check", async ({ page }) => {
   await page.goto("/messages/00000000-0000-4000-8000-000000000000");
   await expect(page.getByText("No events for this MessageID")).toBeVisible();
 });
+
+test("events and message pages fit a phone screen", async ({ page }) => {
+  const { messages } = loadState();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, "support");
+  for (const [path, name] of [["/events", "events-phone"], [`/messages/${messages.engaged}`, "message-phone"]] as const) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, path).toBeLessThanOrEqual(1);
+    await shot(page, name);
+  }
+});
