@@ -1,5 +1,7 @@
+import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { AppContext } from "../context";
+import type { Database, Db } from "../storage/database";
 import { eventDataSchema } from "../contract/notifications";
 import { QUEUE, type NotifyJob } from "../queue/jobs";
 import { DestinationLimiter } from "./destination-limiter";
@@ -88,11 +90,28 @@ export class NotificationDispatcher {
   private flushTimer: NodeJS.Timeout | undefined;
   /** Claimed rows whose attempt has not been written back yet (for release on stop). */
   private readonly held = new Map<number, string>();
+  /**
+   * The dispatcher's own connections, with synchronous_commit off: a claim,
+   * an attempt record or a hand-back lost in a database crash only means the
+   * notification is attempted again (at least once), so these commits need
+   * not wait for the WAL flush. The fan-out (the caller's transaction) keeps
+   * full durability.
+   */
+  private readonly database: Database;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly options: DispatcherOptions = defaultDispatcherOptions(ctx.config.webhooks.timeoutMs),
   ) {
+    const pool = new pg.Pool({
+      connectionString: ctx.database.url,
+      max: 4,
+      application_name: "mailroom-webhooks",
+      options: "-c synchronous_commit=off",
+      idleTimeoutMillis: 30_000,
+    });
+    pool.on("error", () => {});
+    this.database = { url: ctx.database.url, pool, db: drizzle(pool) as unknown as Db, close: () => pool.end() };
     this.limiter = new DestinationLimiter(options.perDestination, options.maxWaitingPerDestination, options.maxWaitMs);
     this.agents = createAgents(options.perDestination);
     this.postOptions = {
@@ -108,7 +127,7 @@ export class NotificationDispatcher {
     await this.listen();
     this.loopDone = this.loop();
     const sweep = () => {
-      void sweepOverdue(this.ctx.database, this.ctx.boss, this.options.overdueMs)
+      void sweepOverdue(this.database, this.ctx.boss, this.options.overdueMs)
         .then((n) => {
           if (n > 0) this.ctx.log.info({ count: n }, "webhook sweeper re-queued overdue notifications");
         })
@@ -138,6 +157,7 @@ export class NotificationDispatcher {
     this.listener = undefined;
     this.agents.http.destroy();
     this.agents.https.destroy();
+    await this.database.close().catch(() => {});
   }
 
   private wake(): void {
@@ -148,7 +168,7 @@ export class NotificationDispatcher {
 
   private async listen(): Promise<void> {
     try {
-      const client = new pg.Client({ connectionString: this.ctx.database.url, application_name: "mailroom-webhooks-listen" });
+      const client = new pg.Client({ connectionString: this.database.url, application_name: "mailroom-webhooks-listen" });
       client.on("error", () => {
         this.listener = undefined;
       });
@@ -211,7 +231,7 @@ export class NotificationDispatcher {
       if (!Number.isSafeInteger(id) || jobByNotification.has(id)) stale.push(j.id);
       else jobByNotification.set(id, j.id);
     }
-    const claimed = await claimNotifications(this.ctx.database.pool, [...jobByNotification.keys()], this.options.leaseMs);
+    const claimed = await claimNotifications(this.database.pool, [...jobByNotification.keys()], this.options.leaseMs);
     const claimedIds = new Set(claimed.map((c) => c.id));
     for (const [id, job] of jobByNotification) if (!claimedIds.has(id)) stale.push(job);
     if (stale.length > 0) {
@@ -289,7 +309,7 @@ export class NotificationDispatcher {
       if (batch.length > 0) {
         try {
           await recordAttempts(
-            this.ctx.database,
+            this.database,
             this.ctx.boss,
             batch.map((p) => p.record),
             batch.map((p) => p.jobId),
@@ -302,7 +322,7 @@ export class NotificationDispatcher {
       for (const [delayMs, group] of groupBy(releases, (r) => r.delayMs)) {
         try {
           await releaseNotifications(
-            this.ctx.database,
+            this.database,
             this.ctx.boss,
             group.map((r) => r.notificationId),
             group.map((r) => r.jobId),
