@@ -1,6 +1,7 @@
 import { EVENT_TYPES, type EventType } from "../contract/events";
 import { emptyCounts, type StatsInterval, type StatsResponse } from "../contract/stats";
 import type { Database } from "../storage/database";
+import { readRollupView, scheduleRollup, summarisedSpan } from "./event-counts";
 
 /**
  * GET /stats (CONTRACT.md "Extensions"): counts per event type per UTC hour
@@ -25,15 +26,27 @@ export async function eventStats(
   database: Database,
   accountId: string,
   q: { startDate: number; endDate: number; interval: StatsInterval },
+  onError: (err: unknown) => void = () => {},
 ): Promise<StatsResponse> {
   const size = BUCKET_SECONDS[q.interval];
   const starts = bucketStarts(q.startDate, q.endDate, q.interval);
   const from = starts[0] ?? q.startDate;
+  const view = await readRollupView(database.pool, accountId);
+  scheduleRollup(database, accountId, view, onError);
+  // Hour summaries fall into whole buckets (hours divide days), the rest is counted from the rows.
+  const { a, b } = summarisedSpan(view, from, q.endDate);
   const { rows } = await database.pool.query<{ bucket: number; type: EventType; n: number }>(
-    `SELECT logged_at - logged_at % $2 AS bucket, type, count(*)::int AS n
-     FROM events WHERE account_id = $1 AND logged_at >= $3 AND logged_at <= $4
-     GROUP BY 1, 2`,
-    [accountId, size, from, q.endDate],
+    `SELECT bucket, type, sum(n)::bigint AS n FROM (
+       SELECT hour - hour % $2 AS bucket, type, n FROM event_hour_counts
+        WHERE account_id = $1 AND hour >= $5 AND hour < $6
+       UNION ALL
+       SELECT logged_at - logged_at % $2, type, count(*) FROM events
+        WHERE account_id = $1 AND type = ANY($7::text[]) AND logged_at >= $3 AND logged_at < $5 GROUP BY 1, 2
+       UNION ALL
+       SELECT logged_at - logged_at % $2, type, count(*) FROM events
+        WHERE account_id = $1 AND type = ANY($7::text[]) AND logged_at >= $6 AND logged_at <= $4 GROUP BY 1, 2
+     ) x GROUP BY 1, 2`,
+    [accountId, size, from, q.endDate, a, b, EVENT_TYPES],
   );
   const buckets = new Map(starts.map((s) => [s, emptyCounts()]));
   const totals = emptyCounts();

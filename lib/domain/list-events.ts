@@ -2,6 +2,7 @@ import type { EventRecord, EventsResponse, EventType, MessageHeaders } from "../
 import { DEFAULT_RETRIEVE_COUNT } from "../contract/events";
 import type { Database } from "../storage/database";
 import { isUuid } from "./accounts";
+import { FAR_FUTURE, readRollupView, scheduleRollup, summarisedSpan } from "./event-counts";
 
 /**
  * GET /events (CONTRACT.md): the account's events, newest first (LoggedAt
@@ -52,7 +53,12 @@ export function whereClause(accountId: string, f: EventFilter): { sql: string; p
   return { sql: conds.join(" AND "), params };
 }
 
-export async function listEvents(database: Database, accountId: string, f: EventFilter): Promise<EventsResponse> {
+export async function listEvents(
+  database: Database,
+  accountId: string,
+  f: EventFilter,
+  onError: (err: unknown) => void = () => {},
+): Promise<EventsResponse> {
   // An id that is no UUID names no message (and must not reach a uuid comparison).
   if (f.messageId !== undefined && !isUuid(f.messageId)) return { TotalRecords: 0, Events: [] };
   const { sql, params } = whereClause(accountId, f);
@@ -68,9 +74,31 @@ export async function listEvents(database: Database, accountId: string, f: Event
        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, offset],
     ),
-    database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events e WHERE ${sql}`, params),
+    countEvents(database, accountId, f, onError),
   ]);
-  return { TotalRecords: count.rows[0]!.n, Events: page.rows.map(toRecord) };
+  return { TotalRecords: count, Events: page.rows.map(toRecord) };
+}
+
+/** TotalRecords: hourly summaries for the long past, rows for the rest (lib/domain/event-counts.ts). */
+export async function countEvents(database: Database, accountId: string, f: EventFilter, onError: (err: unknown) => void): Promise<number> {
+  const { sql, params } = whereClause(accountId, f);
+  if (f.messageId !== undefined) {
+    // One message's events: few rows, counted directly.
+    const { rows } = await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events e WHERE ${sql}`, params);
+    return rows[0]!.n;
+  }
+  const view = await readRollupView(database.pool, accountId);
+  scheduleRollup(database, accountId, view, onError);
+  const { a, b } = summarisedSpan(view, f.startDate ?? 0, f.endDate ?? FAR_FUTURE);
+  const n = params.length;
+  const typeCond = f.type ? ` AND type = $${n + 3}` : "";
+  const { rows } = await database.pool.query<{ n: number }>(
+    `SELECT coalesce((SELECT sum(n) FROM event_hour_counts WHERE account_id = $1 AND hour >= $${n + 1} AND hour < $${n + 2}${typeCond}), 0)::bigint
+          + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at < $${n + 1})
+          + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at >= $${n + 2}) AS n`,
+    [...params, a, b, ...(f.type ? [f.type] : [])],
+  );
+  return rows[0]!.n;
 }
 
 /** One event record, members in the spec's order, then the additive Url, Tags, EventID. */

@@ -234,3 +234,20 @@ export const sandboxMessages = pgTable("sandbox_messages", {
   size: integer("size").notNull(),
   raw: bytea("raw").notNull(),
 });
+
+// Migration 0100: hourly event summaries for exact counts (lib/domain/event-counts.ts).
+export const eventHourCounts = pgTable(
+  "event_hour_counts",
+  {
+    accountId: uuid("account_id").notNull(),
+    hour: bigint("hour", { mode: "number" }).notNull(),
+    type: text("type").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.hour, t.type] })],
+);
+
+export const eventRollupState = pgTable("event_rollup_state", {
+  accountId: uuid("account_id").primaryKey(),
+  rolledUntil: bigint("rolled_until", { mode: "number" }).notNull(),
+});

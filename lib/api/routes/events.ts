@@ -23,7 +23,7 @@ export function createEventsRoutes(ctx: AppContext): Hono<ApiEnv> {
       messageId: d.MessageID,
       startFrom: d.StartFrom,
       retrieveCount: d.RetrieveCount,
-    });
+    }, (err) => c.get("log").warn({ err }, "event roll-up failed"));
     return c.json(result);
   });
   return app;

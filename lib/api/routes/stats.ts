@@ -17,7 +17,10 @@ export function createStatsRoutes(ctx: AppContext): Hono<ApiEnv> {
     if (bucketCount(StartDate, EndDate, Interval) > MAX_STATS_BUCKETS) {
       return errorResponse(c, [errorItem(422, "EndDate")]);
     }
-    return c.json(await eventStats(ctx.database, c.get("auth").accountId, { startDate: StartDate, endDate: EndDate, interval: Interval }));
+    return c.json(await eventStats(ctx.database, c.get("auth").accountId, { startDate: StartDate, endDate: EndDate, interval: Interval }, (err) =>
+        c.get("log").warn({ err }, "event roll-up failed"),
+      ),
+    );
   });
   return app;
 }

@@ -1,0 +1,114 @@
+import type pg from "pg";
+import type { Database } from "../storage/database";
+
+/**
+ * Exact event counts without counting millions of rows: whole UTC hours
+ * that ended at least two hours ago are summarised in event_hour_counts
+ * (migration 0100, docs/adr/0101); the rest of a range is counted from the
+ * events table. A count is therefore
+ *   sum(summaries of the whole hours in [a, b)) + count(events in range, outside [a, b))
+ * where [a, b) is the part of the range that is both summarised
+ * (< rolled_until) and intact (after the hour of the oldest remaining event,
+ * so that hours thinned by the retention purge are counted from the rows).
+ */
+
+export const HOUR = 3600;
+/** Hours that ended less than this long ago are never summarised (late events are rare past it). */
+export const ROLLUP_HORIZON_SECONDS = 7200;
+/** Larger than any Unix time we store. */
+export const FAR_FUTURE = 9_000_000_000_000;
+
+export interface RollupView {
+  rolledUntil: number;
+  oldest: number | null;
+}
+
+const floorHour = (t: number) => t - (t % HOUR);
+const ceilHour = (t: number) => (t % HOUR === 0 ? t : floorHour(t) + HOUR);
+
+/** The summarised, intact whole hours [a, b) inside [lo, hi]; a === b when there are none. */
+export function summarisedSpan(view: RollupView, lo: number, hi: number): { a: number; b: number } {
+  if (view.oldest === null) return { a: hi + 1, b: hi + 1 };
+  const a = Math.max(ceilHour(lo), floorHour(view.oldest) + HOUR);
+  const b = Math.min(floorHour(hi + 1), view.rolledUntil);
+  return a < b ? { a, b } : { a: hi + 1, b: hi + 1 };
+}
+
+/** The last hour boundary that may be summarised at `now` (Unix seconds). */
+export function rollupTarget(now: number): number {
+  return floorHour(now - ROLLUP_HORIZON_SECONDS);
+}
+
+export async function readRollupView(pool: pg.Pool, accountId: string): Promise<RollupView> {
+  const { rows } = await pool.query<{ ru: number | null; oldest: number | null }>({
+    name: "mailroom_rollup_view",
+    text: `SELECT (SELECT rolled_until FROM event_rollup_state WHERE account_id = $1) AS ru,
+                  (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest`,
+    values: [accountId],
+  });
+  return { rolledUntil: rows[0]?.ru ?? 0, oldest: rows[0]?.oldest ?? null };
+}
+
+/**
+ * Summarises the account's whole hours up to the rollup target. Safe to run
+ * anywhere and concurrently: it holds the state row's lock (another roller
+ * makes it return at once), and a late event either waits for it (and then
+ * undoes the hours it touches) or is seen by it. Returns true when it moved.
+ */
+export async function rollupEventCounts(database: Database, accountId: string): Promise<boolean> {
+  const client = await database.pool.connect();
+  try {
+    await client.query("INSERT INTO event_rollup_state (account_id, rolled_until) VALUES ($1, 0) ON CONFLICT (account_id) DO NOTHING", [accountId]);
+    await client.query("BEGIN");
+    let state;
+    try {
+      state = await client.query<{ ru: number; now: number }>(
+        "SELECT rolled_until AS ru, extract(epoch FROM now())::bigint AS now FROM event_rollup_state WHERE account_id = $1 FOR UPDATE NOWAIT",
+        [accountId],
+      );
+    } catch (err) {
+      await client.query("ROLLBACK");
+      if ((err as { code?: string }).code === "55P03") return false; // someone else is rolling up
+      throw err;
+    }
+    const { ru, now } = state.rows[0]!;
+    const target = rollupTarget(now);
+    if (ru >= target) {
+      await client.query("ROLLBACK");
+      return false;
+    }
+    await client.query(
+      `INSERT INTO event_hour_counts (account_id, hour, type, n)
+       SELECT $1, logged_at - logged_at % ${HOUR}, type, count(*) FROM events
+       WHERE account_id = $1 AND logged_at >= $2 AND logged_at < $3
+       GROUP BY 2, 3
+       ON CONFLICT (account_id, hour, type) DO UPDATE SET n = EXCLUDED.n`,
+      [accountId, ru, target],
+    );
+    await client.query("UPDATE event_rollup_state SET rolled_until = $2 WHERE account_id = $1", [accountId, target]);
+    await client.query("COMMIT");
+    return true;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+const rolling = new Set<string>();
+
+/** After a read saw the summaries behind: bring them forward in the background (once per account at a time). */
+export function scheduleRollup(database: Database, accountId: string, view: RollupView, onError: (err: unknown) => void): void {
+  if (view.oldest === null || view.rolledUntil >= rollupTarget(Math.floor(Date.now() / 1000))) return;
+  if (rolling.has(accountId)) return;
+  rolling.add(accountId);
+  rollupEventCounts(database, accountId)
+    .catch(onError)
+    .finally(() => rolling.delete(accountId));
+}
+
+/** Waits for background roll-ups of this process (tests, shutdown). */
+export async function rollupsSettled(): Promise<void> {
+  while (rolling.size > 0) await new Promise((r) => setTimeout(r, 10));
+}
