@@ -26,13 +26,13 @@ describe("configuration docs", () => {
 
   it(".env.example lists every variable, and its values are the defaults", () => {
     const example = parseEnvFile(read(".env.example"));
-    expect(variables.filter((v) => !(v in example))).toEqual([]);
+    expect(variables.filter((v) => !(v in example)), "a variable of lib/config.ts is missing in .env.example").toEqual([]);
     expect(Object.keys(example).filter((v) => !variables.includes(v))).toEqual([]);
     expect(buildConfig(example)).toEqual(buildConfig({}));
   });
 
   it("docs/configuration.md describes every variable", () => {
     const doc = read("docs/configuration.md");
-    expect(variables.filter((v) => !doc.includes(`| \`${v}\``))).toEqual([]);
+    expect(variables.filter((v) => !doc.includes(`| \`${v}\``)), "a variable of lib/config.ts is missing in docs/configuration.md").toEqual([]);
   });
 });
