@@ -108,6 +108,10 @@ async function main() {
   results.push(await measure("GET /events?MessageID=…", mailroom.child, { url: `${m.url}/api/v1/events?MessageID=${m.messageId}`, headers: auth }));
   results.push(await measure("GET /events?RetrieveCount=20", mailroom.child, { url: `${m.url}/api/v1/events?RetrieveCount=20`, headers: auth }));
   results.push(await measure("GET /events (default page)", mailroom.child, { url: `${m.url}/api/v1/events`, headers: auth }));
+  const now = Math.floor(Date.now() / 1000);
+  results.push(
+    await measure("GET /stats (30 days, daily)", mailroom.child, { url: `${m.url}/api/v1/stats?StartDate=${now - 30 * 86_400}&EndDate=${now}&Interval=day`, headers: auth }),
+  );
 
   const ceiling = await start("api-ceiling.ts", { BENCH_CEILING_DATABASE_URL: m.databaseUrl!, BENCH_CEILING_ACCOUNT: m.accountId! });
   const c = await measure("ceiling: node:http + same rows", ceiling.child, { url: ceiling.ready.url, method: "POST", headers: { "Content-Type": "application/json" }, body: emailBody });
