@@ -1,6 +1,6 @@
 import MailComposer from "nodemailer/lib/mail-composer";
 import type Mail from "nodemailer/lib/mailer";
-import DKIM from "nodemailer/lib/dkim";
+import { signDkim, type DkimKey } from "./dkim";
 import type { ContentAddress, MessageContent } from "./message-content";
 
 /**
@@ -12,11 +12,7 @@ import type { ContentAddress, MessageContent } from "./message-content";
  * List-Unsubscribe-Post, then a DKIM signature (relaxed/relaxed, rsa-sha256).
  */
 
-export interface DkimKey {
-  domainName: string;
-  keySelector: string;
-  privateKey: string;
-}
+export type { DkimKey };
 
 export interface BuildOptions {
   messageId: string;
@@ -71,13 +67,6 @@ export function composerOptions(options: BuildOptions): Mail.Options {
 
 export async function composeMessage(options: BuildOptions): Promise<Buffer> {
   return new MailComposer(composerOptions(options)).compile().build();
-}
-
-export async function signDkim(raw: Buffer, key: DkimKey): Promise<Buffer> {
-  const signer = new DKIM({ domainName: key.domainName, keySelector: key.keySelector, privateKey: key.privateKey });
-  const chunks: Buffer[] = [];
-  for await (const chunk of signer.sign(raw)) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
-  return Buffer.concat(chunks);
 }
 
 export async function buildMessage(options: BuildOptions): Promise<Buffer> {

@@ -29,6 +29,7 @@ interface MessageRow {
   from_domain: string;
   content: unknown;
   created_at: Date;
+  size: number;
   track_opens: boolean;
   track_clicks: boolean;
   dkim_domain: string | null;
@@ -56,26 +57,24 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
   const pool = ctx.database.pool;
   const ids = (job.recipientIds ?? []).filter((n) => Number.isSafeInteger(n));
   if (!job.messageId || ids.length === 0) return { sent: 0 };
-  // Pending recipients only; a deferred one waits for its own retry job unless that time has come.
-  const { rows: recipients } = await pool.query<RecipientRow>(
-    `SELECT id, email, attempts FROM message_recipients
-      WHERE message_id = $1 AND id = ANY($2::bigint[]) AND status IN ('queued', 'deferred')
-        AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '2 seconds')
-      ORDER BY id`,
-    [job.messageId, ids],
-  );
-  if (recipients.length === 0) return { sent: 0 };
-  const { rows } = await pool.query<MessageRow>(
-    `SELECT m.id, m.account_id, m.from_domain, m.content, m.created_at, a.track_opens, a.track_clicks,
-            d.name AS dkim_domain, d.dkim_selector, d.dkim_private_key
+  // One round trip: the message, its signing key and its pending recipients
+  // (a deferred one waits for its own retry job unless that time has come).
+  const { rows } = await pool.query<MessageRow & { recipients: RecipientRow[] | null }>(
+    `SELECT m.id, m.account_id, m.from_domain, m.content, m.created_at, m.size, a.track_opens, a.track_clicks,
+            d.name AS dkim_domain, d.dkim_selector, d.dkim_private_key,
+            (SELECT json_agg(json_build_object('id', r.id, 'email', r.email, 'attempts', r.attempts) ORDER BY r.id)
+               FROM message_recipients r
+              WHERE r.message_id = m.id AND r.id = ANY($2::bigint[]) AND r.status IN ('queued', 'deferred')
+                AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '2 seconds')) AS recipients
        FROM messages m
        JOIN accounts a ON a.id = m.account_id
        LEFT JOIN sender_domains d ON d.account_id = m.account_id AND d.name = m.from_domain
       WHERE m.id = $1`,
-    [job.messageId],
+    [job.messageId, ids],
   );
   const message = rows[0];
-  if (!message) return { sent: 0 };
+  const recipients = message?.recipients ?? [];
+  if (!message || recipients.length === 0) return { sent: 0 };
   const policy = { scheduleMs: ctx.config.delivery.retryScheduleMs, maxAgeMs: ctx.config.delivery.maxAgeMs };
   const round = {
     messageId: message.id,
@@ -155,6 +154,6 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
     mxHost: answers[i]!.mxHost,
     durationMs: answers[i]!.durationMs,
   }));
-  await recordRound(ctx, policy, { ...round, size: envelopes[0]!.raw.length }, results);
+  await recordRound(ctx, policy, { ...round, size: envelopes[0]!.raw.length, storedSize: message.size }, results);
   return { sent: envelopes.length };
 }

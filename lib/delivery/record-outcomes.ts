@@ -30,8 +30,9 @@ export interface RoundContext {
   acceptedAt: Date;
   transport: string;
   requestId?: string;
-  /** Bytes of the built message (messages.size). */
+  /** Bytes of the built message (messages.size), and what the row holds now. */
   size?: number;
+  storedSize?: number;
 }
 
 export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<void> {
@@ -51,18 +52,18 @@ export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: R
           reason = `Delivery gave up after ${r.attempts + 1} attempts: ${c.diagnostic}`;
         }
       }
+      // The status change and the attempt row in one statement; nothing when another worker already finished it.
       const { rowCount } = await tx.client.query(
-        `UPDATE message_recipients
-            SET status = $2, attempts = attempts + 1, last_reply = $3, last_attempt_at = $4, next_attempt_at = $5, updated_at = $4
-          WHERE id = $1 AND status IN ('queued', 'deferred')`,
-        [r.recipientId, final ?? "deferred", c.diagnostic, now, next ?? null],
+        `WITH u AS (
+           UPDATE message_recipients
+              SET status = $2, attempts = attempts + 1, last_reply = $3, last_attempt_at = $4, next_attempt_at = $5, updated_at = $4
+            WHERE id = $1 AND status IN ('queued', 'deferred')
+           RETURNING id)
+         INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms)
+         SELECT u.id, $6, $7, $4, $8, $9, $10, $3, $11, $12 FROM u`,
+        [r.recipientId, final ?? "deferred", c.diagnostic, now, next ?? null, round.messageId, round.accountId, c.outcome, c.smtpCode, c.enhancedCode, r.mxHost, r.durationMs],
       );
       if (!rowCount) continue;
-      await tx.client.query(
-        `INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [r.recipientId, round.messageId, round.accountId, now, c.outcome, c.smtpCode, c.enhancedCode, c.diagnostic, r.mxHost, r.durationMs],
-      );
       if (next) {
         const at = next.getTime();
         retries.set(at, [...(retries.get(at) ?? []), r.recipientId]);
@@ -100,8 +101,8 @@ export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: R
       const job: DeliverJob = { messageId: round.messageId, recipientIds, requestId: round.requestId };
       await ctx.boss.send(QUEUE.deliver, job as unknown as object, { startAfter: new Date(at), db: tx.sql } as never);
     }
-    if (round.size) {
-      await tx.client.query("UPDATE messages SET size = $2 WHERE id = $1 AND size IS DISTINCT FROM $2", [round.messageId, round.size]);
+    if (round.size && round.size !== round.storedSize) {
+      await tx.client.query("UPDATE messages SET size = $2 WHERE id = $1", [round.messageId, round.size]);
     }
     await logEvents(tx, ctx.boss, events);
   });

@@ -1,0 +1,61 @@
+import { generateKeyPairSync } from "node:crypto";
+import { dkimVerify } from "mailauth/lib/dkim/verify";
+import { describe, expect, it } from "vitest";
+import { relaxedBody, relaxedHeader, signDkim } from "./dkim";
+
+const { privateKey, publicKey } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
+const p = publicKey.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "").replace(/\s+/g, "");
+const resolver = async (name: string, type: string) => {
+  if (type === "TXT" && name === "s1._domainkey.example.com") return [[`v=DKIM1; k=rsa; p=${p}`]];
+  throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
+};
+const key = { domainName: "example.com", keySelector: "s1", privateKey };
+
+async function verify(raw: Buffer) {
+  return (await dkimVerify(raw, { resolver })).results[0]!;
+}
+
+describe("DKIM (rsa-sha256, relaxed/relaxed), checked by mailauth", () => {
+  it("canonicalizes like RFC 6376 §3.4", () => {
+    expect(relaxedHeader("Subject", "  Hello \r\n\t World  ")).toBe("subject:Hello World");
+    expect(relaxedBody("a  b \r\nc\t\r\n\r\n\r\n")).toBe("a b\r\nc\r\n");
+    expect(relaxedBody("\r\n\r\n")).toBe("");
+  });
+
+  it("signs folded headers, odd whitespace and 8-bit bodies so that they verify", async () => {
+    const raw = Buffer.from(
+      [
+        "From: Ann <ann@example.com>",
+        "To: a@example.org,",
+        "  b@example.org",
+        "Subject:   spaced    out  ",
+        "Date: Mon, 2 Mar 2026 10:00:00 +0000",
+        "Message-ID: <x@example.com>",
+        "MIME-Version: 1.0",
+        "Content-Type: text/plain; charset=utf-8",
+        "Content-Transfer-Encoding: 8bit",
+        "",
+        "Grüße  \t aus   Köln   ",
+        "",
+        "",
+      ].join("\r\n"),
+      "utf8",
+    );
+    const signed = signDkim(raw, key);
+    expect(signed.subarray(signed.length - raw.length).equals(raw)).toBe(true);
+    const r = await verify(signed);
+    expect(r.status.result).toBe("pass");
+    expect(r.signingDomain).toBe("example.com");
+  });
+
+  it("fails verification when a signed header or the body changes", async () => {
+    const raw = Buffer.from("From: a@example.com\r\nSubject: one\r\nTo: b@example.org\r\n\r\nbody\r\n");
+    const signed = signDkim(raw, key).toString();
+    expect((await verify(Buffer.from(signed.replace("Subject: one", "Subject: two")))).status.result).toBe("fail");
+    expect((await verify(Buffer.from(signed.replace("\r\n\r\nbody", "\r\n\r\nbodY")))).status.result).not.toBe("pass");
+  });
+});

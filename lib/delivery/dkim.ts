@@ -1,0 +1,89 @@
+import { createHash, createPrivateKey, sign, type KeyObject } from "node:crypto";
+
+/**
+ * DKIM signing (RFC 6376), rsa-sha256 with relaxed/relaxed canonicalization,
+ * over the message buffer in one pass. Written here rather than using
+ * nodemailer's stream signer because the parsed private key is cached: PEM
+ * parsing cost more than the RSA signature itself (~5 ms vs ~1.5 ms per
+ * message). Verified in tests with mailauth, an independent implementation.
+ */
+
+export interface DkimKey {
+  domainName: string;
+  keySelector: string;
+  privateKey: string;
+}
+
+/** Signed when present, in this order (RFC 6376 §5.4.1's recommendations plus ours). */
+const SIGNED = [
+  "from",
+  "reply-to",
+  "subject",
+  "date",
+  "message-id",
+  "to",
+  "cc",
+  "mime-version",
+  "content-type",
+  "content-transfer-encoding",
+  "list-unsubscribe",
+  "list-unsubscribe-post",
+  "x-mailroom-tags",
+];
+
+const keyCache = new Map<string, KeyObject>();
+function keyObject(pem: string): KeyObject {
+  let key = keyCache.get(pem);
+  if (!key) {
+    if (keyCache.size > 1000) keyCache.clear();
+    key = createPrivateKey(pem);
+    keyCache.set(pem, key);
+  }
+  return key;
+}
+
+/** Relaxed body canonicalization (RFC 6376 §3.4.4). */
+export function relaxedBody(body: string): string {
+  const lines = body.split("\r\n").map((l) => l.replace(/[ \t]+/g, " ").replace(/ $/, ""));
+  while (lines.length && lines[lines.length - 1] === "") lines.pop();
+  return lines.length ? `${lines.join("\r\n")}\r\n` : "";
+}
+
+/** Relaxed header canonicalization (RFC 6376 §3.4.2) of one "Name: value" field, folded or not. */
+export function relaxedHeader(name: string, value: string): string {
+  return `${name.trim().toLowerCase()}:${value.replace(/\r\n(?=[ \t])/g, "").replace(/[ \t]+/g, " ").trim()}`;
+}
+
+function splitFields(head: string): { name: string; value: string }[] {
+  const fields: { name: string; value: string }[] = [];
+  for (const line of head.split(/\r\n(?![ \t])/)) {
+    const i = line.indexOf(":");
+    if (i > 0) fields.push({ name: line.slice(0, i), value: line.slice(i + 1) });
+  }
+  return fields;
+}
+
+export function signDkim(raw: Buffer, key: DkimKey, now = new Date()): Buffer {
+  const text = raw.toString("latin1"); // byte-preserving
+  const end = text.indexOf("\r\n\r\n");
+  const head = end >= 0 ? text.slice(0, end) : text;
+  const body = end >= 0 ? text.slice(end + 4) : "";
+  const bh = createHash("sha256").update(relaxedBody(body), "latin1").digest("base64");
+
+  const fields = splitFields(head);
+  const names: string[] = [];
+  let data = "";
+  for (const wanted of SIGNED) {
+    // The last occurrence is signed first (RFC 6376 §5.4.2); ours occur once.
+    const field = [...fields].reverse().find((f) => f.name.trim().toLowerCase() === wanted);
+    if (!field) continue;
+    names.push(wanted);
+    data += `${relaxedHeader(field.name, field.value)}\r\n`;
+  }
+  const tags = `v=1; a=rsa-sha256; c=relaxed/relaxed; d=${key.domainName}; s=${key.keySelector}; t=${Math.floor(now.getTime() / 1000)}; h=${names.join(":")}; bh=${bh}; b=`;
+  data += relaxedHeader("DKIM-Signature", ` ${tags}`);
+  const b = sign("sha256", Buffer.from(data, "latin1"), keyObject(key.privateKey)).toString("base64");
+  // Fold for line length; the folding whitespace is ignored by relaxed canonicalization and in b=.
+  const header = `DKIM-Signature: ${tags.replace(/; h=/, ";\r\n h=").replace(/; bh=/, ";\r\n bh=")}${b.replace(/(.{72})/g, "$1\r\n ").replace(/\r\n $/, "")}\r\n`;
+  return Buffer.concat([Buffer.from(header, "latin1"), raw]);
+}
