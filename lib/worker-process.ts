@@ -6,6 +6,8 @@
  * storage → migrations → queue → delivery workers → notification workers.
  * Stops in reverse. Importing this module starts nothing.
  */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { startDelivery } from "./delivery/start";
@@ -24,6 +26,20 @@ export interface RunningWorkerProcess {
 
 type Stopper = () => Promise<void>;
 
+/** True when a live postmaster runs on the embedded data directory (an app process started it). */
+function isEmbeddedServerRunning(dataDir: string): boolean {
+  const pidFile = path.join(dataDir, "postgres", "postmaster.pid");
+  if (!existsSync(pidFile)) return false;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startWorkerProcess(options: { config: Config }): Promise<RunningWorkerProcess> {
   const { config } = options;
   const log = createLogger(config.logLevel, { role: "worker" });
@@ -35,6 +51,13 @@ export async function startWorkerProcess(options: { config: Config }): Promise<R
   try {
     let url = config.databaseUrl;
     if (!url) {
+      // A worker never starts the embedded server itself: an app process
+      // that joined it would lose its database when the worker exits.
+      if (!isEmbeddedServerRunning(config.dataDir)) {
+        throw new Error(
+          `No Mailroom database is running in ${config.dataDir}: start the app first (npm start, with MAILROOM_WORKERS=off to leave delivery to workers), or set DATABASE_URL`,
+        );
+      }
       const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
       if (embedded.owned) stoppers.push(embedded.stop);
       url = embedded.url;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startAppProcess } from "../support/processes";
+import { startAppProcess, startWorkerProcess, waitFor } from "../support/processes";
 import { runCli, runCliJson } from "./cli-support";
 
 /**
@@ -41,6 +41,16 @@ describe("mailroom on the embedded database", () => {
       const res = await fetch(`${app.url}/api/v1/events`, { headers: { Authorization: `Bearer ${shop.apiKey}` } });
       expect(res.status).toBe(200);
       // The CLI connected to the app's server and left it running.
+      expect((await fetch(`${app.url}/readyz`)).status).toBe(200);
+
+      // A worker joins the app's server too, and leaves it running when it stops.
+      const worker = startWorkerProcess({ ...env, DATABASE_URL: "", LOG_LEVEL: "info" });
+      await waitFor("the worker", async () => {
+        if (worker.child.exitCode !== null) throw new Error(worker.output());
+        return worker.output().includes('"msg":"worker started"');
+      }, 60_000);
+      await worker.kill("SIGTERM");
+      expect(await worker.exited).toBe(0);
       expect((await fetch(`${app.url}/readyz`)).status).toBe(200);
     } finally {
       await app.kill("SIGTERM");

@@ -1,11 +1,14 @@
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { waitFor } from "../support/processes";
 import { startTestApp } from "../support/test-app";
 import { createTestDatabase } from "../support/test-database";
-import { CLI } from "./cli-support";
+import { CLI, runCli } from "./cli-support";
 
 /** `mailroom worker`: starts the workers on the shared database and stops cleanly on a signal. */
 function startWorker(databaseUrl: string) {
@@ -92,6 +95,19 @@ describe("mailroom worker", () => {
       worker.child.kill("SIGTERM");
       await worker.exited;
       await app.stop();
+    }
+  });
+
+  it("refuses to start the embedded database itself (an app that joined it would lose it)", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-worker-"));
+    try {
+      const r = await runCli(["worker"], { DATABASE_URL: undefined, MAILROOM_DATA_DIR: dataDir });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `error: No Mailroom database is running in ${dataDir}: start the app first (npm start, with MAILROOM_WORKERS=off to leave delivery to workers), or set DATABASE_URL\n`,
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
