@@ -9,7 +9,6 @@ import path from "node:path";
  */
 
 const root = path.resolve(import.meta.dirname, "../..");
-const tsx = path.join(root, "node_modules/.bin/tsx");
 
 export interface Proc {
   child: ChildProcess;
@@ -70,7 +69,8 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 /** An API-only app process (no dashboard, no inline workers unless asked). */
 export async function startAppProcess(env: Record<string, string>): Promise<Proc & { url: string }> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const proc = launch([tsx, "scripts/start.ts"], {
+  // `node --import tsx` rather than the tsx CLI: one process, so its pid is the server's.
+  const proc = launch([process.execPath, "--import", "tsx", "scripts/start.ts"], {
     MAILROOM_DASHBOARD: "off",
     MAILROOM_WORKERS: "off",
     MAILROOM_INBOUND_PORT: "0",
