@@ -69,7 +69,11 @@ export function registerAccounts(program: Command, app: CliApp): void {
                 `  sender domain: ${domain.name} (${domain.status})`,
                 ...(domain.status === "verified"
                   ? []
-                  : ["", "Publish these DNS records, then run `mailroom domains verify`:", recordsTable(records)]),
+                  : [
+                      "",
+                      `Publish these DNS records, then run \`mailroom domains verify --account ${created.accountId} ${domain.name}\`:`,
+                      recordsTable(records),
+                    ]),
               ]
             : []),
         ]);
