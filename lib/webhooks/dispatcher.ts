@@ -16,6 +16,7 @@ import {
   type AttemptRecord,
   type ClaimedNotification,
 } from "./notification-store";
+import { preparedSql } from "./prepared-sql";
 import { verdictOf } from "./retry-policy";
 import { signNotification } from "./signing";
 import type { Resolver } from "./ssrf-guard";
@@ -190,7 +191,7 @@ export class NotificationDispatcher {
       }
       let jobs: { id: string; data: NotifyJob }[] = [];
       try {
-        jobs = await this.ctx.boss.fetch<NotifyJob>(QUEUE.notify, { batchSize: Math.min(room, 100) });
+        jobs = await this.ctx.boss.fetch<NotifyJob>(QUEUE.notify, { batchSize: Math.min(room, 100), db: preparedSql(this.database.pool) });
       } catch (err) {
         this.ctx.log.warn({ err }, "fetching notify jobs failed");
       }

@@ -3,6 +3,7 @@ import type { PgBoss } from "../queue/boss";
 import { QUEUE, type NotifyJob } from "../queue/jobs";
 import type { Tx } from "../storage/transaction";
 import { buildEventData, webhookEventsMatching } from "./payload";
+import { preparedSql } from "./prepared-sql";
 
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
 export const WAKE_CHANNEL = "mailroom_webhooks";
@@ -31,8 +32,10 @@ export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: LoggedE
   }
   if (candidates.length === 0) return;
 
-  const { rows } = await tx.client.query<{ id: number }>(
-    `WITH e AS (
+  // A named (prepared) statement: planning this one costs more than running it (~2 ms vs ~0.4 ms).
+  const { rows } = await tx.client.query<{ id: number }>({
+    name: "mailroom_webhook_fan_out",
+    text: `WITH e AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)
          AS e(event_id bigint, account_id uuid, message_id uuid, names text[], payload jsonb)
      ), ins AS (
@@ -45,15 +48,17 @@ export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: LoggedE
        RETURNING id
      )
      SELECT id, pg_notify('${WAKE_CHANNEL}', '') FROM ins`,
-    [JSON.stringify(candidates)],
-  );
+    values: [JSON.stringify(candidates)],
+  });
   if (rows.length === 0) return;
+  // Same transaction as the rows (tx.client), as prepared statements.
+  const db = preparedSql(tx.client);
   if (rows.length === 1) {
-    await boss.send(QUEUE.notify, { notificationId: rows[0]!.id } satisfies NotifyJob, { db: tx.sql });
+    await boss.send(QUEUE.notify, { notificationId: rows[0]!.id } satisfies NotifyJob, { db });
     return;
   }
   await boss.insert(
     rows.map((r) => ({ name: QUEUE.notify, data: { notificationId: r.id } satisfies NotifyJob })),
-    { db: tx.sql },
+    { db },
   );
 }

@@ -3,6 +3,7 @@ import type { PgBoss } from "../queue/boss";
 import { QUEUE, type NotifyJob } from "../queue/jobs";
 import type { Database } from "../storage/database";
 import { withTransaction, type Tx } from "../storage/transaction";
+import { preparedSql } from "./prepared-sql";
 
 /**
  * The outbox rows' state changes. A webhook_notifications row is the truth;
@@ -35,16 +36,17 @@ export async function claimNotifications(pool: pg.Pool, ids: number[], leaseMs: 
     payload: Record<string, unknown>;
     url: string;
     webhook_signing_key: string;
-  }>(
-    `UPDATE webhook_notifications n
+  }>({
+    name: "mailroom_webhook_claim",
+    text: `UPDATE webhook_notifications n
         SET next_attempt_at = now() + $2 * interval '1 millisecond'
        FROM webhooks w
        JOIN accounts a ON a.id = w.account_id
       WHERE n.id = ANY ($1::bigint[]) AND w.id = n.webhook_id
         AND n.status = 'pending' AND n.next_attempt_at <= now() + interval '1 second'
       RETURNING n.id, n.webhook_id, n.account_id, n.attempts, n.payload, w.url, a.webhook_signing_key`,
-    [ids, leaseMs],
-  );
+    values: [ids, leaseMs],
+  });
   return rows.map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,
@@ -81,8 +83,9 @@ export interface AttemptRecord {
 export async function recordAttempts(database: Database, boss: PgBoss, records: AttemptRecord[], jobIds: string[]): Promise<void> {
   await withTransaction(database, async (tx) => {
     if (records.length > 0) {
-      const { rows } = await tx.client.query<{ id: number; retry_ms: number | null }>(
-        `WITH r AS (
+      const { rows } = await tx.client.query<{ id: number; retry_ms: number | null }>({
+        name: "mailroom_webhook_record_attempts",
+        text: `WITH r AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
              id bigint, webhook_id bigint, attempts int, status text, retry_ms double precision,
              code int, body text, duration int, error text, started_at timestamptz, ended_at timestamptz)
@@ -113,7 +116,7 @@ export async function recordAttempts(database: Database, boss: PgBoss, records: 
             WHERE w.id = latest.webhook_id AND (w.last_response_at IS NULL OR w.last_response_at <= latest.ended_at)
          )
          SELECT r.id, r.retry_ms FROM r JOIN upd ON upd.id = r.id WHERE r.status = 'pending'`,
-        [
+        values: [
           JSON.stringify(
             records.map((a) => ({
               id: a.notificationId,
@@ -130,7 +133,7 @@ export async function recordAttempts(database: Database, boss: PgBoss, records: 
             })),
           ),
         ],
-      );
+      });
       await sendNotifyJobs(tx, boss, rows.map((r) => ({ notificationId: r.id, delayMs: r.retry_ms ?? 0 })));
     }
     await completeJobs(tx, boss, jobIds);
@@ -200,7 +203,7 @@ async function sendNotifyJobs(tx: Tx, boss: PgBoss, jobs: { notificationId: numb
       // Relative to the database's clock, like next_attempt_at above.
       ...(j.delayMs > 0 && { startAfter: `${Math.ceil(j.delayMs)} milliseconds` }),
     })),
-    { db: tx.sql },
+    { db: preparedSql(tx.client) },
   );
 }
 
@@ -208,5 +211,5 @@ async function completeJobs(tx: Tx, boss: PgBoss, jobIds: string[]): Promise<voi
   if (jobIds.length === 0) return;
   // pg-boss 10 takes (name, ids, data, options) whatever its typings say.
   const complete = boss.complete.bind(boss) as unknown as (name: string, ids: string[], data: null, options: { db: Tx["sql"] }) => Promise<void>;
-  await complete(QUEUE.notify, jobIds, null, { db: tx.sql });
+  await complete(QUEUE.notify, jobIds, null, { db: preparedSql(tx.client) });
 }
