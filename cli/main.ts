@@ -32,7 +32,7 @@ export function buildProgram(): Command {
 }
 
 /** One line on stderr, no stack: what went wrong and, where we know, what to do. */
-function errorLine(err: unknown): string {
+export function errorLine(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message
     .replace(/:\s*\n\s*/g, ": ")

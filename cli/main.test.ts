@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../lib/config";
+import { buildProgram, errorLine } from "./main";
+
+describe("errorLine", () => {
+  it("turns a multi-line configuration error into one line", () => {
+    const err = new ConfigError("Invalid configuration:\n  PORT: expected number\n  HOST: required");
+    expect(errorLine(err)).toBe("Invalid configuration: PORT: expected number; HOST: required");
+  });
+  it("keeps a one-line message as it is", () => {
+    expect(errorLine(new Error('Unknown plan "gold"'))).toBe('Unknown plan "gold"');
+  });
+});
+
+describe("the command tree", () => {
+  it("has every command of docs/cli.md, each leaf with --json", () => {
+    const program = buildProgram();
+    const leaves = program.commands.flatMap((group) =>
+      group.commands.length ? group.commands.map((c) => [`${group.name()} ${c.name()}`, c] as const) : [[group.name(), group] as const],
+    );
+    expect(leaves.map(([name]) => name).sort()).toEqual(
+      [
+        "accounts activate",
+        "accounts create",
+        "accounts list",
+        "accounts rotate-signing-key",
+        "accounts set-default",
+        "accounts set-limits",
+        "accounts show",
+        "accounts suspend",
+        "domains add",
+        "domains list",
+        "domains verify",
+        "keys create",
+        "keys list",
+        "keys revoke",
+        "plans",
+        "suppressions add",
+        "suppressions list",
+        "suppressions remove",
+        "users add",
+        "users list",
+        "users remove",
+        "users set-password",
+        "users set-role",
+        "worker",
+      ].sort(),
+    );
+    const doc = readFileSync(path.resolve(import.meta.dirname, "../docs/cli.md"), "utf8");
+    for (const [name, command] of leaves) {
+      expect(doc, `docs/cli.md documents "${name}"`).toContain(name);
+      if (name === "worker") continue;
+      expect(command.options.map((o) => o.long), name).toContain("--json");
+    }
+  });
+});
