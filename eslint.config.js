@@ -1,4 +1,5 @@
 import js from "@eslint/js";
+import globals from "globals";
 import tseslint from "typescript-eslint";
 
 // Layering rules of docs/ARCHITECTURE.md, held by no-restricted-imports.
@@ -11,8 +12,9 @@ const noFrameworks = {
 };
 
 export default tseslint.config(
-  { ignores: ["node_modules", ".next", ".data", "next-env.d.ts", "test-results", "playwright-report", "e2e/artifacts"] },
+  { ignores: [".tmp-*", "**/.*-tmp.ts", "node_modules", ".next", ".data", "next-env.d.ts", "test-results", "playwright-report", "e2e/artifacts"] },
   js.configs.recommended,
+  { files: ["**/*.mjs", "**/*.js"], languageOptions: { globals: globals.node } },
   ...tseslint.configs.recommended,
   {
     rules: {
