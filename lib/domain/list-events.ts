@@ -2,7 +2,7 @@ import type { EventRecord, EventsResponse, EventType, MessageHeaders } from "../
 import { DEFAULT_RETRIEVE_COUNT } from "../contract/events";
 import type { Database } from "../storage/database";
 import { isUuid } from "./accounts";
-import { FAR_FUTURE, readRollupView, scheduleRollup, summarisedSpan } from "./event-counts";
+import { FAR_FUTURE, HOUR, scheduleRollup } from "./event-counts";
 
 /**
  * GET /events (CONTRACT.md): the account's events, newest first (LoggedAt
@@ -87,17 +87,34 @@ export async function countEvents(database: Database, accountId: string, f: Even
     const { rows } = await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events e WHERE ${sql}`, params);
     return rows[0]!.n;
   }
-  const view = await readRollupView(database.pool, accountId);
-  scheduleRollup(database, accountId, view, onError);
-  const { a, b } = summarisedSpan(view, f.startDate ?? 0, f.endDate ?? FAR_FUTURE);
+  // One round trip: the summary state, the span [a, b) it covers (summarisedSpan, in SQL) and the count.
   const n = params.length;
+  const lo = `$${n + 1}::bigint`;
+  const hi = `$${n + 2}::bigint`;
   const typeCond = f.type ? ` AND type = $${n + 3}` : "";
-  const { rows } = await database.pool.query<{ n: number }>(
-    `SELECT coalesce((SELECT sum(n) FROM event_hour_counts WHERE account_id = $1 AND hour >= $${n + 1} AND hour < $${n + 2}${typeCond}), 0)::bigint
-          + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at < $${n + 1})
-          + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at >= $${n + 2}) AS n`,
-    [...params, a, b, ...(f.type ? [f.type] : [])],
+  const { rows } = await database.pool.query<{ n: number; ru: number; oldest: number | null }>(
+    `WITH v AS (
+       SELECT coalesce((SELECT rolled_until FROM event_rollup_state WHERE account_id = $1), 0) AS ru,
+              (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest
+     ), w AS (
+       SELECT ru, oldest,
+              greatest(${lo} + (${HOUR} - ${lo} % ${HOUR}) % ${HOUR}, oldest - oldest % ${HOUR} + ${HOUR}) AS a0,
+              least(${hi} + 1 - (${hi} + 1) % ${HOUR}, ru) AS b0
+       FROM v
+     ), s AS (
+       SELECT ru, oldest,
+              CASE WHEN oldest IS NOT NULL AND a0 < b0 THEN a0 ELSE ${hi} + 1 END AS a,
+              CASE WHEN oldest IS NOT NULL AND a0 < b0 THEN b0 ELSE ${hi} + 1 END AS b
+       FROM w
+     )
+     SELECT s.ru, s.oldest,
+            coalesce((SELECT sum(n) FROM event_hour_counts WHERE account_id = $1 AND hour >= s.a AND hour < s.b${typeCond}), 0)::bigint
+          + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at < s.a)
+          + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at >= s.b) AS n
+     FROM s`,
+    [...params, f.startDate ?? 0, f.endDate ?? FAR_FUTURE, ...(f.type ? [f.type] : [])],
   );
+  scheduleRollup(database, accountId, { rolledUntil: rows[0]!.ru, oldest: rows[0]!.oldest }, onError);
   return rows[0]!.n;
 }
 
