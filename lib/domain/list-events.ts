@@ -101,7 +101,7 @@ export async function countEvents(database: Database, accountId: string, f: Even
               greatest(${lo} + (${HOUR} - ${lo} % ${HOUR}) % ${HOUR}, oldest - oldest % ${HOUR} + ${HOUR}) AS a0,
               least(${hi} + 1 - (${hi} + 1) % ${HOUR}, ru) AS b0
        FROM v
-     ), s AS (
+     ), s AS MATERIALIZED (
        SELECT ru, oldest,
               CASE WHEN oldest IS NOT NULL AND a0 < b0 THEN a0 ELSE ${hi} + 1 END AS a,
               CASE WHEN oldest IS NOT NULL AND a0 < b0 THEN b0 ELSE ${hi} + 1 END AS b
