@@ -7,13 +7,13 @@ import type { Resolver } from "./ssrf-guard";
 describe("postJson", () => {
   let server: http.Server;
   let port: number;
-  const seen: { host: string; path: string; body: string }[] = [];
+  const seen: { host: string; path: string; body: string; authorization?: string }[] = [];
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       let body = "";
       req.on("data", (c) => (body += c));
       req.on("end", () => {
-        seen.push({ host: req.headers.host ?? "", path: req.url ?? "", body });
+        seen.push({ host: req.headers.host ?? "", path: req.url ?? "", body, authorization: req.headers.authorization });
         if (req.url === "/redirect") {
           res.writeHead(302, { Location: "/elsewhere" }).end("moved");
         } else if (req.url === "/slow-body") {
@@ -41,6 +41,11 @@ describe("postJson", () => {
     expect(r).toMatchObject({ statusCode: 201, body: "created" });
     expect(r.durationMs).toBeGreaterThanOrEqual(0);
     expect(seen.at(-1)).toMatchObject({ path: "/ok?x=1", body: '{"a":1}' });
+  });
+
+  it("sends the URL's user and password as Basic authentication", async () => {
+    await postJson(`http://hook%40user:s%3Acret@127.0.0.1:${port}/auth`, "{}", {}, opts);
+    expect(seen.at(-1)!.authorization).toBe(`Basic ${Buffer.from("hook@user:s:cret").toString("base64")}`);
   });
 
   it("does not follow redirects", async () => {

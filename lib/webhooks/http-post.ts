@@ -103,6 +103,8 @@ export async function postJson(
       headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
       agent: options.agents ? (isHttps ? options.agents.https : options.agents.http) : false,
       lookup: pinnedLookup(target.address, target.family),
+      // https://user:pass@host/ → HTTP Basic authentication, as browsers and curl do.
+      ...(url.username && { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }),
       ...(isHttps && { servername: hostOf(url) }),
     });
     const timer = setTimeout(() => {
