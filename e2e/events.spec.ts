@@ -79,3 +79,24 @@ test("MessageID and date filters, the detail drawer and its JSON", async ({ page
   await expect(page).toHaveURL(/\/events$/);
   await expect(page.getByTestId("event-row").first()).toBeVisible();
 });
+
+test("keyboard: filters, a row's details and back, with visible focus", async ({ page }) => {
+  await signIn(page, "support");
+  await page.goto("/events");
+  // The type filter is reachable and usable from the keyboard.
+  await page.getByLabel("Event type").focus();
+  await page.keyboard.press("ArrowDown"); // first type after "All types"
+  await expect(page).toHaveURL(/type=accepted/);
+  const firstRow = page.getByRole("button", { name: /^Details of the accepted event/ }).first();
+  await firstRow.focus();
+  const outline = await firstRow.evaluate((el) => getComputedStyle(el).outlineStyle);
+  expect(outline).not.toBe("none");
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog");
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("button", { name: "Close" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  // Focus returns to the row's button (native <dialog>).
+  await expect(firstRow).toBeFocused();
+});

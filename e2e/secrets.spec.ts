@@ -44,3 +44,24 @@ test("pages sent to the browser do not carry the dashboard's key", async ({ page
   expect(bodies.length).toBeGreaterThan(2);
   for (const b of bodies) expect(b.includes(dashboardKey)).toBe(false);
 });
+
+test("pages carry a nonce-based CSP and the other security headers, and nothing violates it", async ({ page }) => {
+  const violations: string[] = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
+  });
+  const res = await page.goto("/login");
+  const h = res!.headers();
+  expect(h["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+  expect(h["content-security-policy"]).toContain("frame-ancestors 'none'");
+  expect(h["x-content-type-options"]).toBe("nosniff");
+  expect(h["x-frame-options"]).toBe("DENY");
+  expect(h["referrer-policy"]).toBe("same-origin");
+  await signIn(page, "admin");
+  await page.goto("/?range=24h");
+  await page.locator('[data-testid="chart-counts"] .recharts-line path').first().waitFor();
+  await page.goto("/events");
+  await page.getByTestId("event-row").first().click();
+  await expect(page.getByRole("dialog")).toBeVisible();
+  expect(violations).toEqual([]);
+});
