@@ -79,6 +79,7 @@ export class NotificationDispatcher {
   private inFlight = 0;
   private activePosts = 0;
   private wakeUp: (() => void) | undefined;
+  private wokenWhileBusy = false;
   private listener: pg.Client | undefined;
   private loopDone: Promise<void> = Promise.resolve();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -161,10 +162,12 @@ export class NotificationDispatcher {
     await this.database.close().catch(() => {});
   }
 
+  /** Wakes the loop; a wake that comes while the loop is busy is remembered for its next idle. */
   private wake(): void {
     const w = this.wakeUp;
     this.wakeUp = undefined;
-    w?.();
+    if (w) w();
+    else this.wokenWhileBusy = true;
   }
 
   private async listen(): Promise<void> {
@@ -211,6 +214,10 @@ export class NotificationDispatcher {
   }
 
   private idle(ms: number): Promise<void> {
+    if (this.wokenWhileBusy) {
+      this.wokenWhileBusy = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const t = setTimeout(() => {
         this.wakeUp = undefined;
