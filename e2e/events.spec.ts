@@ -100,3 +100,19 @@ test("keyboard: filters, a row's details and back, with visible focus", async ({
   // Focus returns to the row's button (native <dialog>).
   await expect(firstRow).toBeFocused();
 });
+
+test("auto-refresh shows new events without a reload", async ({ page }) => {
+  const { url, apiKey } = loadState();
+  await signIn(page, "support");
+  await page.goto("/events?type=accepted");
+  const before = Number(await page.getByTestId("events-total").innerText());
+  await page.getByLabel("Auto-refresh (10 s)").check();
+  const res = await fetch(`${url}/api/v1/email`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ From: { email: "hello@example.com" }, To: [{ email: "late@example.org" }], Subject: "Late arrival", ContentType: "Text", PlainContent: "Hi" }),
+  });
+  expect(res.status).toBe(200);
+  await expect(page.getByTestId("events-total")).toHaveText(String(before + 1), { timeout: 15_000 });
+  await expect(page.getByTestId("event-row").first()).toContainText("late@example.org");
+});
