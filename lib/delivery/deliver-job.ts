@@ -21,6 +21,8 @@ export interface DeliveryDeps {
   ctx: AppContext;
   transport: Transport;
   secret: string;
+  /** Called with the time of each retry this worker scheduled (wakes the loop then, rather than at its next poll). */
+  onRetryScheduled?: (atMs: number) => void;
 }
 
 interface MessageRow {
@@ -154,6 +156,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
     mxHost: answers[i]!.mxHost,
     durationMs: answers[i]!.durationMs,
   }));
-  await recordRound(ctx, policy, { ...round, size: envelopes[0]!.raw.length, storedSize: message.size }, results);
+  const retries = await recordRound(ctx, policy, { ...round, size: envelopes[0]!.raw.length, storedSize: message.size }, results);
+  for (const at of retries) deps.onRetryScheduled?.(at);
   return { sent: envelopes.length };
 }

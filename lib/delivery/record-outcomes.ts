@@ -35,9 +35,10 @@ export interface RoundContext {
   storedSize?: number;
 }
 
-export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<void> {
+/** Records the round; returns the times (ms) of the retries it scheduled. */
+export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
   const now = new Date();
-  await withTransaction(ctx.database, async (tx) => {
+  return withTransaction(ctx.database, async (tx) => {
     const events: NewEvent[] = [];
     const retries = new Map<number, number[]>();
     for (const r of results) {
@@ -105,5 +106,6 @@ export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: R
       await tx.client.query("UPDATE messages SET size = $2 WHERE id = $1", [round.messageId, round.size]);
     }
     await logEvents(tx, ctx.boss, events);
+    return [...retries.keys()];
   });
 }

@@ -5,7 +5,7 @@ import { setInboundAddress, startInboundServer, type InboundServer } from "../in
 import { startSandboxMx } from "../inbound/sandbox-mx";
 import { submitReport } from "../inbound/submit-report";
 import { QUEUE, type DeliverJob } from "../queue/jobs";
-import { startJobLoop } from "../queue/worker-loop";
+import { startJobLoop, type JobLoop } from "../queue/worker-loop";
 import { processDeliverJob } from "./deliver-job";
 import { runMaintenance } from "./maintenance";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "./transports";
@@ -77,8 +77,22 @@ export async function startDelivery(ctx: AppContext, options: DeliveryOptions): 
     }
     stoppers.push(async () => transport.close());
 
-    const deps = { ctx, transport, secret };
-    const loop = startJobLoop<DeliverJob>(ctx.boss, {
+    const timers = new Set<NodeJS.Timeout>();
+    const deps = {
+      ctx,
+      transport,
+      secret,
+      onRetryScheduled: (at: number) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          loop.notify();
+        }, Math.max(0, at - Date.now()) + 20);
+        timer.unref();
+        timers.add(timer);
+      },
+    };
+    stoppers.push(async () => timers.forEach((t) => clearTimeout(t)));
+    const loop: JobLoop = startJobLoop<DeliverJob>(ctx.boss, {
       queue: QUEUE.deliver,
       concurrency: ctx.config.workers.concurrency,
       pollIntervalMs: 1000,

@@ -9,7 +9,7 @@ describe("sandbox delivery: every sandbox address and its event", () => {
   beforeAll(async () => {
     app = await startTestApp({
       MAILROOM_DELIVERY_RETRY_SCHEDULE: "500ms,500ms",
-      MAILROOM_DELIVERY_MAX_AGE: "2s",
+      MAILROOM_DELIVERY_MAX_AGE: "3s",
       MAILROOM_SANDBOX_COMPLAINT_DELAY: "200ms",
     });
     apiKey = (await createTestAccount(app.ctx)).apiKey;
