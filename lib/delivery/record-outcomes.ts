@@ -41,8 +41,12 @@ export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: R
   return withTransaction(ctx.database, async (tx) => {
     const events: NewEvent[] = [];
     const retries = new Map<number, number[]>();
+    // messages.size becomes the built size, in the first recipient's statement.
+    let sizePending = Boolean(round.size && round.size !== round.storedSize);
     for (const r of results) {
       const c = r.classification;
+      const updateSize = sizePending;
+      sizePending = false;
       let final: "delivered" | "failed" | "rejected" | undefined = c.outcome === "deferred" ? undefined : c.outcome;
       let next: Date | undefined;
       let reason = c.diagnostic;
@@ -59,10 +63,24 @@ export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: R
            UPDATE message_recipients
               SET status = $2, attempts = attempts + 1, last_reply = $3, last_attempt_at = $4, next_attempt_at = $5, updated_at = $4
             WHERE id = $1 AND status IN ('queued', 'deferred')
-           RETURNING id)
+           RETURNING id)${updateSize ? `, s AS (UPDATE messages SET size = $13 WHERE id = $6)` : ""}
          INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms)
          SELECT u.id, $6, $7, $4, $8, $9, $10, $3, $11, $12 FROM u`,
-        [r.recipientId, final ?? "deferred", c.diagnostic, now, next ?? null, round.messageId, round.accountId, c.outcome, c.smtpCode, c.enhancedCode, r.mxHost, r.durationMs],
+        [
+          r.recipientId,
+          final ?? "deferred",
+          c.diagnostic,
+          now,
+          next ?? null,
+          round.messageId,
+          round.accountId,
+          c.outcome,
+          c.smtpCode,
+          c.enhancedCode,
+          r.mxHost,
+          r.durationMs,
+          ...(updateSize ? [round.size] : []),
+        ],
       );
       if (!rowCount) continue;
       if (next) {
@@ -101,9 +119,6 @@ export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: R
     for (const [at, recipientIds] of retries) {
       const job: DeliverJob = { messageId: round.messageId, recipientIds, requestId: round.requestId };
       await ctx.boss.send(QUEUE.deliver, job as unknown as object, { startAfter: new Date(at), db: tx.sql } as never);
-    }
-    if (round.size && round.size !== round.storedSize) {
-      await tx.client.query("UPDATE messages SET size = $2 WHERE id = $1", [round.messageId, round.size]);
     }
     await logEvents(tx, ctx.boss, events);
     return [...retries.keys()];
