@@ -41,6 +41,8 @@ export interface SendOptions {
   now?: number;
 }
 
+class AllSuppressed extends Error {}
+
 class LimitRefused extends Error {
   constructor(readonly refused: WindowKind[]) {
     super("limit refused");
@@ -68,27 +70,30 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
       recipients.push({ ...a, kind, normalized });
     }
   }
-  const suppressed = await findSuppressed(deps.database, key.accountId, [...seen]);
-  const deliverable = recipients.filter((r) => !suppressed.has(r.normalized));
-  if (deliverable.length === 0) return refuse([errorItem(14)]);
 
   const messageId = randomUUID();
   const headers = messageHeadersOf(messageId, content);
   try {
     const usages = await withTransaction(deps.database, async (tx) => {
       const c = tx.client;
-      // One round trip for the message and its recipients (a prepared statement).
-      const { rows } = await c.query<{ id: number; email: string }>({
+      // One round trip: suppression check (step 15), the message and its recipients (a prepared statement).
+      const { rows } = await c.query<{ id: number; email: string; reason: string | null }>({
         name: "mailroom_accept_message",
-        text: `WITH m AS (
+        text: `WITH r AS (
+                 SELECT r.email, r.name, r.kind, r.n, s.reason
+                 FROM unnest($13::text[], $14::text[], $15::text[], $16::text[]) WITH ORDINALITY AS r(email, name, kind, normalized, n)
+                 LEFT JOIN suppressions s ON s.account_id = $2 AND s.email = r.normalized
+               ), m AS (
                  INSERT INTO messages (id, account_id, api_key_id, from_email, from_domain, subject, headers, content, tags, size, transport, request_id)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
                  RETURNING id
+               ), ins AS (
+                 INSERT INTO message_recipients (message_id, account_id, email, name, kind, status)
+                 SELECT m.id, $2, r.email, r.name, r.kind, CASE WHEN r.reason IS NULL THEN 'queued' ELSE 'suppressed' END
+                 FROM m, r ORDER BY r.n
+                 RETURNING id, email
                )
-               INSERT INTO message_recipients (message_id, account_id, email, name, kind, status)
-               SELECT m.id, $2, r.email, r.name, r.kind, r.status
-               FROM m, unnest($13::text[], $14::text[], $15::text[], $16::text[]) AS r(email, name, kind, status)
-               RETURNING id, email`,
+               SELECT ins.id, ins.email, r.reason FROM ins JOIN r ON r.email = ins.email`,
         values: [
           messageId,
           key.accountId,
@@ -105,31 +110,34 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
           recipients.map((r) => r.email),
           recipients.map((r) => r.name),
           recipients.map((r) => r.kind),
-          recipients.map((r) => (suppressed.has(r.normalized) ? "suppressed" : "queued")),
+          recipients.map((r) => r.normalized),
         ],
       });
+      // Recipients are unique (deduplicated above), so the email finds the row.
+      const rowOf = new Map(rows.map((r) => [r.email, r]));
+      const deliverable = recipients.filter((r) => rowOf.get(r.email)!.reason === null);
+      if (deliverable.length === 0) throw new AllSuppressed();
+
       const events: NewEvent[] = recipients.map((r) => {
-        const s = suppressed.get(r.normalized);
-        return s
+        const reason = rowOf.get(r.email)!.reason;
+        return reason !== null
           ? {
               accountId: key.accountId,
               messageId,
               type: "rejected",
               recipient: r.email,
-              reason: `Recipient is on the suppression list (${s.reason})`,
+              reason: `Recipient is on the suppression list (${reason})`,
               loggedAt: now,
-              details: { suppression: s.reason },
+              details: { suppression: reason },
             }
           : { accountId: key.accountId, messageId, type: "accepted", recipient: r.email, reason: "", loggedAt: now };
       });
       await logEvents(tx, deps.boss, events);
 
-      // Recipients are unique by email (deduplicated above), so the email finds the row.
-      const idOf = new Map(rows.map((r) => [r.email, r.id]));
       const byDomain = new Map<string, number[]>();
       for (const r of deliverable) {
         const d = emailDomain(r.email);
-        byDomain.set(d, [...(byDomain.get(d) ?? []), idOf.get(r.email)!]);
+        byDomain.set(d, [...(byDomain.get(d) ?? []), rowOf.get(r.email)!.id]);
       }
       for (const recipientIds of byDomain.values()) {
         const job: DeliverJob = { messageId, recipientIds, ...(options.requestId && { requestId: options.requestId }) };
@@ -143,6 +151,8 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
     });
     return { ok: true, messageId, rateLimit: rateLimitHeaders(usages, now) };
   } catch (err) {
+    // Every recipient suppressed (step 15): nothing is stored, as no MessageID is given out.
+    if (err instanceof AllSuppressed) return refuse([errorItem(14)]);
     if (!(err instanceof LimitRefused)) throw err;
     const w = refusingWindow(err.refused)!;
     return { ok: false, errors: [errorItem(w.code)], retryAfter: secondsToReset(w.kind, now), rateLimit: await currentHeaders(deps, key, now) };
@@ -153,20 +163,6 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
 export async function currentHeaders(deps: SendDeps, key: AuthenticatedKey, now: number): Promise<RateLimitHeaders | undefined> {
   if (key.limits.perMinute === null && key.limits.perHour === null && key.limits.perDay === null) return undefined;
   return rateLimitHeaders(await readUsage(deps.database.pool, key.keyId, key.limits, now), now);
-}
-
-/**
- * Which of the (normalised) emails are on the account's suppression list,
- * with their reason. The same lookup as findSuppressedEmails
- * (lib/domain/suppressions.ts), as one prepared statement on the hot path.
- */
-async function findSuppressed(database: Database, accountId: string, emails: string[]): Promise<Map<string, { reason: string }>> {
-  const { rows } = await database.pool.query<{ email: string; reason: string }>({
-    name: "mailroom_find_suppressed",
-    text: "SELECT email, reason FROM suppressions WHERE account_id = $1 AND email = ANY($2::text[])",
-    values: [accountId, emails],
-  });
-  return new Map(rows.map((r) => [r.email, r]));
 }
 
 // A verified domain stays verified: positive answers are cached briefly (like API keys).
