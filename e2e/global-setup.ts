@@ -57,7 +57,7 @@ export default async function globalSetup() {
     } finally {
       await client.end();
     }
-    const state: E2eState = { url: app.url, apiKey: app.apiKey, dashboardKey, dataDir, pid: app.child.pid!, users, messages };
+    const state: E2eState = { url: app.url, apiKey: app.apiKey, dashboardKey, dataDir, databaseUrl, pid: app.child.pid!, users, messages };
     writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
     (globalThis as { __mailroomApp?: typeof app }).__mailroomApp = app;
   } catch (err) {

@@ -1,4 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
+import { addStaffUser, changeStaffRole, removeStaffUser } from "../lib/domain/staff-users";
+import { openDatabase } from "../lib/storage/database";
 import { actionId, callAction } from "./support/actions";
 import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
@@ -72,4 +74,28 @@ test("routes and server actions check the session and role, whatever the UI show
   const allowed = await callAction(page.request, "/", overview, [{ range: "7d" }]);
   expect(allowed.body).toContain("previousTotals");
   expect((await page.request.get("/events/export?type=accepted")).status()).toBe(200);
+});
+
+test("a role change or a removal applies to a signed-in user at once", async ({ page }) => {
+  const { databaseUrl, messages } = loadState();
+  const database = openDatabase(databaseUrl, { max: 1 });
+  try {
+    await addStaffUser(database.db, { email: "temp@example.com", role: "support", password: "temp-password-1" });
+    await page.goto("/login");
+    await page.getByLabel("Email").fill("temp@example.com");
+    await page.getByLabel("Password").fill("temp-password-1");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/events$/);
+    expect((await page.goto(`/messages/${messages.engaged}`))?.status()).toBe(200);
+
+    await changeStaffRole(database.db, "temp@example.com", "marketing");
+    expect((await page.goto(`/messages/${messages.engaged}`))?.status()).toBe(403);
+
+    await removeStaffUser(database.db, "temp@example.com");
+    await page.goto("/events");
+    await expect(page).toHaveURL(/\/login/);
+  } finally {
+    await removeStaffUser(database.db, "temp@example.com").catch(() => {});
+    await database.close();
+  }
 });

@@ -7,6 +7,7 @@ export interface E2eState {
   apiKey: string;
   dashboardKey: string;
   dataDir?: string;
+  databaseUrl: string;
   pid: number;
   users: Record<"admin" | "support" | "marketing", { email: string; password: string }>;
   messages: { engaged: string; bounced: string; blocked: string; bulk: string[] };
