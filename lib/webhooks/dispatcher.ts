@@ -76,6 +76,8 @@ interface Release {
 export class NotificationDispatcher {
   private running = false;
   private stopping = false;
+  /** After stop: late results of abandoned attempts are dropped (their rows were handed back). */
+  private closed = false;
   private inFlight = 0;
   private activePosts = 0;
   private wakeUp: (() => void) | undefined;
@@ -157,6 +159,7 @@ export class NotificationDispatcher {
     await this.flush();
     await this.listener?.end().catch(() => {});
     this.listener = undefined;
+    this.closed = true;
     this.agents.http.destroy();
     this.agents.https.destroy();
     await this.database.close().catch(() => {});
@@ -310,6 +313,7 @@ export class NotificationDispatcher {
   /** Writes buffered results and hand-backs; one write at a time so that a webhook's record never goes backwards. */
   private flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
+      if (this.closed) return;
       const batch = this.buffer;
       const releases = this.releases;
       this.buffer = [];
