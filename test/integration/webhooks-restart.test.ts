@@ -101,4 +101,31 @@ describe("webhook notifications survive a restart", () => {
     // Swept once: not overdue any more.
     expect(await sweepOverdue(app.ctx.database, app.ctx.boss, 60_000)).toBe(0);
   });
+
+  it("hands an attempt still hanging at shutdown back, so the next process delivers it at once", async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    receiver.script.push({ status: 0, hang: true });
+    const DATABASE_URL = await createTestDatabase();
+    const env = { DATABASE_URL, MAILROOM_WEBHOOK_TIMEOUT: "60s" };
+    const first = await start(env);
+    const account = await createTestAccount(first.ctx);
+    await registerWebhook(first, account.apiKey, "delivery", `${receiver.url}/hung-at-stop`);
+    const messageId = await insertMessage(first, account.accountId);
+    await logTestEvents(first, [{ accountId: account.accountId, messageId, type: "delivered", recipient: "h@example.net" }]);
+    await receiver.waitFor(1);
+    const t0 = Date.now();
+    await first.stop();
+    expect(Date.now() - t0).toBeLessThan(15_000);
+
+    const second = await start(env);
+    const t1 = Date.now();
+    const reqs = await receiver.waitFor(2, 20_000);
+    expect(reqs[1]!.at - t1).toBeLessThan(10_000);
+    expect(reqs[1]!.headers["webhook-id"]).toBe(reqs[0]!.headers["webhook-id"]);
+    await until(
+      () => listWebhooksOf(second, account.apiKey),
+      (l) => l[0]?.LastResponseCode === "200",
+    );
+  });
 });
