@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 
@@ -179,6 +180,9 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
 let cached: Config | undefined;
 /** The process-wide configuration, parsed once from process.env. */
 export function getConfig(): Config {
+  // A .env file in the working directory fills in what the environment does
+  // not set (variables already set win).
+  if (!cached && existsSync(".env")) process.loadEnvFile(".env");
   cached ??= buildConfig(process.env);
   return cached;
 }

@@ -19,7 +19,8 @@ export interface EmbeddedDatabase {
   url: string;
   /** True when this process started the server and must stop it. */
   owned: boolean;
-  stop(): Promise<void>;
+  /** Stops a server this process started, unless others still use it (`force` stops it anyway). */
+  stop(options?: { force?: boolean }): Promise<void>;
 }
 
 interface Credentials {
@@ -123,6 +124,22 @@ async function ensureDatabase(creds: Credentials, port: number): Promise<void> {
   }
 }
 
+/** Whether client connections other than this check's own are open. */
+async function hasOtherClients(creds: Credentials, port: number): Promise<boolean> {
+  const client = new pg.Client({ host: "127.0.0.1", port, user: creds.user, password: creds.password, database: "postgres" });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+    );
+    return (rows[0]?.n ?? 0) > 0;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
@@ -174,5 +191,14 @@ export async function startEmbeddedPostgres(options: {
     );
   }
   await ensureDatabase(creds, port);
-  return { url: urlFor(port), owned: true, stop: () => server.stop() };
+  return {
+    url: urlFor(port),
+    owned: true,
+    // Another process (the app, while this one is the CLI) may have joined the
+    // server meanwhile: then leave it running for them; the next start reuses it.
+    stop: async (stopOptions?: { force?: boolean }) => {
+      if (!stopOptions?.force && (await hasOtherClients(creds, port))) return;
+      await server.stop();
+    },
+  };
 }

@@ -32,7 +32,7 @@ export default async function setup(project: TestProject) {
   } else {
     dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-test-pg-"));
     const embedded = await startEmbeddedPostgres({ dataDir, port: 0 });
-    stopServer = embedded.stop;
+    stopServer = () => embedded.stop({ force: true });
     const u = new URL(embedded.url);
     u.pathname = "/postgres";
     adminUrl = u.toString();
