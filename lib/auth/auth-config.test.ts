@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { buildConfig } from "../config";
+import type { AppContext } from "../context";
+import { setServerContext } from "../runtime";
+import { buildAuthConfig } from "./auth-config";
+
+function contextWith(env: Record<string, string>): AppContext {
+  // Only the configuration is read on these paths (an explicit AUTH_SECRET needs no database).
+  return { config: buildConfig(env) } as AppContext;
+}
+
+describe("Auth.js configuration", () => {
+  it("uses AUTH_SECRET when set, JWT sessions and the credentials provider only", async () => {
+    setServerContext(contextWith({ AUTH_SECRET: "a-secret-of-enough-length" }));
+    const config = await buildAuthConfig();
+    expect(config.secret).toBe("a-secret-of-enough-length");
+    expect(config.session?.strategy).toBe("jwt");
+    expect(config.providers.map((p) => (typeof p === "function" ? "fn" : p.id))).toEqual(["credentials"]);
+  });
+
+  it("adds the OIDC provider from configuration; an OIDC sign-in gets the configured role", async () => {
+    setServerContext(
+      contextWith({
+        AUTH_SECRET: "a-secret-of-enough-length",
+        AUTH_OIDC_ISSUER: "https://idp.example.com",
+        AUTH_OIDC_CLIENT_ID: "mailroom",
+        AUTH_OIDC_CLIENT_SECRET: "s3cret",
+        AUTH_OIDC_ROLE: "marketing",
+      }),
+    );
+    const config = await buildAuthConfig();
+    const oidc = config.providers.find((p) => typeof p !== "function" && p.id === "oidc");
+    expect(oidc).toMatchObject({ type: "oidc", issuer: "https://idp.example.com", clientId: "mailroom" });
+    const token = await config.callbacks!.jwt!({
+      token: { email: "eve@example.com" },
+      user: { email: "eve@example.com" },
+      account: { provider: "oidc", type: "oidc", providerAccountId: "eve" },
+    } as Parameters<NonNullable<NonNullable<typeof config.callbacks>["jwt"]>>[0]);
+    expect(token).toMatchObject({ role: "marketing", provider: "oidc" });
+    // A credentials sign-in carries the staff user's own role.
+    const staffToken = await config.callbacks!.jwt!({
+      token: { email: "sam@example.com" },
+      user: { email: "sam@example.com", role: "support" } as never,
+      account: { provider: "credentials", type: "credentials", providerAccountId: "sam" },
+    } as Parameters<NonNullable<NonNullable<typeof config.callbacks>["jwt"]>>[0]);
+    expect(staffToken).toMatchObject({ role: "support" });
+  });
+});
