@@ -53,7 +53,9 @@ async function startSink(): Promise<{ port: number; count: () => number; stop: (
 }
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "test/support/delivery-worker.ts")], {
+  // BENCH_WORKER_PROFILE=<dir>: V8 CPU profiles of the workers, for finding hot spots.
+  const profile = process.env.BENCH_WORKER_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_WORKER_PROFILE] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(ROOT, "test/support/delivery-worker.ts")], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],

@@ -2,17 +2,22 @@ import type { AppContext } from "../context";
 import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
 import { QUEUE, type DeliverJob } from "../queue/jobs";
-import { withTransaction } from "../storage/transaction";
+import { withTransaction, type Tx } from "../storage/transaction";
 import type { Classification } from "./classify";
 import { nextAttemptAt, type RetryPolicy } from "./retry-schedule";
 
 /**
- * Writes what one delivery round did, in one transaction: a delivery_attempts
- * row per recipient, the recipient's new status, the final events (logged
- * with logEvents so that webhooks fan out in the same transaction),
- * suppressions for 5.1.x, and a `deliver` job for the deferred recipients
- * at their next attempt time. A recipient already final (another worker got
- * there first) is left alone: at most one final event per recipient.
+ * Writes what delivery rounds did: a delivery_attempts row per recipient,
+ * the recipient's new status, the final events (logged with logEvents so
+ * that webhooks fan out in the same transaction), suppressions for 5.1.x,
+ * and a `deliver` job for deferred recipients at their next attempt time.
+ * A recipient already final (another worker got there first) is left
+ * alone: at most one final event per recipient.
+ *
+ * Group commit: rounds finished in the same tick of this process are written
+ * in ONE transaction with one statement for all their recipients (round
+ * trips, not rows, are what a busy worker pays for). If that transaction
+ * fails, each round is written alone, so one bad round cannot fail others.
  */
 
 export interface RoundResult {
@@ -35,92 +40,181 @@ export interface RoundContext {
   storedSize?: number;
 }
 
-/** Records the round; returns the times (ms) of the retries it scheduled. */
-export async function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
+interface Planned {
+  round: RoundContext;
+  result: RoundResult;
+  status: "delivered" | "failed" | "rejected" | "deferred";
+  reason: string;
+  next?: Date;
+}
+
+function plan(policy: RetryPolicy, round: RoundContext, results: RoundResult[], now: Date): Planned[] {
+  return results.map((result) => {
+    const c = result.classification;
+    if (c.outcome !== "deferred") return { round, result, status: c.outcome, reason: c.diagnostic };
+    const next = nextAttemptAt(policy, { failedAttempts: result.attempts + 1, acceptedAt: round.acceptedAt, now });
+    if (next) return { round, result, status: "deferred", reason: c.diagnostic, next };
+    return { round, result, status: "failed", reason: `Delivery gave up after ${result.attempts + 1} attempts: ${c.diagnostic}` };
+  });
+}
+
+/** Writes rounds in the caller's transaction; returns, per round, the times (ms) of the retries it scheduled. */
+async function writeRounds(tx: Tx, ctx: AppContext, policy: RetryPolicy, rounds: { round: RoundContext; results: RoundResult[] }[]): Promise<number[][]> {
   const now = new Date();
-  return withTransaction(ctx.database, async (tx) => {
-    const events: NewEvent[] = [];
+  const planned = rounds.map((r) => plan(policy, r.round, r.results, now));
+  // A recipient twice in one batch (a retried job racing the original): only its first outcome counts.
+  const seen = new Set<number>();
+  const all = planned.flat().filter((p) => !seen.has(p.result.recipientId) && seen.add(p.result.recipientId));
+  const first = new Set(all);
+  const sizes = rounds.filter((r) => r.round.size && r.round.size !== r.round.storedSize);
+  // One statement: status changes (guarded), attempt rows for those that changed, message sizes.
+  const { rows } = await tx.client.query<{ id: number }>(
+    `WITH i AS (
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::text[], $8::int[], $9::text[], $10::text[], $11::int[])
+         AS t(rid, status, reply, next_at, message_id, account_id, outcome, smtp_code, enhanced, mx, dur)
+     ), u AS (
+       UPDATE message_recipients r
+          SET status = i.status, attempts = r.attempts + 1, last_reply = i.reply, last_attempt_at = $12, next_attempt_at = i.next_at, updated_at = $12
+         FROM i
+        WHERE r.id = i.rid AND r.status IN ('queued', 'deferred')
+       RETURNING r.id
+     ), a AS (
+       INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms)
+       SELECT i.rid, i.message_id, i.account_id, $12, i.outcome, i.smtp_code, i.enhanced, i.reply, i.mx, i.dur FROM i JOIN u ON u.id = i.rid
+     ), s AS (
+       UPDATE messages m SET size = v.size FROM unnest($13::uuid[], $14::int[]) AS v(id, size) WHERE m.id = v.id
+     )
+     SELECT id FROM u`,
+    [
+      all.map((p) => p.result.recipientId),
+      all.map((p) => p.status),
+      all.map((p) => p.result.classification.diagnostic),
+      all.map((p) => p.next ?? null),
+      all.map((p) => p.round.messageId),
+      all.map((p) => p.round.accountId),
+      all.map((p) => p.result.classification.outcome),
+      all.map((p) => p.result.classification.smtpCode),
+      all.map((p) => p.result.classification.enhancedCode),
+      all.map((p) => p.result.mxHost),
+      all.map((p) => p.result.durationMs),
+      now,
+      sizes.map((r) => r.round.messageId),
+      sizes.map((r) => r.round.size),
+    ],
+  );
+  const changed = new Set(rows.map((r) => Number(r.id)));
+
+  const events: NewEvent[] = [];
+  const retryTimes: number[][] = [];
+  for (const roundPlans of planned) {
     const retries = new Map<number, number[]>();
-    // messages.size becomes the built size, in the first recipient's statement.
-    let sizePending = Boolean(round.size && round.size !== round.storedSize);
-    for (const r of results) {
-      const c = r.classification;
-      const updateSize = sizePending;
-      sizePending = false;
-      let final: "delivered" | "failed" | "rejected" | undefined = c.outcome === "deferred" ? undefined : c.outcome;
-      let next: Date | undefined;
-      let reason = c.diagnostic;
-      if (c.outcome === "deferred") {
-        next = nextAttemptAt(policy, { failedAttempts: r.attempts + 1, acceptedAt: round.acceptedAt, now });
-        if (!next) {
-          final = "failed";
-          reason = `Delivery gave up after ${r.attempts + 1} attempts: ${c.diagnostic}`;
-        }
-      }
-      // The status change and the attempt row in one statement; nothing when another worker already finished it.
-      const { rowCount } = await tx.client.query(
-        `WITH u AS (
-           UPDATE message_recipients
-              SET status = $2, attempts = attempts + 1, last_reply = $3, last_attempt_at = $4, next_attempt_at = $5, updated_at = $4
-            WHERE id = $1 AND status IN ('queued', 'deferred')
-           RETURNING id)${updateSize ? `, s AS (UPDATE messages SET size = $13 WHERE id = $6)` : ""}
-         INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms)
-         SELECT u.id, $6, $7, $4, $8, $9, $10, $3, $11, $12 FROM u`,
-        [
-          r.recipientId,
-          final ?? "deferred",
-          c.diagnostic,
-          now,
-          next ?? null,
-          round.messageId,
-          round.accountId,
-          c.outcome,
-          c.smtpCode,
-          c.enhancedCode,
-          r.mxHost,
-          r.durationMs,
-          ...(updateSize ? [round.size] : []),
-        ],
-      );
-      if (!rowCount) continue;
-      if (next) {
-        const at = next.getTime();
-        retries.set(at, [...(retries.get(at) ?? []), r.recipientId]);
+    for (const p of roundPlans) {
+      if (!first.has(p) || !changed.has(p.result.recipientId)) continue;
+      const c = p.result.classification;
+      if (p.next) {
+        const at = p.next.getTime();
+        retries.set(at, [...(retries.get(at) ?? []), p.result.recipientId]);
         continue;
       }
-      if (final === "failed" && c.suppress) {
+      if (p.status === "failed" && c.suppress) {
         await addSuppression(tx.db, {
-          accountId: round.accountId,
-          email: r.email,
+          accountId: p.round.accountId,
+          email: p.result.email,
           reason: "hard-bounce",
           detail: c.diagnostic,
-          messageId: round.messageId,
+          messageId: p.round.messageId,
         });
       }
+      const attempts = p.result.attempts + 1;
       events.push({
-        accountId: round.accountId,
-        messageId: round.messageId,
-        type: final!,
-        recipient: r.email,
-        reason,
+        accountId: p.round.accountId,
+        messageId: p.round.messageId,
+        type: p.status as "delivered" | "failed" | "rejected",
+        recipient: p.result.email,
+        reason: p.reason,
         details:
-          final === "delivered"
-            ? { smtpCode: c.smtpCode, mxHost: r.mxHost, attempts: r.attempts + 1 }
+          p.status === "delivered"
+            ? { smtpCode: c.smtpCode, mxHost: p.result.mxHost, attempts }
             : {
                 smtpCode: c.smtpCode,
                 enhancedCode: c.enhancedCode,
                 diagnostic: c.diagnostic,
                 bounceType: c.outcome === "deferred" ? "soft" : c.bounceType,
-                mxHost: r.mxHost,
-                attempts: r.attempts + 1,
+                mxHost: p.result.mxHost,
+                attempts,
               },
       });
     }
+    const round = roundPlans[0]?.round;
     for (const [at, recipientIds] of retries) {
-      const job: DeliverJob = { messageId: round.messageId, recipientIds, requestId: round.requestId };
+      const job: DeliverJob = { messageId: round!.messageId, recipientIds, requestId: round!.requestId };
       await ctx.boss.send(QUEUE.deliver, job as unknown as object, { startAfter: new Date(at), db: tx.sql } as never);
     }
-    await logEvents(tx, ctx.boss, events);
-    return [...retries.keys()];
-  });
+    retryTimes.push([...retries.keys()]);
+  }
+  await logEvents(tx, ctx.boss, events);
+  return retryTimes;
+}
+
+interface Pending {
+  policy: RetryPolicy;
+  round: RoundContext;
+  results: RoundResult[];
+  resolve(retries: number[]): void;
+  reject(err: unknown): void;
+}
+
+const MAX_BATCH = 64;
+
+class RoundWriter {
+  private pending: Pending[] = [];
+  private scheduled = false;
+  constructor(private readonly ctx: AppContext) {}
+
+  add(policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ policy, round, results, resolve, reject });
+      if (this.pending.length >= MAX_BATCH) void this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.pending.splice(0, MAX_BATCH);
+    if (this.pending.length && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => void this.flush());
+    }
+    if (batch.length === 0) return;
+    // One policy per process: all items carry the same one.
+    const policy = batch[0]!.policy;
+    try {
+      const retries = await withTransaction(this.ctx.database, (tx) => writeRounds(tx, this.ctx, policy, batch));
+      batch.forEach((p, i) => p.resolve(retries[i]!));
+    } catch (err) {
+      if (batch.length === 1) return batch[0]!.reject(err);
+      for (const p of batch) {
+        await withTransaction(this.ctx.database, (tx) => writeRounds(tx, this.ctx, p.policy, [p])).then(
+          (r) => p.resolve(r[0]!),
+          (e: unknown) => p.reject(e),
+        );
+      }
+    }
+  }
+}
+
+const writers = new WeakMap<AppContext, RoundWriter>();
+
+/** Records a round (batched with others of this tick); returns the times (ms) of the retries it scheduled. */
+export function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
+  let writer = writers.get(ctx);
+  if (!writer) {
+    writer = new RoundWriter(ctx);
+    writers.set(ctx, writer);
+  }
+  return writer.add(policy, round, results);
 }
