@@ -1,9 +1,11 @@
 "use server";
 
+import { redirect } from "next/navigation";
 import { AuthError } from "next-auth";
 import { z } from "zod";
 import { signIn } from "@/lib/auth/auth";
 import { safeReturnPath } from "@/lib/auth/safe-return";
+import { getServerContext } from "@/lib/runtime";
 
 export interface SignInState {
   error?: string;
@@ -41,5 +43,7 @@ export async function signInWithPassword(_prev: SignInState, formData: FormData)
 }
 
 export async function signInWithOidc(formData: FormData): Promise<void> {
+  // Called directly on an install without OIDC: back to the form, not an error page.
+  if (!getServerContext().config.auth.oidc) redirect("/login");
   await signIn("oidc", { redirectTo: safeReturnPath(formData.get("callbackUrl"), "/") });
 }
