@@ -20,4 +20,10 @@ describe("event filters in the URL", () => {
     expect(p).toMatchObject({ Event: "failed", StartFrom: 25, RetrieveCount: 25 });
     expect(boundSeconds("2026-11-01", "to")).toBe(Date.UTC(2026, 10, 1, 23, 59, 59) / 1000);
   });
+
+  it("swaps bounds given the wrong way round", () => {
+    const p = toApiParams(parseEventFilters({ from: "2026-11-02", to: "2026-11-01" }));
+    expect(p.StartDate).toBe(Date.UTC(2026, 10, 1) / 1000);
+    expect(p.EndDate).toBe(Date.UTC(2026, 10, 2, 23, 59, 59) / 1000);
+  });
 });

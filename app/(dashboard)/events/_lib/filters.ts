@@ -67,9 +67,10 @@ export function boundSeconds(value: string, edge: "from" | "to"): number {
 }
 
 export function toApiParams(f: EventFilters): EventsParams {
-  let start = f.from ? boundSeconds(f.from, "from") : undefined;
-  let end = f.to ? boundSeconds(f.to, "to") : undefined;
-  if (start !== undefined && end !== undefined && start > end) [start, end] = [end - 59, start + 59];
+  // Bounds given the wrong way round are swapped (not refused).
+  const [from, to] = f.from && f.to && boundSeconds(f.from, "from") > boundSeconds(f.to, "to") ? [f.to, f.from] : [f.from, f.to];
+  const start = from ? boundSeconds(from, "from") : undefined;
+  const end = to ? boundSeconds(to, "to") : undefined;
   return {
     StartDate: start,
     EndDate: end,
