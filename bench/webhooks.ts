@@ -11,9 +11,12 @@
  * Phases:
  *   1. fan-out cost: logEvents of one `delivered` event for an account with
  *      no webhooks vs one `accepted` event (which never notifies);
- *   2. throughput: N events logged as fast as 16 producers can (batches of
- *      10 per transaction), time until the receiver has them all;
- *   3. latency: events paced at a fixed rate (default 1,000/s), p50/p99/max.
+ *   2. dispatch capacity: N events logged while no worker runs, then the
+ *      workers start and drain them: notifications/s of the dispatcher alone;
+ *   3. throughput: N events logged as fast as 16 producers can (batches of
+ *      10 per transaction) while the workers run, time until the receiver has
+ *      them all;
+ *   4. latency: events paced at a fixed rate (default 1,000/s), p50/p99/max.
  *
  * Options (env): BENCH_EVENTS (default 20000), BENCH_RATE (default 1000),
  * BENCH_LATENCY_SECONDS (default 10).
@@ -30,6 +33,7 @@ import { createAccount } from "../lib/domain/accounts";
 import { logEvents, type NewEvent } from "../lib/domain/event-log";
 import { createWebhook } from "../lib/domain/webhooks";
 import { withTransaction } from "../lib/storage/transaction";
+import { startNotifications } from "../lib/webhooks/start";
 import { startServer } from "../server";
 
 // ---------------------------------------------------------------- receiver
@@ -252,6 +256,8 @@ async function main() {
     MAILROOM_SANDBOX_PORT: "0",
     MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "true",
     MAILROOM_QUIET_START: "true",
+    // The bench starts the notification workers itself (phase 2 needs them stopped).
+    MAILROOM_WORKERS: "off",
     LOG_LEVEL: "warn",
   });
   const receiver = await ReceiverProcess.start();
@@ -270,6 +276,30 @@ async function main() {
     await createWebhook(ctx.database.db, account.accountId, { event: "delivery", url: receiver.url }, { allowPrivate: true });
     const messageId = await insertMessage(ctx, account.accountId);
 
+    // Dispatch capacity: a backlog logged with no worker, then drained.
+    const backlog: string[] = [];
+    for (let i = 0; i < total; i += 100) {
+      const events: NewEvent[] = [];
+      for (let j = i; j < Math.min(i + 100, total); j++) {
+        backlog.push(`d${j}@example.net`);
+        events.push({ accountId: account.accountId, messageId, type: "delivered", recipient: `d${j}@example.net` });
+      }
+      await log(ctx, events);
+    }
+    const d0 = now();
+    const cpu0 = process.cpuUsage();
+    const dispatcher = process.env.BENCH_PER_DESTINATION ? { perDestination: Number(process.env.BENCH_PER_DESTINATION) } : undefined;
+    let workers = await startNotifications(ctx, { workers: true, dispatcher });
+    const drained = await receiver.waitFor(backlog, 300_000);
+    const dLast = Math.max(...backlog.map((k) => drained.get(k)!));
+    const cpu = process.cpuUsage(cpu0);
+    console.log(
+      `dispatch capacity: a backlog of ${total} drained in ${((dLast - d0) / 1000).toFixed(2)} s = ${Math.round(total / ((dLast - d0) / 1000))}/s ` +
+        `(app process CPU ${Math.round(((cpu.user + cpu.system) / 1000 / (dLast - d0)) * 100)}% of one core)`,
+    );
+    await workers.stop();
+    workers = await startNotifications(ctx, { workers: true, dispatcher });
+
     // Warm-up: connections, agents, JIT.
     await throughput(ctx, receiver, account.accountId, messageId, 1_000);
 
@@ -287,6 +317,7 @@ async function main() {
     const rss = process.memoryUsage().rss / 1024 / 1024;
     console.log(`app process RSS ${Math.round(rss)} MB`);
     const ok = t.rate >= 1000 && l.p99 < 1000;
+    await workers.stop();
     console.log(ok ? "targets met (>= 1,000/s, p99 < 1 s)" : "TARGETS NOT MET (>= 1,000/s, p99 < 1 s)");
   } finally {
     receiver.stop();
