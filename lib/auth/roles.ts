@@ -32,10 +32,10 @@ export interface NavItem {
 export const NAV_ITEMS: readonly NavItem[] = [
   { area: "overview", href: "/", label: "Overview", ready: true },
   { area: "events", href: "/events", label: "Events", ready: true },
-  { area: "compose", href: "/compose", label: "Compose", ready: false },
-  { area: "sandbox", href: "/sandbox", label: "Sandbox", ready: false },
-  { area: "webhooks", href: "/webhooks", label: "Webhooks", ready: false },
-  { area: "settings", href: "/settings", label: "Settings", ready: false },
+  { area: "compose", href: "/compose", label: "Compose", ready: true },
+  { area: "sandbox", href: "/sandbox", label: "Sandbox", ready: true },
+  { area: "webhooks", href: "/webhooks", label: "Webhooks", ready: true },
+  { area: "settings", href: "/settings", label: "Settings", ready: true },
 ];
 
 export function isRole(value: unknown): value is Role {
