@@ -60,6 +60,10 @@ async function main() {
   const port = (server.address() as { port: number }).port;
   process.on("message", async (msg: { type: string }) => {
     if (msg.type === "rss") send({ type: "rss", rss: process.memoryUsage().rss });
+    if (msg.type === "cpu") {
+      const u = process.cpuUsage();
+      send({ type: "cpu", micros: u.user + u.system });
+    }
     if (msg.type === "stop") {
       server.close();
       server.closeAllConnections();

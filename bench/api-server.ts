@@ -59,6 +59,10 @@ async function main() {
 
   process.on("message", async (msg: { type: string }) => {
     if (msg.type === "rss") send({ type: "rss", rss: process.memoryUsage().rss });
+    if (msg.type === "cpu") {
+      const u = process.cpuUsage();
+      send({ type: "cpu", micros: u.user + u.system });
+    }
     if (msg.type === "stop") {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });

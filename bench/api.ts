@@ -62,19 +62,24 @@ interface Figures {
   non2xx: number;
   errors: number;
   peakRssMb: number;
+  /** Server CPU time per request (user + system), a figure less sensitive to a busy machine than req/s. */
+  cpuMicrosPerRequest: number;
 }
 
-async function measure(name: string, child: ChildProcess, opts: autocannon.Options): Promise<Figures> {
+async function measure(name: string, child: ChildProcess, opts: autocannon.Options, conns = connections): Promise<Figures> {
   let peak = 0;
   const sample = async () => {
     peak = Math.max(peak, (await ask<{ rss: number }>(child, "rss", "rss")).rss);
   };
   const timer = setInterval(() => void sample(), 500);
   // Warm-up: JIT, connection pools, caches.
-  await autocannon({ ...opts, connections, duration: 2 });
-  const r = await autocannon({ ...opts, connections, duration });
+  await autocannon({ ...opts, connections: conns, duration: 2 });
+  const cpu0 = (await ask<{ micros: number }>(child, "cpu", "cpu")).micros;
+  const r = await autocannon({ ...opts, connections: conns, duration });
+  const cpu1 = (await ask<{ micros: number }>(child, "cpu", "cpu")).micros;
   clearInterval(timer);
   await sample();
+  const total = r.requests.average * duration;
   const f: Figures = {
     name,
     reqPerSec: Math.round(r.requests.average),
@@ -83,8 +88,9 @@ async function measure(name: string, child: ChildProcess, opts: autocannon.Optio
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
     peakRssMb: Math.round(peak / 1024 / 1024),
+    cpuMicrosPerRequest: total > 0 ? Math.round((cpu1 - cpu0) / total) : 0,
   };
-  console.error(`${name.padEnd(34)} ${String(f.reqPerSec).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  non-2xx ${f.non2xx}  errors ${f.errors}  peak RSS ${f.peakRssMb} MB`);
+  console.error(`${name.padEnd(34)} ${String(f.reqPerSec).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  non-2xx ${f.non2xx}  errors ${f.errors}  peak RSS ${f.peakRssMb} MB  server CPU ${f.cpuMicrosPerRequest} µs/req`);
   return f;
 }
 
@@ -104,7 +110,9 @@ async function main() {
   console.error(`server ${m.url}, ${m.events} events stored`);
   const auth = { Authorization: `Bearer ${m.apiKey}`, "Content-Type": "application/json" };
   const results: Figures[] = [];
-  results.push(await measure("POST /email", mailroom.child, { url: `${m.url}/api/v1/email`, method: "POST", headers: auth, body: emailBody }));
+  const post = { url: `${m.url}/api/v1/email`, method: "POST", headers: auth, body: emailBody };
+  results.push(await measure("POST /email", mailroom.child, post));
+  results.push(await measure("POST /email, 1 connection", mailroom.child, post, 1));
   results.push(await measure("GET /events?MessageID=…", mailroom.child, { url: `${m.url}/api/v1/events?MessageID=${m.messageId}`, headers: auth }));
   results.push(await measure("GET /events?RetrieveCount=20", mailroom.child, { url: `${m.url}/api/v1/events?RetrieveCount=20`, headers: auth }));
   results.push(await measure("GET /events (default page)", mailroom.child, { url: `${m.url}/api/v1/events`, headers: auth }));
@@ -114,13 +122,16 @@ async function main() {
   );
 
   const ceiling = await start("api-ceiling.ts", { BENCH_CEILING_DATABASE_URL: m.databaseUrl!, BENCH_CEILING_ACCOUNT: m.accountId! });
-  const c = await measure("ceiling: node:http + same rows", ceiling.child, { url: ceiling.ready.url, method: "POST", headers: { "Content-Type": "application/json" }, body: emailBody });
+  const ceilingPost = { url: ceiling.ready.url, method: "POST", headers: { "Content-Type": "application/json" }, body: emailBody };
+  const c = await measure("ceiling: node:http + same rows", ceiling.child, ceilingPost);
   results.push(c);
+  results.push(await measure("ceiling, 1 connection", ceiling.child, ceilingPost, 1));
   await ask(ceiling.child, "stop", "stopped");
   await ask(mailroom.child, "stop", "stopped");
 
   const ratio = results[0]!.reqPerSec / c.reqPerSec;
-  console.error(`POST /email / ceiling = ${ratio.toFixed(2)}`);
+  const load = (await import("node:os")).loadavg()[0]!.toFixed(1);
+  console.error(`POST /email / ceiling = ${ratio.toFixed(2)} (req/s); machine load average ${load}`);
   if (process.env.BENCH_JSON) console.log(JSON.stringify({ duration, connections, events: m.events, results, ratio }, null, 2));
 }
 
