@@ -1,3 +1,4 @@
+import { domainToASCII } from "node:url";
 import type { AppContext } from "../context";
 import type { DeliverJob } from "../queue/jobs";
 import { buildMessage, type DkimKey } from "./build-message";
@@ -70,7 +71,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
                 AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '2 seconds')) AS recipients
        FROM messages m
        JOIN accounts a ON a.id = m.account_id
-       LEFT JOIN sender_domains d ON d.account_id = m.account_id AND d.name = m.from_domain
+       LEFT JOIN sender_domains d ON d.account_id = m.account_id AND d.name = lower(m.from_domain)
       WHERE m.id = $1`,
     [job.messageId, ids],
   );
@@ -105,11 +106,11 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
 
   const dkim: DkimKey | undefined =
     message.dkim_private_key && message.dkim_domain && message.dkim_selector
-      ? { domainName: message.dkim_domain, keySelector: message.dkim_selector, privateKey: message.dkim_private_key }
+      ? { domainName: domainToASCII(message.dkim_domain) || message.dkim_domain, keySelector: message.dkim_selector, privateKey: message.dkim_private_key }
       : undefined;
   const tracking = trackingFor(content, message);
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
-  const bounceDomain = bounceDomainFor(message.from_domain, ctx.config.delivery.bounceDomain);
+  const bounceDomain = bounceDomainFor(domainToASCII(message.from_domain) || message.from_domain, ctx.config.delivery.bounceDomain);
 
   const envelopes: Envelope[] = [];
   for (const r of recipients) {
@@ -125,7 +126,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
         : content.html;
     const raw = await buildMessage({
       messageId: message.id,
-      fromDomain: message.from_domain,
+      fromDomain: domainToASCII(message.from_domain) || message.from_domain,
       date: message.created_at,
       content,
       html,
