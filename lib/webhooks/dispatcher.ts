@@ -17,6 +17,7 @@ import {
   type ClaimedNotification,
 } from "./notification-store";
 import { preparedSql } from "./prepared-sql";
+import { purgeWebhookHistory } from "./retention";
 import { verdictOf } from "./retry-policy";
 import { signNotification } from "./signing";
 import type { Resolver } from "./ssrf-guard";
@@ -38,6 +39,8 @@ export interface DispatcherOptions {
   maxWaitMs: number;
   /** Idle poll for due retries when nothing wakes the loop. */
   pollIntervalMs: number;
+  /** How often this process purges finished notifications past retention. */
+  purgeIntervalMs: number;
   /** Sweeper period and how overdue a pending row must be to get a new job. */
   sweepIntervalMs: number;
   overdueMs: number;
@@ -56,6 +59,7 @@ export function defaultDispatcherOptions(timeoutMs: number): DispatcherOptions {
     maxWaitMs: 30_000,
     pollIntervalMs: 500,
     sweepIntervalMs: 30_000,
+    purgeIntervalMs: 3_600_000,
     overdueMs: 60_000,
     leaseMs: Math.max(120_000, timeoutMs * 6),
     deferMs: 2_000,
@@ -85,6 +89,7 @@ export class NotificationDispatcher {
   private listener: pg.Client | undefined;
   private loopDone: Promise<void> = Promise.resolve();
   private sweepTimer: NodeJS.Timeout | undefined;
+  private purgeTimer: NodeJS.Timeout | undefined;
   private readonly limiter: DestinationLimiter;
   private readonly agents;
   private readonly postOptions: PostOptions;
@@ -140,6 +145,20 @@ export class NotificationDispatcher {
     this.sweepTimer = setInterval(sweep, this.options.sweepIntervalMs);
     this.sweepTimer.unref();
     sweep();
+    const purge = () => {
+      void purgeWebhookHistory(this.database.pool)
+        .then((n) => {
+          if (n > 0) this.ctx.log.info({ count: n }, "purged webhook notifications past retention");
+        })
+        .catch((err) => this.ctx.log.warn({ err }, "purging webhook history failed"));
+    };
+    // Spread over the period so that several processes do not purge together.
+    this.purgeTimer = setTimeout(() => {
+      purge();
+      this.purgeTimer = setInterval(purge, this.options.purgeIntervalMs);
+      this.purgeTimer.unref();
+    }, Math.random() * this.options.purgeIntervalMs);
+    this.purgeTimer.unref();
   }
 
   /** Stops fetching, lets running attempts end (up to `graceMs`), gives the rest back, writes everything. */
@@ -147,6 +166,8 @@ export class NotificationDispatcher {
     if (!this.running) return;
     this.running = false;
     clearInterval(this.sweepTimer);
+    clearTimeout(this.purgeTimer);
+    clearInterval(this.purgeTimer);
     this.wake();
     await this.loopDone;
     this.stopping = true;
