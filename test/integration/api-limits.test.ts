@@ -19,6 +19,23 @@ async function awayFromMinuteEnd() {
   if (s >= 45) await new Promise((r) => setTimeout(r, (61 - s) * 1000));
 }
 
+/**
+ * Runs a scenario that must fit in one fixed minute window; if a slow machine
+ * let it straddle a boundary, it runs once more (each run uses its own account).
+ */
+async function inOneMinute(scenario: () => Promise<void>) {
+  for (let attempt = 0; ; attempt++) {
+    await awayFromMinuteEnd();
+    const minute = Math.floor(Date.now() / 60_000);
+    try {
+      await scenario();
+      return;
+    } catch (err) {
+      if (attempt > 0 || Math.floor(Date.now() / 60_000) === minute) throw err;
+    }
+  }
+}
+
 const minuteEnd = () => Math.floor(Date.now() / 60_000) * 60 + 60;
 
 describe("sending limits (CONTRACT.md Limits)", () => {
@@ -40,53 +57,56 @@ describe("sending limits (CONTRACT.md Limits)", () => {
   });
 
   it("admits exactly the trial minute limit (10) of concurrent requests; the rest get 429 with Retry-After", async () => {
-    const a = await createTestAccount(app.ctx, { plan: "trial" });
-    await awayFromMinuteEnd();
-    const responses = await Promise.all(Array.from({ length: 16 }, (_, i) => send(a.apiKey, [`r${i}@example.net`])));
-    const ok = responses.filter((r) => r.status === 200);
-    const refused = responses.filter((r) => r.status === 429);
-    expect(ok).toHaveLength(10);
-    expect(refused).toHaveLength(6);
-    const end = minuteEnd();
-    for (const r of refused) {
-      expect(await r.json()).toEqual({ Errors: [{ Code: 429, Message: "Too many requests" }] });
-      const retryAfter = Number(r.headers.get("retry-after"));
-      expect(retryAfter).toBeGreaterThanOrEqual(1);
-      expect(retryAfter).toBeLessThanOrEqual(60);
-      expect(Math.abs(Math.floor(Date.now() / 1000) + retryAfter - end)).toBeLessThanOrEqual(2);
-      expect(r.headers.get("x-ratelimit-limit")).toBe("10");
-      expect(r.headers.get("x-ratelimit-remaining")).toBe("0");
-      expect(r.headers.get("x-ratelimit-reset")).toBe(String(end));
-    }
-    const remaining = ok.map((r) => Number(r.headers.get("x-ratelimit-remaining"))).sort((x, y) => x - y);
-    expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    for (const r of ok) expect(r.headers.get("x-ratelimit-limit")).toBe("10");
-    // Refused requests consumed nothing and stored nothing.
-    expect(await used(a.apiKeyId)).toEqual({ minute: 10, hour: 10, day: 10 });
-    const { rows } = await app.ctx.database.pool.query("SELECT count(*)::int AS n FROM messages WHERE account_id = $1", [a.accountId]);
-    expect(rows[0].n).toBe(10);
+    await inOneMinute(async () => {
+      const a = await createTestAccount(app.ctx, { plan: "trial" });
+      const responses = await Promise.all(Array.from({ length: 16 }, (_, i) => send(a.apiKey, [`r${i}@example.net`])));
+      const ok = responses.filter((r) => r.status === 200);
+      const refused = responses.filter((r) => r.status === 429);
+      expect(ok).toHaveLength(10);
+      expect(refused).toHaveLength(6);
+      const end = minuteEnd();
+      for (const r of refused) {
+        expect(await r.json()).toEqual({ Errors: [{ Code: 429, Message: "Too many requests" }] });
+        const retryAfter = Number(r.headers.get("retry-after"));
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(60);
+        expect(Math.abs(Math.floor(Date.now() / 1000) + retryAfter - end)).toBeLessThanOrEqual(2);
+        expect(r.headers.get("x-ratelimit-limit")).toBe("10");
+        expect(r.headers.get("x-ratelimit-remaining")).toBe("0");
+        expect(r.headers.get("x-ratelimit-reset")).toBe(String(end));
+      }
+      const remaining = ok.map((r) => Number(r.headers.get("x-ratelimit-remaining"))).sort((x, y) => x - y);
+      expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      for (const r of ok) expect(r.headers.get("x-ratelimit-limit")).toBe("10");
+      // Refused requests consumed nothing and stored nothing.
+      expect(await used(a.apiKeyId)).toEqual({ minute: 10, hour: 10, day: 10 });
+      const { rows } = await app.ctx.database.pool.query("SELECT count(*)::int AS n FROM messages WHERE account_id = $1", [a.accountId]);
+      expect(rows[0].n).toBe(10);
+    });
   });
 
   it("counts each recipient; a request that does not fit consumes nothing", async () => {
-    const a = await createTestAccount(app.ctx, { plan: "trial", name: "recipients" });
-    await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 5 });
-    await awayFromMinuteEnd();
-    expect((await send(a.apiKey, ["a@example.net", "b@example.net", "c@example.net", "d@example.net"])).status).toBe(200);
-    const tooMany = await send(a.apiKey, ["e@example.net", "f@example.net"]);
-    expect(tooMany.status).toBe(429);
-    expect(await used(a.apiKeyId)).toEqual({ minute: 4, hour: 4, day: 4 });
-    const fits = await send(a.apiKey, ["e@example.net"]);
-    expect(fits.status).toBe(200);
-    expect(fits.headers.get("x-ratelimit-remaining")).toBe("0");
-    expect(await used(a.apiKeyId)).toEqual({ minute: 5, hour: 5, day: 5 });
+    await inOneMinute(async () => {
+      const a = await createTestAccount(app.ctx, { plan: "trial", name: "recipients" });
+      await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 5 });
+      expect((await send(a.apiKey, ["a@example.net", "b@example.net", "c@example.net", "d@example.net"])).status).toBe(200);
+      const tooMany = await send(a.apiKey, ["e@example.net", "f@example.net"]);
+      expect(tooMany.status).toBe(429);
+      expect(await used(a.apiKeyId)).toEqual({ minute: 4, hour: 4, day: 4 });
+      const fits = await send(a.apiKey, ["e@example.net"]);
+      expect(fits.status).toBe(200);
+      expect(fits.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect(await used(a.apiKeyId)).toEqual({ minute: 5, hour: 5, day: 5 });
+    });
   });
 
   it("does not count suppressed recipients", async () => {
-    const a = await createTestAccount(app.ctx, { plan: "trial", name: "suppressed" });
-    await addSuppression(app.ctx.database.db, { accountId: a.accountId, email: "gone@example.net", reason: "complaint" });
-    await awayFromMinuteEnd();
-    expect((await send(a.apiKey, ["gone@example.net", "ok@example.net"])).status).toBe(200);
-    expect(await used(a.apiKeyId)).toEqual({ minute: 1, hour: 1, day: 1 });
+    await inOneMinute(async () => {
+      const a = await createTestAccount(app.ctx, { plan: "trial", name: "suppressed" });
+      await addSuppression(app.ctx.database.db, { accountId: a.accountId, email: "gone@example.net", reason: "complaint" });
+      expect((await send(a.apiKey, ["gone@example.net", "ok@example.net"])).status).toBe(200);
+      expect(await used(a.apiKeyId)).toEqual({ minute: 1, hour: 1, day: 1 });
+    });
   });
 
   it("answers 17 (HTTP 429) when the day window is used up, with Retry-After to the end of the UTC day", async () => {
@@ -114,13 +134,14 @@ describe("sending limits (CONTRACT.md Limits)", () => {
   });
 
   it("keeps separate counters per API key", async () => {
-    const a = await createTestAccount(app.ctx, { plan: "trial", name: "two keys" });
-    await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 1 });
-    await awayFromMinuteEnd();
-    expect((await send(a.apiKey, ["k1@example.net"])).status).toBe(200);
-    expect((await send(a.apiKey, ["k2@example.net"])).status).toBe(429);
-    const second = await createApiKey(app.ctx.database.db, a.accountId, "second");
-    expect((await send(second.apiKey, ["k3@example.net"])).status).toBe(200);
+    await inOneMinute(async () => {
+      const a = await createTestAccount(app.ctx, { plan: "trial", name: "two keys" });
+      await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 1 });
+      expect((await send(a.apiKey, ["k1@example.net"])).status).toBe(200);
+      expect((await send(a.apiKey, ["k2@example.net"])).status).toBe(429);
+      const second = await createApiKey(app.ctx.database.db, a.accountId, "second");
+      expect((await send(second.apiKey, ["k3@example.net"])).status).toBe(200);
+    });
   });
 
   it("puts X-RateLimit headers on error responses after authentication", async () => {
@@ -140,11 +161,12 @@ describe("sending limits (CONTRACT.md Limits)", () => {
   });
 
   it("holds the limit for concurrent multi-recipient requests", async () => {
-    const a = await createTestAccount(app.ctx, { plan: "trial", name: "concurrent" });
-    await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 7, perHour: 100, perDay: 100 });
-    await awayFromMinuteEnd();
-    const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => send(a.apiKey, [`m${i}a@example.net`, `m${i}b@example.net`])));
-    expect(responses.filter((r) => r.status === 200)).toHaveLength(3);
-    expect((await used(a.apiKeyId)).minute).toBe(6);
+    await inOneMinute(async () => {
+      const a = await createTestAccount(app.ctx, { plan: "trial", name: "concurrent" });
+      await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 7, perHour: 100, perDay: 100 });
+      const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => send(a.apiKey, [`m${i}a@example.net`, `m${i}b@example.net`])));
+      expect(responses.filter((r) => r.status === 200)).toHaveLength(3);
+      expect((await used(a.apiKeyId)).minute).toBe(6);
+    });
   });
 });
