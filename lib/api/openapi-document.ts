@@ -48,9 +48,16 @@ const errorResponses = (statuses: number[]): Json =>
     ]),
   );
 
+/** Integer parameters arrive as digit strings; describe them as the integers they are. */
+const INTEGER_PARAMS: Record<string, Json> = {
+  RetrieveCount: { type: "integer", minimum: 1, maximum: 100, default: 5 },
+  StartFrom: { type: "integer", minimum: 0, default: 0 },
+};
+
 function queryParameters(shape: Record<string, z.ZodType>, required: string[] = []): Json[] {
   return Object.entries(shape).map(([name, s]) => {
-    const sc = schema(s, "input");
+    let sc = schema(s, "input");
+    if (sc.pattern === "^\\d+$") sc = { ...(INTEGER_PARAMS[name] ?? { type: "integer", minimum: 0 }), description: sc.description };
     const description = (sc.description as string | undefined) ?? s.description;
     delete sc.description;
     return { name, in: "query", required: required.includes(name), ...(description && { description }), schema: sc };
