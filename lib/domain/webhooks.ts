@@ -56,12 +56,17 @@ export async function createWebhook(
   });
 }
 
-/** Throws WebhookUrlRefusedError when the URL's host is (or resolves to) an internal address. */
+/**
+ * Throws WebhookUrlRefusedError when the URL's host is, or resolves to, an
+ * internal address. A name that does not resolve (yet) is accepted: it
+ * reaches nothing, and every attempt checks again before connecting.
+ */
 export async function assertDestinationAllowed(url: string, guard: WebhookGuardOptions): Promise<void> {
   if (guard.allowPrivate) return;
   try {
     await resolveDestination(new URL(url), { allowPrivate: false, resolver: guard.resolver });
   } catch (err) {
+    if (err instanceof SsrfRefusedError && err.kind === "unresolvable") return;
     if (err instanceof SsrfRefusedError || err instanceof TypeError) throw new WebhookUrlRefusedError(err.message);
     throw err;
   }

@@ -79,8 +79,10 @@ describe("resolveDestination", () => {
     await expect(guard("https://mixed.test/")).rejects.toThrow(/127\.0\.0\.1/);
   });
 
-  it("refuses a name that does not resolve", async () => {
+  it("refuses a name that does not resolve, saying so", async () => {
     await expect(guard("https://nowhere.test/")).rejects.toThrow(/does not resolve \(ENOTFOUND\)/);
+    await expect(guard("https://nowhere.test/")).rejects.toMatchObject({ kind: "unresolvable" });
+    await expect(guard("https://internal.test/")).rejects.toMatchObject({ kind: "internal" });
   });
 
   it("checks IP literals without a lookup, in every spelling the URL parser normalises", async () => {

@@ -14,6 +14,8 @@ export class SsrfRefusedError extends Error {
   constructor(
     message: string,
     readonly hostname: string,
+    /** `internal`: the address is not public; `unresolvable`: the name has no address (now). */
+    readonly kind: "internal" | "unresolvable" = "internal",
   ) {
     super(message);
     this.name = "SsrfRefusedError";
@@ -80,9 +82,9 @@ export async function resolveDestination(
   try {
     addresses = await (options.resolver ?? systemResolver)(host);
   } catch (err) {
-    throw new SsrfRefusedError(`${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, host);
+    throw new SsrfRefusedError(`${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, host, "unresolvable");
   }
-  if (addresses.length === 0) throw new SsrfRefusedError(`${host} does not resolve`, host);
+  if (addresses.length === 0) throw new SsrfRefusedError(`${host} does not resolve`, host, "unresolvable");
   if (!options.allowPrivate) {
     for (const a of addresses) {
       const refused = refusedRangeOf(a.address);

@@ -216,8 +216,9 @@ describe("webhook registration with private destinations refused (the production
     expect(await listWebhooksOf(app, account.apiKey)).toEqual([]);
   });
 
-  it("accepts a public address", async () => {
+  it("accepts a public address, and a name that does not resolve yet (each attempt checks again)", async () => {
     const id = await registerWebhook(app, account.apiKey, "delivery", "https://93.184.216.34/hook");
     expect(id).toBeGreaterThan(0);
+    expect(await registerWebhook(app, account.apiKey, "delivery", "https://hooks.invalid/mailroom")).toBeGreaterThan(id);
   });
 });
