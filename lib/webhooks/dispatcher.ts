@@ -86,6 +86,7 @@ export class NotificationDispatcher {
   private activePosts = 0;
   private wakeUp: (() => void) | undefined;
   private wokenWhileBusy = false;
+  private lastListenTry = 0;
   private listener: pg.Client | undefined;
   private loopDone: Promise<void> = Promise.resolve();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -195,10 +196,12 @@ export class NotificationDispatcher {
   }
 
   private async listen(): Promise<void> {
+    this.lastListenTry = Date.now();
     try {
       const client = new pg.Client({ connectionString: this.database.url, application_name: "mailroom-webhooks-listen" });
       client.on("error", () => {
         this.listener = undefined;
+        void client.end().catch(() => {});
       });
       client.on("notification", () => this.wake());
       await client.connect();
@@ -223,7 +226,8 @@ export class NotificationDispatcher {
         this.ctx.log.warn({ err }, "fetching notify jobs failed");
       }
       if (jobs.length === 0) {
-        if (!this.listener && this.running) await this.listen();
+        // Lost the wake-up connection (database restart): polling goes on; reconnect now and then.
+        if (!this.listener && this.running && Date.now() - this.lastListenTry > 30_000) await this.listen();
         await this.idle(this.options.pollIntervalMs);
         continue;
       }
