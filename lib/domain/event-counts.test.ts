@@ -26,3 +26,10 @@ describe("rollupTarget", () => {
     expect(rollupTarget(10 * H - 1)).toBe(7 * H);
   });
 });
+
+describe("summarisedSpan and retention", () => {
+  it("never uses summaries of hours before the retention period", () => {
+    const view = { rolledUntil: 100 * H, oldest: 10 * H, retainedFrom: 30 * H + 1 };
+    expect(summarisedSpan(view, 0, 1000 * H)).toEqual({ a: 31 * H, b: 100 * H });
+  });
+});

@@ -8,8 +8,9 @@ import type { Database } from "../storage/database";
  * events table. A count is therefore
  *   sum(summaries of the whole hours in [a, b)) + count(events in range, outside [a, b))
  * where [a, b) is the part of the range that is both summarised
- * (< rolled_until) and intact (after the hour of the oldest remaining event,
- * so that hours thinned by the retention purge are counted from the rows).
+ * (< rolled_until) and intact: after the hour of the oldest remaining event
+ * and inside the account's retention period, so that hours the retention
+ * purge has thinned (or is thinning, batch by batch) are counted from rows.
  */
 
 export const HOUR = 3600;
@@ -21,6 +22,8 @@ export const FAR_FUTURE = 9_000_000_000_000;
 export interface RollupView {
   rolledUntil: number;
   oldest: number | null;
+  /** Start of the account's retention period: older events may be mid-purge, so they are counted from rows. */
+  retainedFrom?: number;
 }
 
 const floorHour = (t: number) => t - (t % HOUR);
@@ -29,7 +32,7 @@ const ceilHour = (t: number) => (t % HOUR === 0 ? t : floorHour(t) + HOUR);
 /** The summarised, intact whole hours [a, b) inside [lo, hi]; a === b when there are none. */
 export function summarisedSpan(view: RollupView, lo: number, hi: number): { a: number; b: number } {
   if (view.oldest === null) return { a: hi + 1, b: hi + 1 };
-  const a = Math.max(ceilHour(lo), floorHour(view.oldest) + HOUR);
+  const a = Math.max(ceilHour(lo), floorHour(view.oldest) + HOUR, ceilHour(view.retainedFrom ?? 0));
   const b = Math.min(floorHour(hi + 1), view.rolledUntil);
   return a < b ? { a, b } : { a: hi + 1, b: hi + 1 };
 }
@@ -40,13 +43,14 @@ export function rollupTarget(now: number): number {
 }
 
 export async function readRollupView(pool: pg.Pool, accountId: string): Promise<RollupView> {
-  const { rows } = await pool.query<{ ru: number | null; oldest: number | null }>({
+  const { rows } = await pool.query<{ ru: number | null; oldest: number | null; retained_from: number | null }>({
     name: "mailroom_rollup_view",
     text: `SELECT (SELECT rolled_until FROM event_rollup_state WHERE account_id = $1) AS ru,
-                  (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest`,
+                  (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest,
+                  (SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1) AS retained_from`,
     values: [accountId],
   });
-  return { rolledUntil: rows[0]?.ru ?? 0, oldest: rows[0]?.oldest ?? null };
+  return { rolledUntil: rows[0]?.ru ?? 0, oldest: rows[0]?.oldest ?? null, retainedFrom: rows[0]?.retained_from ?? 0 };
 }
 
 /**

@@ -96,8 +96,12 @@ describe("exact counts with hourly summaries", () => {
     await expectExact();
   });
 
-  it("stays exact after the retention purge removes old events", async () => {
-    await app.ctx.database.pool.query("DELETE FROM events WHERE account_id = $1 AND logged_at < $2", [accountId, now - 6 * DAY - 999]);
+  it("stays exact while and after the retention purge removes old events", async () => {
+    await app.ctx.database.pool.query("UPDATE accounts SET retention_days = 6 WHERE id = $1", [accountId]);
+    // Mid-purge: some expired rows deleted, others not yet (the purge works in batches).
+    await app.ctx.database.pool.query("DELETE FROM events WHERE account_id = $1 AND logged_at < $2 AND id % 2 = 0", [accountId, now - 6 * DAY]);
+    await expectExact();
+    await app.ctx.database.pool.query("DELETE FROM events WHERE account_id = $1 AND logged_at < $2", [accountId, now - 6 * DAY]);
     await expectExact();
   });
 });
