@@ -21,6 +21,8 @@ export interface StaffView {
 export function StaffCard({ users, currentEmail }: { users: StaffView[]; currentEmail: string }) {
   const { run, error, pending } = useSettingsAction();
   const [formKey, setFormKey] = useState(0);
+  // A refused role change puts the select back to the stored role.
+  const [resets, setResets] = useState(0);
   const admins = users.filter((u) => u.role === "admin").length;
   return (
     <Card id="staff" data-testid="staff">
@@ -94,11 +96,14 @@ export function StaffCard({ users, currentEmail }: { users: StaffView[]; current
                       Role of {u.email}
                     </label>
                     <Select
+                      key={`${u.role}-${resets}`}
                       id={`role-${u.email}`}
-                      className="h-8 w-32"
-                      value={u.role}
+                      className="w-32"
+                      defaultValue={u.role}
                       disabled={pending}
-                      onChange={(e) => void run(() => changeStaffRoleAction(u.email, e.target.value))}
+                      onChange={async (e) => {
+                        if (!(await run(() => changeStaffRoleAction(u.email, e.target.value)))) setResets((n) => n + 1);
+                      }}
                     >
                       {ROLES.map((r) => (
                         <option key={r} value={r}>
