@@ -49,13 +49,12 @@ export function AddressList({
         const nameError = errors[`${field}[${i}].name`];
         return (
           <div key={i} className="flex flex-col gap-1">
-            <div className="flex gap-2">
+            <div className="grid grid-cols-[2fr_3fr_auto] gap-2">
               <Input
                 aria-label={`${label} ${i + 1} name`}
                 placeholder="Name (optional)"
                 value={a.name}
                 onChange={(e) => set(i, { name: e.target.value })}
-                className="w-2/5"
                 aria-invalid={Boolean(nameError)}
               />
               <Input
@@ -74,7 +73,7 @@ export function AddressList({
                     onChange([...value.slice(0, i), ...rows, ...value.slice(i + 1)]);
                   }
                 }}
-                className={cn("flex-1", emailError && "border-red-600 dark:border-red-500")}
+                className={cn(emailError && "border-red-600 dark:border-red-500")}
               />
               <Button variant="ghost" size="md" aria-label={`Remove ${label} ${i + 1}`} onClick={() => onChange(value.filter((_, j) => j !== i))}>
                 ✕

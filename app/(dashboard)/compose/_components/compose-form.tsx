@@ -320,12 +320,12 @@ export function ComposeForm({
             <legend className="text-sm font-medium">Custom headers</legend>
             {draft.headers.map((h, i) => (
               <div key={i} className="flex flex-col gap-1">
-                <div className="flex gap-2">
+                <div className="grid grid-cols-[2fr_3fr_auto] gap-2">
                   <Input
                     aria-label={`Header ${i + 1} name`}
                     placeholder="X-Campaign"
                     value={h.name}
-                    className="w-2/5 font-mono"
+                    className="font-mono"
                     aria-invalid={Boolean(errors[`Headers[${i}]`])}
                     onChange={(e) => set("headers", draft.headers.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)))}
                   />
@@ -333,7 +333,6 @@ export function ComposeForm({
                     aria-label={`Header ${i + 1} value`}
                     placeholder="value"
                     value={h.value}
-                    className="flex-1"
                     onChange={(e) => set("headers", draft.headers.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))}
                   />
                   <Button variant="ghost" aria-label={`Remove header ${i + 1}`} onClick={() => set("headers", draft.headers.filter((_, j) => j !== i))}>
@@ -355,7 +354,7 @@ export function ComposeForm({
         </CardBody>
       </Card>
 
-      <div className="sticky bottom-0 flex flex-wrap items-center gap-4 border-t border-slate-200 bg-slate-50/95 py-3 dark:border-slate-800 dark:bg-slate-950/95">
+      <div className="flex flex-wrap items-center gap-4 py-1">
         <Button type="submit" disabled={busy} data-testid="send">
           {state.kind === "uploading" ? "Uploading…" : state.kind === "waiting" ? "Sending…" : "Send"}
         </Button>
