@@ -12,6 +12,9 @@ const securityHeaders = [
 ];
 
 const nextConfig: NextConfig = {
+  // NEXT_DIST_DIR: a build of one's own beside the shared `.next` (several
+  // people building in one working tree); the app and the e2e suite follow it.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   reactStrictMode: true,
   poweredByHeader: false,
   // `npm run typecheck` checks the whole project before the build (CI does

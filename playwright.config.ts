@@ -16,7 +16,8 @@ process.env.E2E_BASE_URL ??= `http://127.0.0.1:${process.env.E2E_PORT}`;
 export default defineConfig({
   testDir: "e2e",
   testMatch: /.*\.spec\.ts$/,
-  outputDir: "test-results",
+  // Per run: a concurrent run in the same tree must not wipe this one's traces.
+  outputDir: `test-results/e2e-${process.env.E2E_PORT}`,
   globalSetup: "./e2e/global-setup.ts",
   globalTeardown: "./e2e/global-teardown.ts",
   timeout: 60_000,

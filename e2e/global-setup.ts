@@ -13,7 +13,7 @@ import { ARTIFACTS, STATE_FILE, type E2eState } from "./support/state";
  * Starts the app as the README does, on a fresh data directory (embedded
  * PostgreSQL) unless DATABASE_URL names a server, with the port of
  * playwright.config.ts; then adds a support and a marketing user and sends
- * real traffic. The state goes to e2e/artifacts/state.json.
+ * real traffic. The state goes to e2e/artifacts/state-<port>.json.
  */
 export default async function globalSetup() {
   mkdirSync(ARTIFACTS, { recursive: true });

@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import type { ChildProcess } from "node:child_process";
-import { loadState } from "./support/state";
+import { loadState, STATE_FILE } from "./support/state";
 
 /** Stops the app the global setup started (SIGTERM: it stops its embedded PostgreSQL too) and removes its data. */
 export default async function globalTeardown() {
@@ -12,4 +12,5 @@ export default async function globalTeardown() {
     await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
   }
   if (state.dataDir) rmSync(state.dataDir, { recursive: true, force: true });
+  rmSync(STATE_FILE, { force: true });
 }

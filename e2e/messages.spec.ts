@@ -27,10 +27,13 @@ test("a MessageID pasted in the header opens the message's timeline per recipien
   await shot(page, "message");
 });
 
-test("a bounced message shows its diagnostic", async ({ page }) => {
+test("a bounced message shows its diagnostic; the Message-ID header form is understood", async ({ page }) => {
   const { messages } = loadState();
   await signIn(page, "admin");
-  await page.goto(`/messages/${messages.bounced}`);
+  const search = page.getByRole("searchbox", { name: "Find a message by MessageID" });
+  await search.fill(`<${messages.bounced}@example.com>`);
+  await search.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/messages/${messages.bounced}$`));
   const timeline = page.getByTestId("recipient-timeline");
   await expect(timeline).toContainText("bounce@example.org");
   await expect(timeline).toContainText("Diagnostic:");

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { signIn } from "./support/session";
-import { loadState } from "./support/state";
+import { DIST_DIR, loadState } from "./support/state";
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -14,7 +14,7 @@ function filesUnder(dir: string): string[] {
 test("the built client bundles hold no API key and no MAILROOM_ setting", () => {
   const { apiKey, dashboardKey } = loadState();
   expect(dashboardKey).toMatch(/^mr_/);
-  const files = filesUnder(".next/static");
+  const files = filesUnder(path.join(DIST_DIR, "static"));
   expect(files.length).toBeGreaterThan(5);
   for (const file of files) {
     const text = readFileSync(file, "latin1");

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
+import { DIST_DIR } from "./state";
 
 /**
  * Calls a server action the way the browser does (POST with a Next-Action
@@ -7,7 +9,7 @@ import type { APIRequestContext } from "@playwright/test";
  * the action holds for a caller that bypasses the UI.
  */
 export function actionId(exportedName: string, filename: string): string {
-  const manifest = JSON.parse(readFileSync(".next/server/server-reference-manifest.json", "utf8")) as {
+  const manifest = JSON.parse(readFileSync(path.join(DIST_DIR, "server/server-reference-manifest.json"), "utf8")) as {
     node: Record<string, { filename: string; exportedName: string }>;
   };
   const hit = Object.entries(manifest.node).find(([, v]) => v.exportedName === exportedName && v.filename === filename);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-/** What the global setup produced, for the tests (e2e/artifacts/state.json). */
+/** What the global setup produced, for the tests (e2e/artifacts/state-<port>.json). */
 export interface E2eState {
   url: string;
   apiKey: string;
@@ -14,7 +14,10 @@ export interface E2eState {
 }
 
 export const ARTIFACTS = path.resolve("e2e/artifacts");
-export const STATE_FILE = path.join(ARTIFACTS, "state.json");
+/** Per run (the port is unique to it), so that two runs in one working tree do not read each other's state. */
+export const STATE_FILE = path.join(ARTIFACTS, `state-${process.env.E2E_PORT ?? "default"}.json`);
+/** The Next.js build the app serves (next.config.ts). */
+export const DIST_DIR = process.env.NEXT_DIST_DIR || ".next";
 
 export function loadState(): E2eState {
   return JSON.parse(readFileSync(STATE_FILE, "utf8")) as E2eState;
