@@ -116,6 +116,11 @@ async function main() {
       results[`overview ${range}: charts drawn`] = stats(samples.map((s) => s.chart));
     }
 
+    // A picture of the overview with a month of traffic (for docs/screenshots).
+    mkdirSync("e2e/artifacts", { recursive: true });
+    await timeOverview(page, "30d");
+    await page.screenshot({ path: "e2e/artifacts/bench-overview-30d.png", fullPage: true });
+
     await page.goto("/events");
     await page.getByTestId("event-row").first().waitFor();
     const types = ["delivered", "opened", "failed", "clicked", "accepted", "rejected", "unsubscribed", "complained"];
