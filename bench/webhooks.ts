@@ -293,6 +293,11 @@ async function main() {
     const drained = await receiver.waitFor(backlog, 300_000);
     const dLast = Math.max(...backlog.map((k) => drained.get(k)!));
     const cpu = process.cpuUsage(cpu0);
+    const st = workers.stats!;
+    console.log(
+      `  dispatcher: ${st.fetches} fetches (${st.fetchedJobs} jobs) ${Math.round(st.fetchMs)} ms, claims ${Math.round(st.claimMs)} ms, ` +
+        `${st.posts} posts avg ${(st.postMs / Math.max(1, st.posts)).toFixed(1)} ms, ${st.flushes} flushes (${st.flushedRecords} records) ${Math.round(st.flushMs)} ms, handed back ${st.handedBack}`,
+    );
     console.log(
       `dispatch capacity: a backlog of ${total} drained in ${((dLast - d0) / 1000).toFixed(2)} s = ${Math.round(total / ((dLast - d0) / 1000))}/s ` +
         `(app process CPU ${Math.round(((cpu.user + cpu.system) / 1000 / (dLast - d0)) * 100)}% of one core)`,

@@ -1,5 +1,5 @@
 import type { AppContext } from "../context";
-import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOptions } from "./dispatcher";
+import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher";
 
 /**
  * Starts the `notify` queue workers when `workers` is set (server.ts, or
@@ -9,12 +9,12 @@ import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOption
 export async function startNotifications(
   ctx: AppContext,
   options: { workers: boolean; dispatcher?: Partial<DispatcherOptions> },
-): Promise<{ stop(): Promise<void> }> {
+): Promise<{ stop(): Promise<void>; stats?: DispatcherStats }> {
   if (!options.workers) return { stop: async () => {} };
   const dispatcher = new NotificationDispatcher(ctx, {
     ...defaultDispatcherOptions(ctx.config.webhooks.timeoutMs),
     ...options.dispatcher,
   });
   await dispatcher.start();
-  return { stop: () => dispatcher.stop() };
+  return { stop: () => dispatcher.stop(), stats: dispatcher.stats };
 }
