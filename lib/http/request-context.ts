@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "../logger";
 import { isBodyLeftUnread } from "./body";
 import type { ApiEnv } from "./env";
@@ -10,6 +10,16 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 /** A client's X-Request-Id when it is safe to log and echo, else a new one. */
 export function requestIdFrom(header: string | undefined): string {
   return header && SAFE_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** Sets a response header, copying the response first when its headers are immutable (Response.redirect()). */
+function setHeader(c: Context, name: string, value: string) {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.res = new Response(c.res.body, c.res);
+    c.res.headers.set(name, value);
+  }
 }
 
 /** Paths outside /api/v1 are labelled by prefix (bounded cardinality). */
@@ -34,9 +44,9 @@ export function requestContext(log: Logger, metrics: HttpMetrics): MiddlewareHan
     try {
       await next();
     } finally {
-      c.res.headers.set("X-Request-Id", requestId);
+      setHeader(c, "X-Request-Id", requestId);
       // The rest of an oversized body is still on the wire: close rather than reuse the connection.
-      if (isBodyLeftUnread(c.req.raw)) c.res.headers.set("Connection", "close");
+      if (isBodyLeftUnread(c.req.raw)) setHeader(c, "Connection", "close");
       const ms = performance.now() - started;
       const route = c.get("route") ?? fallbackRoute(c.req.path);
       const status = c.res.status;
