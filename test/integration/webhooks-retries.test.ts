@@ -159,12 +159,12 @@ describe("webhook delivery: retries, 406, timeouts, deletion", () => {
     const slow = await setup();
     const fast = await setup();
     slow.receiver.fallback = () => ({ status: 0, hang: true });
-    for (let i = 0; i < 40; i++) await slow.fire();
+    for (let i = 0; i < 80; i++) await slow.fire();
     await slow.receiver.waitFor(10);
     const t0 = Date.now();
     await fast.fire();
     const [req] = await fast.receiver.waitFor(1);
-    // Queued behind the slow receiver's 40 notifications (1 s timeout each, 16 at a time) it would wait seconds.
+    // Queued behind the slow receiver's 80 notifications (1 s timeout each, 32 at a time) it would wait seconds.
     expect(req!.at - t0).toBeLessThan(1_500);
   });
 });
