@@ -11,6 +11,8 @@ import { startTestApp, type TestApp } from "../support/test-app";
  * default; a longer run: FUZZ_RUNS=20000).
  */
 const runs = Number(process.env.FUZZ_RUNS ?? 1000);
+// Generous: thousands of real HTTP requests on a busy 2-core machine.
+const FUZZ_TIMEOUT_MS = 600_000;
 
 const fieldNames = [
   "From", "To", "CC", "BCC", "ReplyTo", "Subject", "ContentType", "HTMLContent", "PlainContent",
@@ -107,7 +109,7 @@ describe("fuzzing the public API", () => {
       }),
       { numRuns: runs },
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it("POST /email: raw bytes, broken JSON and invalid UTF-8 never yield a 500", async () => {
     await fc.assert(
@@ -132,7 +134,7 @@ describe("fuzzing the public API", () => {
     );
     // Prototype pollution must not leak into other objects.
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it("GET /events: any query string never yields a 500", async () => {
     const param = fc.constantFrom("StartDate", "EndDate", "Event", "StartFrom", "RetrieveCount", "MessageID", "MessageId", "__proto__");
@@ -144,7 +146,7 @@ describe("fuzzing the public API", () => {
       }),
       { numRuns: runs },
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it("webhook endpoints: any body or id never yields a 500", async () => {
     await fc.assert(
@@ -168,5 +170,5 @@ describe("fuzzing the public API", () => {
     await new Promise((r) => setTimeout(r, 2500));
     const list = await app.fetch("/api/v1/webhooks", { headers });
     expect(list.status).toBe(200);
-  });
+  }, FUZZ_TIMEOUT_MS);
 });
