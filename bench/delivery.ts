@@ -8,7 +8,8 @@
  * queue + startDelivery({ workers: true, inbound: false })). For each worker
  * count:
  *   1. throughput: BENCH_MESSAGES (default 5000) messages are accepted
- *      through POST /email with the workers stopped, then the workers start;
+ *      with the workers stopped (by POST /email's use case, sendEmail, called
+ *      in process: the same rows and jobs without HTTP), then the workers start;
  *      delivered messages per second from their start to the last delivery;
  *   2. latency: BENCH_RATE (default 200) messages/s offered through POST /email
  *      for BENCH_SECONDS (default 15) s with the workers running; accepted →
@@ -24,6 +25,8 @@ import path from "node:path";
 import { SMTPServer } from "smtp-server";
 import { buildConfig } from "../lib/config";
 import { createAccount } from "../lib/domain/accounts";
+import { authenticateApiKey } from "../lib/domain/api-keys";
+import { sendEmail } from "../lib/domain/send-email";
 import { startServer } from "../server";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5000);
@@ -122,6 +125,13 @@ async function main() {
       PlainContent: "Hello. Lorem ipsum dolor sit amet.",
       Tags: ["bench"],
     });
+  const auth = await authenticateApiKey(app.ctx.database.db, `Bearer ${account.apiKey}`);
+  if (!auth.ok) throw new Error("bench key does not authenticate");
+  /** The acceptance use case of POST /email without HTTP (fills the queue fast, same rows and jobs). */
+  const accept = async (): Promise<void> => {
+    const result = await sendEmail(app.ctx, auth.key, JSON.parse(body()) as unknown);
+    if (!result.ok) throw new Error(`sendEmail refused: ${JSON.stringify(result.errors)}`);
+  };
   let refusals = 0;
   const send = async (): Promise<string> => {
     for (let attempt = 0; ; attempt++) {
@@ -165,7 +175,7 @@ async function main() {
       Array.from({ length: 16 }, async () => {
         while (sent < MESSAGES) {
           sent++;
-          await send();
+          await accept();
         }
       }),
     );
