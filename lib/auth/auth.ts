@@ -1,5 +1,6 @@
 import "server-only";
 import NextAuth from "next-auth";
+import { cache } from "react";
 import { buildAuthConfig } from "./auth-config";
 import { isRole, type Role } from "./roles";
 
@@ -16,10 +17,13 @@ export interface StaffSession {
   role: Role;
 }
 
-/** The signed-in staff member, or undefined (no session, or no valid role). */
-export async function getStaffSession(): Promise<StaffSession | undefined> {
+/**
+ * The signed-in staff member, or undefined (no session, or no valid role).
+ * Once per request: the layout and the page both ask (React `cache`).
+ */
+export const getStaffSession = cache(async (): Promise<StaffSession | undefined> => {
   const session = await auth();
   const user = session?.user as { email?: string | null; name?: string | null; role?: unknown } | undefined;
   if (!user?.email || !isRole(user.role)) return undefined;
   return { email: user.email, name: user.name ?? user.email, role: user.role };
-}
+});
