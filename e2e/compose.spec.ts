@@ -44,6 +44,10 @@ test("compose with an inline image and an attachment; both parts arrive intact i
   await expect(page.frameLocator('[data-testid="html-preview"]').locator("h1")).toHaveText("Quarterly report");
   await expect(page.frameLocator('[data-testid="html-preview"]').locator("img")).toHaveAttribute("src", /^data:image\/png;base64,/);
 
+  await page.getByTestId("html-preview").scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollBy(0, -220));
+  await shot(page, "compose-preview", { fullPage: false });
+
   await page.getByRole("tab", { name: /Plain-text body/ }).click();
   await page.getByLabel("Plain text").fill("See the attached report.");
   await shot(page, "compose");
@@ -109,6 +113,7 @@ test("field errors: an over-limit BCC in the form, an unverified From domain fro
   await expect(page.getByTestId("count-BCC")).toHaveText("6 / 5");
   await page.getByTestId("send").click();
   await expect(page.getByTestId("error-BCC")).toContainText("At most 5 BCC addresses");
+  await expect(page.frameLocator('[data-testid="html-preview"]').locator("p")).toHaveText("Hello");
   await shot(page, "compose-errors");
   await page.getByRole("button", { name: "Remove BCC 6" }).click();
   await expect(page.getByTestId("count-BCC")).toHaveText("5 / 5");

@@ -172,7 +172,7 @@ export function ComposeForm({
                 autoComplete="off"
               />
             </Field>
-            <span className="self-start pt-8 text-slate-500" aria-hidden>
+            <span className="hidden self-start pt-8 text-slate-500 md:block" aria-hidden>
               @
             </span>
             <Field

@@ -70,7 +70,7 @@ export function ApiKeysCard({ keys }: { keys: ApiKeyView[] }) {
               <Th>Created (UTC)</Th>
               <Th>Last used (UTC)</Th>
               <Th>Status</Th>
-              <Th>
+              <Th className="relative">
                 <span className="sr-only">Actions</span>
               </Th>
             </tr>

@@ -76,7 +76,7 @@ export function StaffCard({ users, currentEmail }: { users: StaffView[]; current
               <Th className="hidden sm:table-cell">Name</Th>
               <Th>Role</Th>
               <Th className="hidden md:table-cell">Last sign-in (UTC)</Th>
-              <Th>
+              <Th className="relative">
                 <span className="sr-only">Actions</span>
               </Th>
             </tr>
@@ -91,7 +91,7 @@ export function StaffCard({ users, currentEmail }: { users: StaffView[]; current
                     {u.email === currentEmail && <span className="ml-1 text-xs text-slate-500">(you)</span>}
                   </Td>
                   <Td className="hidden sm:table-cell">{u.name}</Td>
-                  <Td>
+                  <Td className="relative">
                     <label className="sr-only" htmlFor={`role-${u.email}`}>
                       Role of {u.email}
                     </label>

@@ -78,7 +78,7 @@ export function SuppressionsCard({ suppressions, query }: { suppressions: Suppre
                 <Th>Reason</Th>
                 <Th className="hidden md:table-cell">Detail</Th>
                 <Th>Since (UTC)</Th>
-                <Th>
+                <Th className="relative">
                   <span className="sr-only">Actions</span>
                 </Th>
               </tr>
