@@ -122,7 +122,8 @@ export class NotificationDispatcher {
   private readonly postOptions: PostOptions;
   private buffer: Pending[] = [];
   private releases: Release[] = [];
-  private flushing: Promise<void> = Promise.resolve();
+  private activeFlushes = 0;
+  private readonly flushWaiters: (() => void)[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   /** Claimed rows whose attempt has not been written back yet (for release on stop). */
   private readonly held = new Map<number, string>();
@@ -360,7 +361,7 @@ export class NotificationDispatcher {
   }
 
   private scheduleFlush(): void {
-    if (this.buffer.length + this.releases.length >= 100) {
+    if (this.buffer.length + this.releases.length >= 50) {
       void this.flush();
       return;
     }
@@ -370,52 +371,71 @@ export class NotificationDispatcher {
     }, 10);
   }
 
-  /** Writes buffered results and hand-backs; one write at a time so that a webhook's record never goes backwards. */
+  /**
+   * Writes buffered results and hand-backs, up to MAX_FLUSHES batches at a
+   * time (a webhook's record never goes backwards: its update keeps the
+   * latest attempt). Resolves when everything buffered so far is written.
+   */
   private flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      if (this.closed) return;
-      const batch = this.buffer;
-      const releases = this.releases;
+    if (this.buffer.length + this.releases.length > 0 && this.activeFlushes < MAX_FLUSHES) {
+      this.activeFlushes++;
+      void this.writeBatch().finally(() => {
+        this.activeFlushes--;
+        if (this.buffer.length + this.releases.length > 0) void this.flush();
+        else if (this.activeFlushes === 0) for (const w of this.flushWaiters.splice(0)) w();
+      });
+    }
+    if (this.activeFlushes === 0) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push(resolve));
+  }
+
+  private async writeBatch(): Promise<void> {
+    if (this.closed) {
       this.buffer = [];
       this.releases = [];
-      const t0 = performance.now();
-      if (batch.length > 0) {
-        try {
-          await recordAttempts(
-            this.database,
-            this.ctx.boss,
-            batch.map((p) => p.record),
-            batch.map((p) => p.jobId),
-          );
-        } catch (err) {
-          // The rows stay claimed until their lease ends; their jobs expire and run again.
-          this.ctx.log.error({ err, count: batch.length }, "recording webhook attempts failed");
-        }
+      return;
+    }
+    const batch = this.buffer.splice(0, 200);
+    const releases = this.releases.splice(0);
+    const t0 = performance.now();
+    if (batch.length > 0) {
+      try {
+        await recordAttempts(
+          this.database,
+          this.ctx.boss,
+          batch.map((p) => p.record),
+          batch.map((p) => p.jobId),
+        );
+      } catch (err) {
+        // The rows stay claimed until their lease ends; their jobs expire and run again.
+        this.ctx.log.error({ err, count: batch.length }, "recording webhook attempts failed");
       }
-      for (const [delayMs, group] of groupBy(releases, (r) => r.delayMs)) {
-        try {
-          await releaseNotifications(
-            this.database,
-            this.ctx.boss,
-            group.map((r) => r.notificationId),
-            group.map((r) => r.jobId),
-            delayMs,
-          );
-        } catch (err) {
-          this.ctx.log.warn({ err, count: group.length }, "handing webhook notifications back failed; their claims expire");
-        }
+    }
+    for (const [delayMs, group] of groupBy(releases, (r) => r.delayMs)) {
+      try {
+        await releaseNotifications(
+          this.database,
+          this.ctx.boss,
+          group.map((r) => r.notificationId),
+          group.map((r) => r.jobId),
+          delayMs,
+        );
+      } catch (err) {
+        this.ctx.log.warn({ err, count: group.length }, "handing webhook notifications back failed; their claims expire");
       }
-      this.stats.flushes++;
-      this.stats.flushedRecords += batch.length;
-      this.stats.flushMs += performance.now() - t0;
-      for (const p of batch) this.held.delete(p.record.notificationId);
-      for (const r of releases) this.held.delete(r.notificationId);
-      this.inFlight -= batch.length + releases.length;
-      if (batch.length + releases.length > 0) this.wake();
-    });
-    return this.flushing;
+    }
+    this.stats.flushes++;
+    this.stats.flushedRecords += batch.length;
+    this.stats.flushMs += performance.now() - t0;
+    for (const p of batch) this.held.delete(p.record.notificationId);
+    for (const r of releases) this.held.delete(r.notificationId);
+    this.inFlight -= batch.length + releases.length;
+    if (batch.length + releases.length > 0) this.wake();
   }
 }
+
+/** Result batches written at once (the dispatcher's pool has 4 connections). */
+const MAX_FLUSHES = 2;
 
 function groupBy<T, K>(items: T[], key: (t: T) => K): Map<K, T[]> {
   const out = new Map<K, T[]>();

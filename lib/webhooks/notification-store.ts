@@ -75,17 +75,20 @@ export interface AttemptRecord {
 }
 
 /**
- * After attempts: the notification rows, the attempt log, each webhook's
- * LastResponse* members (the latest attempt wins, never an older one), the
- * retry jobs, and the completion of the jobs that carried the attempts,
- * all in one transaction. Rows deleted meanwhile (webhook deleted) drop out.
+ * After attempts: the notification rows, the attempt log, the retry jobs and
+ * the completion of the jobs that carried the attempts, in one transaction;
+ * then each webhook's LastResponse* members (the latest attempt wins, never
+ * an older one) in a statement of their own, so that the hot webhook row is
+ * locked only for that statement and several writers can run side by side.
+ * Rows deleted meanwhile (webhook deleted) drop out.
  */
 export async function recordAttempts(database: Database, boss: PgBoss, records: AttemptRecord[], jobIds: string[]): Promise<void> {
-  await withTransaction(database, async (tx) => {
-    if (records.length > 0) {
-      const { rows } = await tx.client.query<{ id: number; retry_ms: number | null }>({
-        name: "mailroom_webhook_record_attempts",
-        text: `WITH r AS (
+  const recorded = await withTransaction(database, async (tx) => {
+    await completeJobs(tx, boss, jobIds);
+    if (records.length === 0) return [];
+    const { rows } = await tx.client.query<{ id: number; retry_ms: number | null }>({
+      name: "mailroom_webhook_record_attempts",
+      text: `WITH r AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
              id bigint, webhook_id bigint, attempts int, status text, retry_ms double precision,
              code int, body text, duration int, error text, started_at timestamptz, ended_at timestamptz)
@@ -102,41 +105,65 @@ export async function recordAttempts(database: Database, boss: PgBoss, records: 
            INSERT INTO webhook_attempts (notification_id, webhook_id, attempted_at, try_number, status_code, duration_ms, body_excerpt, error)
            SELECT r.id, r.webhook_id, r.started_at, r.attempts, r.code, r.duration, r.body, r.error
              FROM r JOIN upd ON upd.id = r.id
-         ), latest AS (
-           SELECT DISTINCT ON (r.webhook_id) r.*
-             FROM r JOIN upd ON upd.id = r.id
-            ORDER BY r.webhook_id, r.ended_at DESC
-         ), hook AS (
-           UPDATE webhooks w
-              SET last_response_code = latest.code,
-                  last_response_body = latest.body,
-                  last_response_at = latest.ended_at,
-                  last_response_try_counter = latest.attempts
-             FROM latest
-            WHERE w.id = latest.webhook_id AND (w.last_response_at IS NULL OR w.last_response_at <= latest.ended_at)
          )
-         SELECT r.id, r.retry_ms FROM r JOIN upd ON upd.id = r.id WHERE r.status = 'pending'`,
-        values: [
-          JSON.stringify(
-            records.map((a) => ({
-              id: a.notificationId,
-              webhook_id: a.webhookId,
-              attempts: a.attempts,
-              status: a.status,
-              retry_ms: a.retryInMs ?? null,
-              code: a.statusCode,
-              body: a.body,
-              duration: a.durationMs,
-              error: a.error ?? null,
-              started_at: a.startedAt.toISOString(),
-              ended_at: a.endedAt.toISOString(),
-            })),
-          ),
-        ],
-      });
-      await sendNotifyJobs(tx, boss, rows.map((r) => ({ notificationId: r.id, delayMs: r.retry_ms ?? 0 })));
-    }
-    await completeJobs(tx, boss, jobIds);
+         SELECT r.id, r.retry_ms FROM r JOIN upd ON upd.id = r.id`,
+      values: [
+        JSON.stringify(
+          records.map((a) => ({
+            id: a.notificationId,
+            webhook_id: a.webhookId,
+            attempts: a.attempts,
+            status: a.status,
+            retry_ms: a.retryInMs ?? null,
+            code: a.statusCode,
+            body: a.body,
+            duration: a.durationMs,
+            error: a.error ?? null,
+            started_at: a.startedAt.toISOString(),
+            ended_at: a.endedAt.toISOString(),
+          })),
+        ),
+      ],
+    });
+    await sendNotifyJobs(
+      tx,
+      boss,
+      rows.filter((r) => r.retry_ms !== null).map((r) => ({ notificationId: r.id, delayMs: r.retry_ms ?? 0 })),
+    );
+    const done = new Set(rows.map((r) => r.id));
+    return records.filter((a) => done.has(a.notificationId));
+  });
+  await updateWebhookRecords(database.pool, recorded);
+}
+
+/** Each webhook's LastResponse* members from its latest attempt among `records`, unless a later one is already shown. */
+async function updateWebhookRecords(pool: pg.Pool, records: AttemptRecord[]): Promise<void> {
+  const latest = new Map<number, AttemptRecord>();
+  for (const a of records) {
+    const seen = latest.get(a.webhookId);
+    if (!seen || seen.endedAt <= a.endedAt) latest.set(a.webhookId, a);
+  }
+  if (latest.size === 0) return;
+  await pool.query({
+    name: "mailroom_webhook_last_response",
+    text: `UPDATE webhooks w
+              SET last_response_code = l.code,
+                  last_response_body = l.body,
+                  last_response_at = l.ended_at,
+                  last_response_try_counter = l.attempts
+             FROM jsonb_to_recordset($1::jsonb) AS l(webhook_id bigint, code int, body text, ended_at timestamptz, attempts int)
+            WHERE w.id = l.webhook_id AND (w.last_response_at IS NULL OR w.last_response_at <= l.ended_at)`,
+    values: [
+      JSON.stringify(
+        [...latest.values()].map((a) => ({
+          webhook_id: a.webhookId,
+          code: a.statusCode,
+          body: a.body,
+          ended_at: a.endedAt.toISOString(),
+          attempts: a.attempts,
+        })),
+      ),
+    ],
   });
 }
 
