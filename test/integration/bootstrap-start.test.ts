@@ -89,5 +89,5 @@ describe("first start through npm start", () => {
     expect(second.stdout()).not.toContain(admin![2]);
     expect(second.stdout()).not.toMatch(/mr_[A-Za-z0-9_-]{20,}/);
     expect(await second.stop()).toBe(0);
-  });
+  }, 240_000);
 });
