@@ -157,7 +157,14 @@ test("a large upload shows its progress", async ({ page }) => {
   await page.getByLabel("Subject").fill("Large attachment");
   await page.getByRole("tab", { name: /Plain-text body/ }).click();
   await page.getByLabel("Plain text").fill("A large file.");
-  await page.getByTestId("file-input").setInputFiles({ name: "big.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(3 * 1024 * 1024, 7) });
+  // Dropped on the drop zone, as a person drags a file from the desktop.
+  const dataTransfer = await page.evaluateHandle(() => {
+    const data = new DataTransfer();
+    data.items.add(new File([new Uint8Array(3 * 1024 * 1024).fill(7)], "big.bin", { type: "application/octet-stream" }));
+    return data;
+  });
+  await page.getByTestId("drop-zone").dispatchEvent("drop", { dataTransfer });
+  await expect(page.getByTestId("attachment-row")).toContainText("big.bin");
   await expect(page.getByTestId("size-meter-text")).toContainText("3.00 MB of 10 MB");
   // Slow the upload down so that the progress is visible (Chromium's network emulation).
   const cdp = await page.context().newCDPSession(page);
@@ -168,5 +175,20 @@ test("a large upload shows its progress", async ({ page }) => {
   await shot(page, "compose-progress", { fullPage: false });
   await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   await expect(page.getByTestId("sent-message-id")).toBeVisible({ timeout: 30_000 });
-  expect(loadState().url).toBeTruthy();
+  // The 3 MB arrived whole: the captured copy carries it.
+  const messageId = (await page.getByTestId("sent-message-id").textContent())!;
+  const { url, apiKey } = loadState();
+  await expect
+    .poll(async () => {
+      const res = await fetch(`${url}/api/v1/events?MessageID=${messageId}&Event=delivered`, { headers: { Authorization: `Bearer ${apiKey}` } });
+      return ((await res.json()) as { TotalRecords: number }).TotalRecords;
+    }, { timeout: 30_000 })
+    .toBe(1);
+  await page.goto(`/sandbox?q=${messageId}`);
+  await page.getByTestId("sandbox-row").getByRole("link").click();
+  await expect(page.getByTestId("sandbox-attachment")).toContainText("big.bin");
+  const href = await page.getByTestId("sandbox-attachment").getByRole("link").getAttribute("href");
+  const body = await (await page.request.get(href!)).body();
+  expect(body.length).toBe(3 * 1024 * 1024);
+  expect(body.every((b) => b === 7)).toBe(true);
 });

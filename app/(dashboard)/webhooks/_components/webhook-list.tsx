@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useEffect, useState, useTransition } from "react";
 import { Alert, EmptyState } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -19,15 +19,29 @@ export function WebhookList({ webhooks }: { webhooks: WebhookRecord[] }) {
   const router = useRouter();
   const [refreshing, startRefresh] = useTransition();
   const [error, setError] = useState<string | null>(null);
+  const [autoRefresh, setAutoRefresh] = useState(false);
+  useEffect(() => {
+    if (!autoRefresh) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") startRefresh(() => router.refresh());
+    }, 5_000);
+    return () => clearInterval(timer);
+  }, [autoRefresh, router]);
   return (
     <Card>
       <CardHeader
         title={`Registered webhooks (${webhooks.length})`}
         description="As GET /api/v1/webhooks returns them, ordered by id."
         actions={
-          <Button variant="secondary" size="sm" disabled={refreshing} onClick={() => startRefresh(() => router.refresh())}>
-            {refreshing ? "Refreshing…" : "Refresh"}
-          </Button>
+          <div className="flex items-center gap-3">
+            <label className="flex items-center gap-2 text-sm">
+              <input type="checkbox" checked={autoRefresh} onChange={(e) => setAutoRefresh(e.target.checked)} className="size-4 accent-brand-600" />
+              Auto-refresh (5 s)
+            </label>
+            <Button variant="secondary" size="sm" disabled={refreshing} onClick={() => startRefresh(() => router.refresh())}>
+              {refreshing ? "Refreshing…" : "Refresh"}
+            </Button>
+          </div>
         }
       />
       {error && (
