@@ -1,6 +1,11 @@
 import type { z } from "zod";
 import { errorItem, type ApiErrorItem } from "../contract/errors";
 
+/** A parameter sent empty (`?Event=`, as HTML forms do) is treated as absent. */
+export function withoutEmpty(raw: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== ""));
+}
+
 /** Parses a query with a contract schema; violations become 422 errors naming their parameter in `Field`. */
 export function parseQuery<S extends z.ZodType>(
   schema: S,

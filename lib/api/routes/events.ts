@@ -4,13 +4,13 @@ import { ACCEPTED_ALIAS, eventsQuerySchema } from "../../contract/events";
 import { listEvents } from "../../domain/list-events";
 import type { ApiEnv } from "../../http/env";
 import { errorResponse } from "../../http/errors";
-import { parseQuery } from "../../http/query";
+import { parseQuery, withoutEmpty } from "../../http/query";
 
 /** GET /events: parse the query (MessageId is an alias of MessageID), list the account's events. */
 export function createEventsRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>({ strict: false });
   app.get("/events", async (c) => {
-    const raw = c.req.query();
+    const raw = withoutEmpty(c.req.query());
     if (raw.MessageID === undefined && raw.MessageId !== undefined) raw.MessageID = raw.MessageId;
     delete raw.MessageId;
     const q = parseQuery(eventsQuerySchema, raw);

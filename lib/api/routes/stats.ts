@@ -5,13 +5,13 @@ import { MAX_STATS_BUCKETS, statsQuerySchema } from "../../contract/stats";
 import { bucketCount, eventStats } from "../../domain/event-stats";
 import type { ApiEnv } from "../../http/env";
 import { errorResponse } from "../../http/errors";
-import { parseQuery } from "../../http/query";
+import { parseQuery, withoutEmpty } from "../../http/query";
 
 /** GET /stats (extension): counts per event type per hour or day bucket. */
 export function createStatsRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>({ strict: false });
   app.get("/stats", async (c) => {
-    const q = parseQuery(statsQuerySchema, c.req.query());
+    const q = parseQuery(statsQuerySchema, withoutEmpty(c.req.query()));
     if (!q.ok) return errorResponse(c, q.errors);
     const { StartDate, EndDate, Interval } = q.data;
     if (bucketCount(StartDate, EndDate, Interval) > MAX_STATS_BUCKETS) {
