@@ -23,6 +23,9 @@ const nextConfig: NextConfig = {
   experimental: {
     // forbidden() → app/forbidden.tsx with HTTP 403 (requireRole).
     authInterrupts: true,
+    // The compose upload (POST /compose/send) carries up to 10 MB of files plus
+    // the form; Next's proxy would otherwise pass on only the first 10 MiB.
+    proxyClientMaxBodySize: "16mb",
   },
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
