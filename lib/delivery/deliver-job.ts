@@ -18,6 +18,9 @@ import { bounceDomainFor, signedAddress, verpAddress } from "./verp";
  * are skipped, so a job retried after a crash never re-sends to them.
  */
 
+/** Copies of one message built and handed to the transport together. */
+const COPIES_IN_FLIGHT = 5;
+
 export interface DeliveryDeps {
   ctx: AppContext;
   transport: Transport;
@@ -112,8 +115,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
   const bounceDomain = bounceDomainFor(domainToASCII(message.from_domain) || message.from_domain, ctx.config.delivery.bounceDomain);
 
-  const envelopes: Envelope[] = [];
-  for (const r of recipients) {
+  const build = async (r: RecipientRow): Promise<Envelope> => {
     const token = (kind: "o" | "u") => encodeTrackingToken(secret, { kind, messageId: message.id, recipientId: r.id });
     const html =
       content.html && (tracking.opens || tracking.clicks)
@@ -133,22 +135,28 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
       unsubscribe: { url: `${base}/t/u/${token("u")}`, mailto: signedAddress(secret, "unsubscribe", r.id, bounceDomain) },
       dkim,
     });
-    envelopes.push({ from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw });
-  }
+    return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw };
+  };
 
   // A job is one recipient domain; group anyway so that MX delivery never mixes domains.
+  // Copies are built and sent a few at a time: a 10 MB message to 25 recipients
+  // must not hold 25 copies in memory at once.
   const byDomain = new Map<string, number[]>();
   recipients.forEach((r, i) => {
     const domain = r.email.split("@").pop()!.toLowerCase();
     byDomain.set(domain, [...(byDomain.get(domain) ?? []), i]);
   });
   const answers: TransportResult[] = new Array(recipients.length);
-  await Promise.all(
-    [...byDomain].map(async ([domain, indexes]) => {
-      const out = await transport.sendAll(domain, indexes.map((i) => envelopes[i]!));
-      indexes.forEach((i, k) => (answers[i] = out[k]!));
-    }),
-  );
+  let size = 0;
+  for (const [domain, indexes] of byDomain) {
+    for (let k = 0; k < indexes.length; k += COPIES_IN_FLIGHT) {
+      const chunk = indexes.slice(k, k + COPIES_IN_FLIGHT);
+      const envelopes = await Promise.all(chunk.map((i) => build(recipients[i]!)));
+      size ||= envelopes[0]!.raw.length;
+      const out = await transport.sendAll(domain, envelopes);
+      chunk.forEach((i, n) => (answers[i] = out[n]!));
+    }
+  }
   const results: RoundResult[] = recipients.map((r, i) => ({
     recipientId: r.id,
     email: r.email,
@@ -157,7 +165,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
     mxHost: answers[i]!.mxHost,
     durationMs: answers[i]!.durationMs,
   }));
-  const retries = await recordRound(ctx, policy, { ...round, size: envelopes[0]!.raw.length, storedSize: message.size }, results);
+  const retries = await recordRound(ctx, policy, { ...round, size, storedSize: message.size }, results);
   for (const at of retries) deps.onRetryScheduled?.(at);
-  return { sent: envelopes.length };
+  return { sent: recipients.length };
 }
