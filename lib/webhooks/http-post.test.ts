@@ -70,6 +70,17 @@ describe("postJson", () => {
     agents.http.destroy();
   });
 
+  it("tries every checked address of a name, as for localhost resolving to ::1 and 127.0.0.1", async () => {
+    const resolver: Resolver = async () => [
+      { address: "::1", family: 6 },
+      { address: "127.0.0.1", family: 4 },
+    ];
+    // The server listens on 127.0.0.1 only: ::1 is refused, 127.0.0.1 answers.
+    const r = await postJson(`http://dual.test:${port}/dual`, "{}", {}, { ...opts, resolver });
+    expect(r.statusCode).toBe(201);
+    expect(seen.at(-1)!.path).toBe("/dual");
+  });
+
   it("refuses an internal destination before connecting when private addresses are not allowed", async () => {
     const before = seen.length;
     const r = await postJson(`http://127.0.0.1:${port}/ok`, "{}", {}, { ...opts, allowPrivate: false });

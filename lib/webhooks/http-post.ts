@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { hostOf, resolveDestination, SsrfRefusedError, type Resolver } from "./ssrf-guard";
+import { hostOf, resolveDestinationAddresses, SsrfRefusedError, type ResolvedAddress, type Resolver } from "./ssrf-guard";
 
 /**
  * One notification attempt over HTTP: SSRF-checked, pinned to the checked
@@ -37,11 +37,15 @@ export function createAgents(maxSocketsPerHost: number): { http: http.Agent; htt
   return { http: new http.Agent(opts), https: new https.Agent(opts) };
 }
 
-/** A lookup that answers the already-checked address, so that the socket connects to exactly it. */
-function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+/**
+ * A lookup that answers only the already-checked addresses, so that the
+ * socket connects to one of exactly those (all of them when Node asks for
+ * all, to try IPv6 and IPv4 in turn: `localhost` may be ::1 and 127.0.0.1).
+ */
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
+    if (options?.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
   }) as unknown as LookupFunction;
 }
 
@@ -72,9 +76,9 @@ export async function postJson(
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return done({ statusCode: 0, body: "", error: "not an http(s) URL" });
 
-  let target;
+  let targets: ResolvedAddress[];
   try {
-    target = await resolveDestination(url, { allowPrivate: options.allowPrivate, resolver: options.resolver });
+    targets = await resolveDestinationAddresses(url, { allowPrivate: options.allowPrivate, resolver: options.resolver });
   } catch (err) {
     const msg = err instanceof SsrfRefusedError ? `destination refused: ${err.message}` : (err as Error).message;
     return done({ statusCode: 0, body: "", error: msg });
@@ -102,7 +106,7 @@ export async function postJson(
       path: `${url.pathname}${url.search}`,
       headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
       agent: options.agents ? (isHttps ? options.agents.https : options.agents.http) : false,
-      lookup: pinnedLookup(target.address, target.family),
+      lookup: pinnedLookup(targets),
       // https://user:pass@host/ → HTTP Basic authentication, as browsers and curl do.
       ...(url.username && { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }),
       ...(isHttps && { servername: hostOf(url) }),

@@ -61,22 +61,22 @@ export function hostOf(url: URL): string {
 }
 
 /**
- * The address to connect to for `url`. An IP literal is checked as it is;
- * a name is resolved once and refused if ANY of its addresses is not public
- * (so round-robin records cannot smuggle an internal address in). With
- * `allowPrivate` every address is accepted, but the name is still resolved
- * once and pinned.
+ * The addresses to connect to for `url`, all checked. An IP literal is
+ * checked as it is; a name is resolved once and refused if ANY of its
+ * addresses is not public (so round-robin records cannot smuggle an internal
+ * address in). With `allowPrivate` every address is accepted, but the name
+ * is still resolved once and pinned.
  */
-export async function resolveDestination(
+export async function resolveDestinationAddresses(
   url: URL,
   options: { allowPrivate: boolean; resolver?: Resolver },
-): Promise<ResolvedAddress> {
+): Promise<ResolvedAddress[]> {
   const host = hostOf(url);
   if (ipaddr.isValid(host)) {
     const family = ipaddr.parse(host).kind() === "ipv6" ? 6 : 4;
     const refused = refusedRangeOf(host);
     if (refused && !options.allowPrivate) throw new SsrfRefusedError(`${host} is a ${refused} address`, host);
-    return { address: host, family };
+    return [{ address: host, family }];
   }
   let addresses: ResolvedAddress[];
   try {
@@ -91,5 +91,10 @@ export async function resolveDestination(
       if (refused) throw new SsrfRefusedError(`${host} resolves to ${a.address}, a ${refused} address`, host);
     }
   }
-  return addresses[0]!;
+  return addresses;
+}
+
+/** The first address to connect to for `url` (see resolveDestinationAddresses). */
+export async function resolveDestination(url: URL, options: { allowPrivate: boolean; resolver?: Resolver }): Promise<ResolvedAddress> {
+  return (await resolveDestinationAddresses(url, options))[0]!;
 }
