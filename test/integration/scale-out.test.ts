@@ -62,13 +62,16 @@ describe("scale-out: 2 app processes + 2 workers on one database", () => {
       ContentType: "Text",
       PlainContent: "x",
     });
-    const results = await Promise.all(
-      Array.from({ length: 100 }, (_, i) =>
-        fetch(`${apps[i % 2]!.url}/api/v1/email`, { method: "POST", headers: bearer(account.apiKey), body }).then(async (r) => ({
-          status: r.status,
-          body: (await r.json()) as { MessageID?: string; Errors?: { Code: number }[] },
-        })),
-      ),
+    // 16 clients at once across both processes (a burst that races for the same counters).
+    const results: { status: number; body: { MessageID?: string; Errors?: { Code: number }[] } }[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let i = next++; i < 100; i = next++) {
+          const r = await fetch(`${apps[i % 2]!.url}/api/v1/email`, { method: "POST", headers: bearer(account.apiKey), body });
+          results.push({ status: r.status, body: (await r.json()) as { MessageID?: string; Errors?: { Code: number }[] } });
+        }
+      }),
     );
     const accepted = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 429);
