@@ -125,3 +125,25 @@ describe("relay delivery (SMTP_RELAY_URL) to a real SMTP server", () => {
     expect(failed.reason).toMatch(/gave up after \d+ attempts: 421 4\.3\.2 Busy/);
   });
 });
+
+describe("relay over implicit TLS (smtps://)", () => {
+  let relay: SmtpSink;
+  let app: TestApp;
+  beforeAll(async () => {
+    relay = await startSmtpSink({ secure: true, auth: { user: "u", pass: "p" } });
+    app = await startTestApp({ MAILROOM_DELIVERY: "relay", SMTP_RELAY_URL: `smtps://u:p@127.0.0.1:${relay.port}` });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await relay?.stop();
+  });
+
+  it("delivers through an smtps:// relay with authentication", async () => {
+    const { apiKey } = await createTestAccount(app.ctx);
+    const id = await sendViaApi(app, apiKey, { From: { email: "shop@example.com" }, To: ["tls@example.org"], Subject: "tls", ContentType: "Text", PlainContent: "x" });
+    await waitForEvent(app.ctx, id, "delivered", "tls@example.org");
+    const mail = relay.received.find((m) => m.rcptTo.includes("tls@example.org"))!;
+    expect(mail.secure).toBe(true);
+    expect(mail.user).toBe("u");
+  });
+});
