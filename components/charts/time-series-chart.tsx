@@ -1,13 +1,6 @@
 "use client";
 
-import dynamic from "next/dynamic";
-
-// recharts draws in the browser only: the server sends the frame and the
-// numbers table, and skips rendering an SVG it cannot size anyway.
-const LineCanvas = dynamic(() => import("./line-canvas").then((m) => m.LineCanvas), {
-  ssr: false,
-  loading: () => <div className="h-full w-full animate-pulse rounded bg-slate-100 dark:bg-slate-800" />,
-});
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 
 export interface SeriesDef {
   key: string;
@@ -45,7 +38,39 @@ export function TimeSeriesChart<T extends { start: number }>({
   return (
     <figure className="flex flex-col gap-2" data-testid={testId}>
       <div className="h-64 w-full" role="img" aria-label={`${title}: line chart, ${rows.length} ${interval === "hour" ? "hours" : "days"}`}>
-        <LineCanvas rows={rows} series={series} unit={unit} />
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.15} />
+            <XAxis dataKey="label" tick={{ fontSize: 11, fill: "currentColor" }} minTickGap={24} stroke="currentColor" strokeOpacity={0.4} />
+            <YAxis
+              tick={{ fontSize: 11, fill: "currentColor" }}
+              width={48}
+              allowDecimals={unit === "%"}
+              stroke="currentColor"
+              strokeOpacity={0.4}
+              tickFormatter={(v: number) => `${v}${unit}`}
+            />
+            <Tooltip
+              formatter={(v) => fmt(v)}
+              contentStyle={{ background: "var(--color-slate-900)", border: "none", borderRadius: 6, color: "white", fontSize: 12 }}
+              labelStyle={{ color: "white" }}
+            />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            {series.map((s) => (
+              <Line
+                key={s.key}
+                type="monotone"
+                dataKey={s.key}
+                name={s.label}
+                stroke={s.color}
+                strokeWidth={2}
+                dot={rows.length <= 31}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
       </div>
       <details className="text-sm">
         <summary className="cursor-pointer text-slate-700 dark:text-slate-300">Show the numbers as a table</summary>
