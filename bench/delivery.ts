@@ -19,7 +19,7 @@
  * the open pixel, DKIM-signed.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { SMTPServer } from "smtp-server";
@@ -72,6 +72,36 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
     child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve(child));
     child.once("exit", (code) => reject(new Error(`worker exited with ${code}`)));
   });
+}
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds of this benchmark's embedded PostgreSQL: the postmaster (our child) and its backends. */
+function postgresCpuSeconds(): number {
+  const stat = (pid: string) => {
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
+      const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
+      return { name, ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / 100 };
+    } catch {
+      return undefined;
+    }
+  };
+  const all = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  const infos = new Map(all.map((pid) => [Number(pid), stat(pid)]));
+  const masters = [...infos].filter(([, i]) => i?.ppid === process.pid && i.name.startsWith("postgres")).map(([pid]) => pid);
+  let total = 0;
+  for (const [pid, i] of infos) if (i && (masters.includes(pid) || masters.includes(i.ppid))) total += i.cpu;
+  return total;
 }
 
 async function stopWorkers(workers: ChildProcess[]) {
@@ -182,12 +212,19 @@ async function main() {
     const fillSeconds = (Date.now() - fillStart) / 1000;
     const before = sink.count();
     const workers = await Promise.all(Array.from({ length: k }, () => startWorker(workerEnv)));
+    const cpuBefore = workers.reduce((sum, w) => sum + cpuSeconds(w.pid), 0);
+    const pgBefore = postgresCpuSeconds();
     const t0 = Date.now();
     while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 100));
     const seconds = (Date.now() - t0) / 1000;
     const delivered = sink.count() - before;
     const throughput = delivered / seconds;
-    console.log(`${k} worker(s): ${delivered} delivered in ${seconds.toFixed(2)} s = ${throughput.toFixed(0)} msg/s (queue filled at ${(MESSAGES / fillSeconds).toFixed(0)} msg/s)`);
+    // Worker CPU per message depends little on contention: 1000 / it is what one free core could do (PostgreSQL's share aside).
+    const cpuMs = ((workers.reduce((sum, w) => sum + cpuSeconds(w.pid), 0) - cpuBefore) * 1000) / delivered;
+    const pgMs = ((postgresCpuSeconds() - pgBefore) * 1000) / delivered;
+    console.log(
+      `${k} worker(s): ${delivered} delivered in ${seconds.toFixed(2)} s = ${throughput.toFixed(0)} msg/s; worker CPU ${cpuMs.toFixed(2)} ms/message, PostgreSQL CPU ${pgMs.toFixed(2)} ms/message (queue filled at ${(MESSAGES / fillSeconds).toFixed(0)} msg/s)`,
+    );
 
     // 2. Latency at a fixed offered rate, workers running.
     const ids: string[] = [];
@@ -213,13 +250,13 @@ async function main() {
     console.log(
       `${k} worker(s) at ${(ids.length / offeredSeconds).toFixed(0)} msg/s offered: ${ms.length}/${ids.length} delivered; accepted → delivered p50 ${p(50)} ms, p90 ${p(90)} ms, p99 ${p(99)} ms, max ${p(100)} ms`,
     );
-    rows.push(`| ${k} | ${throughput.toFixed(0)} | ${(ids.length / offeredSeconds).toFixed(0)} | ${p(50)} | ${p(90)} | ${p(99)} | ${p(100)} |`);
+    rows.push(`| ${k} | ${throughput.toFixed(0)} | ${cpuMs.toFixed(2)} | ${pgMs.toFixed(2)} | ${(ids.length / offeredSeconds).toFixed(0)} | ${p(50)} | ${p(90)} | ${p(99)} | ${p(100)} |`);
     await stopWorkers(workers);
   }
 
   if (refusals) console.log(`(POST /email answered 503/429 ${refusals} times; those requests were retried)`);
-  console.log("\n| Worker processes | Delivered msg/s (from a full queue) | Offered msg/s | p50 ms | p90 ms | p99 ms | max ms |");
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("\n| Worker processes | Delivered msg/s (from a full queue) | Worker CPU ms/message | PostgreSQL CPU ms/message | Offered msg/s | p50 ms | p90 ms | p99 ms | max ms |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
   await app.stop();
   sink.stop();
