@@ -17,7 +17,7 @@ function Change({ kpi }: { kpi: Kpi }) {
       )}
     >
       <span aria-hidden>{arrow} </span>
-      {pts !== undefined && `${pts >= 0 ? "+" : ""}${pts.toFixed(1)} pts`}
+      {pts !== undefined && (Math.abs(pts) < 0.05 ? "0.0 pts" : `${pts > 0 ? "+" : ""}${pts.toFixed(1)} pts`)}
       {kpi.countChange !== undefined && ` · count ${kpi.countChange >= 0 ? "+" : ""}${Math.round(kpi.countChange * 100)}%`}
       <span className="sr-only"> against the previous period</span>
     </span>
