@@ -3,7 +3,8 @@ import type { AppContext } from "../context";
 /**
  * Retention (the `maintenance` queue, scheduled hourly): events older than
  * their account's retention period (CONTRACT.md), messages past retention
- * whose recipients are all final, sandbox captures older than
+ * whose recipients are all final and that no remaining event shows (a late
+ * open keeps its message's headers), sandbox captures older than
  * MAILROOM_SANDBOX_RETENTION, and rate-limit counters of past windows.
  * Deletes in batches so that no statement holds locks for long.
  */
@@ -39,6 +40,7 @@ export async function runMaintenance(ctx: AppContext, now = new Date()): Promise
        SELECT m.id FROM messages m JOIN accounts a ON a.id = m.account_id
         WHERE m.created_at < $1::timestamptz - make_interval(days => a.retention_days)
           AND NOT EXISTS (SELECT 1 FROM message_recipients r WHERE r.message_id = m.id AND r.status IN ('queued', 'deferred'))
+          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.account_id = m.account_id AND e.message_id = m.id)
         LIMIT 5000)`,
     [now],
   );
