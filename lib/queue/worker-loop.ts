@@ -65,6 +65,8 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
   const loop = async () => {
     while (running) {
       wakeRequested = false;
+      // Let the other jobs finishing in this tick free their slots too: one fetch for all of them.
+      if (inFlight > 0) await new Promise((r) => setImmediate(r));
       const free = options.concurrency - inFlight;
       let fetched = 0;
       if (free > 0) {
