@@ -66,7 +66,11 @@ export async function startWorkerProcess(options: { config: Config }): Promise<R
     stoppers.push(() => database.close());
     await migrate(database.pool);
 
-    const boss = await startQueue(url, { onError: (err) => log.warn({ err }, "queue error") });
+    const boss = await startQueue(url, {
+      onError: (err) => log.warn({ err }, "queue error"),
+      // Also how soon pg-boss notices the expired jobs of a worker that died.
+      maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
+    });
     stoppers.push(() => boss.stop({ graceful: true, timeout: 5000 }));
 
     const ctx: AppContext = { config, database, boss, log };

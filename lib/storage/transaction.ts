@@ -26,8 +26,13 @@ export async function withTransaction<T>(database: Database, work: (tx: Tx) => P
   client.on("error", onError);
   try {
     await client.query("BEGIN");
+    let db: Db | undefined;
     const tx: Tx = {
-      db: drizzle(client, { schema }) as unknown as Db,
+      // Built on first use: the hot paths use `client` directly.
+      get db() {
+        db ??= drizzle(client, { schema }) as unknown as Db;
+        return db;
+      },
       client,
       sql: { executeSql: (text, values) => client.query(text, values as unknown[]) },
     };
