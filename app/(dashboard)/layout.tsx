@@ -8,12 +8,17 @@ import { ThemeToggle } from "@/components/shell/theme-toggle";
 import { Badge } from "@/components/ui/badge";
 import { requireStaff } from "@/lib/auth/require-role";
 import { canAccess, navFor } from "@/lib/auth/roles";
+import { getServerContext } from "@/lib/runtime";
 import { signOutAction } from "./actions";
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const staff = await requireStaff((await headers()).get("x-mailroom-path") ?? undefined);
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
-  const links = navFor(staff.role, { onlyReady: true }).map(({ href, label }) => ({ href, label }));
+  // The sandbox inbox exists only while the sandbox transport plays the MX.
+  const sandboxOn = getServerContext().config.delivery.mode === "sandbox";
+  const links = navFor(staff.role, { onlyReady: true })
+    .filter((item) => item.area !== "sandbox" || sandboxOn)
+    .map(({ href, label }) => ({ href, label }));
   return (
     <div className="flex min-h-screen flex-col">
       <a

@@ -5,7 +5,8 @@ import type { AppContext } from "../context";
  * their account's retention period (CONTRACT.md), messages past retention
  * whose recipients are all final and that no remaining event shows (a late
  * open keeps its message's headers), sandbox captures older than
- * MAILROOM_SANDBOX_RETENTION, and rate-limit counters of past windows.
+ * MAILROOM_SANDBOX_RETENTION, rate-limit counters of past windows, and the
+ * hourly event-count summaries past retention.
  * Deletes in batches so that no statement holds locks for long.
  */
 
@@ -14,6 +15,7 @@ export interface MaintenanceReport {
   messages: number;
   sandboxMessages: number;
   limitCounters: number;
+  eventSummaries: number;
 }
 
 async function deleteInBatches(ctx: AppContext, sql: string, params: unknown[]): Promise<number> {
@@ -55,5 +57,11 @@ export async function runMaintenance(ctx: AppContext, now = new Date()): Promise
     `DELETE FROM limit_counters WHERE ctid IN (SELECT ctid FROM limit_counters WHERE window_start < $1 LIMIT 5000)`,
     [nowSeconds - 2 * 86400],
   );
-  return { events, messages, sandboxMessages, limitCounters };
+  // Hourly summaries of GET /events counts (ADR 0101) past the retention period.
+  const { rowCount: eventSummaries } = await ctx.database.pool.query(
+    `DELETE FROM event_hour_counts c USING accounts a
+      WHERE a.id = c.account_id AND c.hour + 3600 <= $1::bigint - a.retention_days::bigint * 86400`,
+    [nowSeconds],
+  );
+  return { events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0 };
 }

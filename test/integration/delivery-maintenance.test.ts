@@ -31,7 +31,14 @@ describe("maintenance: retention purge", () => {
       [apiKeyId, nowS - 3 * day, nowS - (nowS % day)],
     );
 
+    const hour = (t: number) => t - (t % 3600);
+    await pool.query(
+      "INSERT INTO event_hour_counts (account_id, hour, type, n) VALUES ($1, $2, 'delivered', 5), ($1, $3, 'delivered', 7) ON CONFLICT DO NOTHING",
+      [accountId, hour(nowS - 8 * day), hour(nowS - 2 * day)],
+    );
+
     const report = await runMaintenance(app.ctx);
+    expect(report.eventSummaries).toBeGreaterThanOrEqual(1);
     expect(report.events).toBeGreaterThanOrEqual(2);
     expect(report.messages).toBeGreaterThanOrEqual(1);
     expect(report.sandboxMessages).toBe(1);
@@ -43,6 +50,8 @@ describe("maintenance: retention purge", () => {
     expect(await count("SELECT count(*)::int AS n FROM messages WHERE id = $1", [oldId])).toBe(0);
     expect(await count("SELECT count(*)::int AS n FROM messages WHERE id = $1", [newId])).toBe(1);
     expect(await count("SELECT count(*)::int AS n FROM sandbox_messages WHERE mailroom_message_id = $1", [newId])).toBe(1);
+    expect(await count("SELECT count(*)::int AS n FROM event_hour_counts WHERE account_id = $1 AND hour = $2", [accountId, hour(nowS - 8 * day)])).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM event_hour_counts WHERE account_id = $1 AND hour = $2", [accountId, hour(nowS - 2 * day)])).toBe(1);
     expect(await count("SELECT count(*)::int AS n FROM limit_counters WHERE api_key_id = $1 AND window_start = $2", [apiKeyId, nowS - (nowS % day)])).toBe(1);
   });
 
