@@ -9,15 +9,11 @@ import http from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { createApiApp, isApiPath } from "./lib/api/app";
 import { buildConfig, type Config } from "./lib/config";
-import type { AppContext } from "./lib/context";
 import { startDelivery } from "./lib/delivery/start";
 import { ensureFirstStart, type FirstStartReport } from "./lib/domain/bootstrap";
+import type { AppContext } from "./lib/context";
 import { createLogger } from "./lib/logger";
-import { startQueue } from "./lib/queue/boss";
-import { setServerContext } from "./lib/runtime";
-import { openDatabase } from "./lib/storage/database";
-import { startEmbeddedPostgres } from "./lib/storage/embedded";
-import { migrate } from "./lib/storage/migrate";
+import { createStopStack, openProcessContext } from "./lib/process-context";
 import { startNotifications } from "./lib/webhooks/start";
 
 export interface StartOptions {
@@ -36,35 +32,12 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-type Stopper = () => Promise<void>;
-
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? buildConfig();
   const log = createLogger(config.logLevel);
-  const stoppers: Stopper[] = [];
-  const stopAll = async () => {
-    for (const stop of stoppers.reverse()) await stop().catch((err) => log.error({ err }, "stop failed"));
-    stoppers.length = 0;
-  };
+  const stack = createStopStack(log);
   try {
-    let url = config.databaseUrl;
-    if (!url) {
-      const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
-      if (embedded.owned) stoppers.push(embedded.stop);
-      url = embedded.url;
-    }
-    const database = openDatabase(url, { max: config.dbPoolSize });
-    stoppers.push(() => database.close());
-    await migrate(database.pool);
-
-    const boss = await startQueue(url, {
-      onError: (err) => log.warn({ err }, "queue error"),
-      maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
-    });
-    stoppers.push(() => boss.stop({ graceful: true, timeout: 5000 }));
-
-    const ctx: AppContext = { config, database, boss, log };
-    setServerContext(ctx);
+    const ctx = await openProcessContext(config, log, stack);
     const firstStart = await ensureFirstStart(ctx);
 
     const api = getRequestListener(createApiApp(ctx).fetch);
@@ -75,7 +48,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       await nextApp.prepare();
       const handle = nextApp.getRequestHandler();
       nextHandler = (req, res) => void handle(req, res);
-      stoppers.push(() => nextApp.close());
+      stack.push(() => nextApp.close());
     }
 
     const server = http.createServer((req, res) => {
@@ -88,7 +61,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       server.once("error", reject);
       server.listen(config.port, config.host, () => resolve());
     });
-    stoppers.push(
+    stack.push(
       () =>
         new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -103,12 +76,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     // Delivery and notification workers last: they build tracking URLs from
     // the public URL, and anything accepted before they run waits in the queue.
     const delivery = await startDelivery(ctx, { workers: config.workers.mode === "inline" });
-    stoppers.push(delivery.stop);
+    stack.push(delivery.stop);
     const notifications = await startNotifications(ctx, { workers: config.workers.mode === "inline" });
-    stoppers.push(notifications.stop);
-    return { ctx, url: `http://${hostForUrl}:${port}`, port, firstStart, stop: stopAll };
+    stack.push(notifications.stop);
+    return { ctx, url: `http://${hostForUrl}:${port}`, port, firstStart, stop: stack.stopAll };
   } catch (err) {
-    await stopAll();
+    await stack.stopAll();
     throw err;
   }
 }

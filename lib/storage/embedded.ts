@@ -90,6 +90,11 @@ async function runningPostmasterPort(pgDir: string): Promise<number | undefined>
   return port;
 }
 
+/** True when a live postmaster runs on the data directory (another process started it). */
+export async function isEmbeddedServerRunning(dataDir: string): Promise<boolean> {
+  return (await runningPostmasterPort(path.join(dataDir, "postgres"))) !== undefined;
+}
+
 function isPortFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = net.createServer();

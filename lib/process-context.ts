@@ -1,0 +1,61 @@
+import type { Config } from "./config";
+import type { AppContext } from "./context";
+import type { Logger } from "./logger";
+import { startQueue } from "./queue/boss";
+import { setServerContext } from "./runtime";
+import { openDatabase } from "./storage/database";
+import { startEmbeddedPostgres } from "./storage/embedded";
+import { migrate } from "./storage/migrate";
+
+/**
+ * The start sequence every Mailroom process shares (server.ts and
+ * `mailroom worker`): storage (the embedded server or DATABASE_URL) →
+ * migrations → queue → context. What it starts goes on the stop stack, to
+ * be stopped in reverse.
+ */
+
+export type Stopper = () => Promise<void>;
+
+export interface StopStack {
+  push(stopper: Stopper): void;
+  /** Stops everything pushed, newest first; a failing step is logged and skipped. */
+  stopAll(): Promise<void>;
+}
+
+export function createStopStack(log: Logger): StopStack {
+  const stoppers: Stopper[] = [];
+  return {
+    push: (stopper) => void stoppers.push(stopper),
+    async stopAll() {
+      for (const stop of stoppers.splice(0).reverse()) await stop().catch((err: unknown) => log.error({ err }, "stop failed"));
+    },
+  };
+}
+
+export async function openProcessContext(
+  config: Config,
+  log: Logger,
+  stack: StopStack,
+  options: { applicationName?: string } = {},
+): Promise<AppContext> {
+  let url = config.databaseUrl;
+  if (!url) {
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
+    if (embedded.owned) stack.push(() => embedded.stop());
+    url = embedded.url;
+  }
+  const database = openDatabase(url, { max: config.dbPoolSize, applicationName: options.applicationName });
+  stack.push(() => database.close());
+  await migrate(database.pool);
+
+  const boss = await startQueue(url, {
+    onError: (err) => log.warn({ err }, "queue error"),
+    // Also how soon pg-boss notices the expired jobs of a process that died.
+    maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
+  });
+  stack.push(() => boss.stop({ graceful: true, timeout: 5000 }));
+
+  const ctx: AppContext = { config, database, boss, log };
+  setServerContext(ctx);
+  return ctx;
+}
