@@ -1,3 +1,4 @@
+import { appMetricsFor } from "../metrics";
 import type { AppContext } from "../context";
 import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
@@ -216,5 +217,7 @@ export function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundCo
     writer = new RoundWriter(ctx);
     writers.set(ctx, writer);
   }
+  const { deliveries } = appMetricsFor(ctx);
+  for (const r of results) deliveries.inc({ outcome: r.classification.outcome });
   return writer.add(policy, round, results);
 }

@@ -1,3 +1,4 @@
+import { appMetricsFor } from "../metrics";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { AppContext } from "../context";
@@ -343,6 +344,7 @@ export class NotificationDispatcher {
     this.stats.postMs += result.durationMs;
     const attempts = n.attempts + 1;
     const verdict = verdictOf(result.statusCode, attempts, this.ctx.config.webhooks.retryScheduleMs);
+    appMetricsFor(this.ctx).webhookAttempts.inc({ result: verdict.kind });
     const record: AttemptRecord = {
       notificationId: n.id,
       webhookId: n.webhookId,

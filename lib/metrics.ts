@@ -1,0 +1,83 @@
+import { Counter, Gauge } from "prom-client";
+import type { AppContext } from "./context";
+import { httpMetricsFor } from "./http/metrics";
+
+/**
+ * What /metrics reports beyond HTTP (issue 7 §5): deliveries by outcome and
+ * webhook attempts by result, counted by the workers of this process, and
+ * the queue's depth and oldest job age, read from PostgreSQL at scrape time
+ * (so they are the whole installation's, whichever process is scraped).
+ * One set per context, on the registry of the HTTP metrics.
+ */
+export interface AppMetrics {
+  deliveries: Counter<"outcome">;
+  webhookAttempts: Counter<"result">;
+}
+
+const byContext = new WeakMap<AppContext, AppMetrics>();
+
+export function appMetricsFor(ctx: AppContext): AppMetrics {
+  let m = byContext.get(ctx);
+  if (m) return m;
+  const { registry } = httpMetricsFor(ctx);
+  const deliveries = new Counter({
+    name: "mailroom_deliveries_total",
+    help: "Delivery attempts by outcome (delivered, deferred, failed, rejected)",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const webhookAttempts = new Counter({
+    name: "mailroom_webhook_attempts_total",
+    help: "Webhook notification attempts by result (delivered, retry, refused, exhausted)",
+    labelNames: ["result"] as const,
+    registers: [registry],
+  });
+  let queueRows: { name: string; depth: number; age: number }[] = [];
+  // prom-client collects all metrics of a scrape concurrently: both gauges
+  // share one query per scrape (results are reused for a second).
+  let reading: Promise<void> | undefined;
+  let readAt = 0;
+  const fresh = () => {
+    if (!reading || Date.now() - readAt > 1000) {
+      readAt = Date.now();
+      reading = readQueues();
+    }
+    return reading;
+  };
+  const readQueues = async () => {
+    try {
+      const { rows } = await ctx.database.pool.query<{ name: string; depth: number; age: number }>(
+        `SELECT name, count(*)::int AS depth, coalesce(extract(epoch FROM now() - min(created_on)), 0)::float8 AS age
+           FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`,
+      );
+      queueRows = rows;
+    } catch {
+      queueRows = []; // the database is away: report nothing rather than fail the scrape
+    }
+  };
+  new Gauge({
+    name: "mailroom_queue_depth",
+    help: "Jobs waiting in the queue (created or awaiting retry), by queue",
+    labelNames: ["queue"] as const,
+    registers: [registry],
+    async collect() {
+      await fresh();
+      this.reset();
+      for (const r of queueRows) this.set({ queue: r.name }, r.depth);
+    },
+  });
+  new Gauge({
+    name: "mailroom_queue_oldest_age_seconds",
+    help: "Age of the oldest waiting job, by queue",
+    labelNames: ["queue"] as const,
+    registers: [registry],
+    async collect() {
+      await fresh();
+      this.reset();
+      for (const r of queueRows) this.set({ queue: r.name }, r.age);
+    },
+  });
+  m = { deliveries, webhookAttempts };
+  byContext.set(ctx, m);
+  return m;
+}
