@@ -218,6 +218,21 @@ export function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundCo
     writers.set(ctx, writer);
   }
   const { deliveries } = appMetricsFor(ctx);
-  for (const r of results) deliveries.inc({ outcome: r.classification.outcome });
+  for (const r of results) {
+    deliveries.inc({ outcome: r.classification.outcome });
+    // One line per delivery attempt, with the request id of the API call that accepted it.
+    ctx.log.info(
+      {
+        requestId: round.requestId,
+        messageId: round.messageId,
+        recipient: r.email,
+        outcome: r.classification.outcome,
+        smtpCode: r.classification.smtpCode,
+        mx: r.mxHost,
+        attempt: r.attempts,
+      },
+      "delivery attempt",
+    );
+  }
   return writer.add(policy, round, results);
 }

@@ -358,7 +358,10 @@ export class NotificationDispatcher {
       startedAt: result.startedAt,
       endedAt: new Date(),
     };
-    this.ctx.log.debug({ notificationId: n.id, webhookId: n.webhookId, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "webhook attempt");
+    this.ctx.log.info(
+      { notificationId: n.id, webhookId: n.webhookId, messageId: (n.payload as { MessageID?: string }).MessageID, status: result.statusCode, attempt: attempts, verdict: verdict.kind },
+      "webhook attempt",
+    );
     this.buffer.push({ record, jobId });
     this.scheduleFlush();
   }
