@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import net from "node:net";
+import { freePort } from "../../lib/storage/embedded";
+
+export { freePort };
 
 /**
  * Starts the app as the README does (`tsx scripts/start.ts`, which builds
@@ -15,17 +17,6 @@ export interface StartedApp {
   adminEmail?: string;
   adminPassword?: string;
   output: () => string;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startApp(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<StartedApp> {

@@ -103,7 +103,8 @@ function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port that was free on loopback a moment ago (tests and the embedded server pick ports with it). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once("error", reject);

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
+import { freePort } from "../../lib/storage/embedded";
+
+export { freePort };
 
 /**
  * Real Mailroom processes for scale-out and fault tests: app processes
@@ -18,16 +20,6 @@ export interface Proc {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function launch(args: string[], env: Record<string, string>): Proc {
   const child = spawn(args[0]!, args.slice(1), {
