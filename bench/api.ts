@@ -18,6 +18,8 @@ import path from "node:path";
 import autocannon from "autocannon";
 
 const duration = Number(process.env.BENCH_DURATION ?? 15);
+// BENCH_ONLY=post,events,stats,ceiling runs only those groups (default: all).
+const only = new Set((process.env.BENCH_ONLY ?? "post,events,stats,ceiling").split(",").map((s) => s.trim()));
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const here = import.meta.dirname;
 
@@ -111,27 +113,37 @@ async function main() {
   const auth = { Authorization: `Bearer ${m.apiKey}`, "Content-Type": "application/json" };
   const results: Figures[] = [];
   const post = { url: `${m.url}/api/v1/email`, method: "POST", headers: auth, body: emailBody };
-  results.push(await measure("POST /email", mailroom.child, post));
-  results.push(await measure("POST /email, 1 connection", mailroom.child, post, 1));
-  results.push(await measure("GET /events?MessageID=…", mailroom.child, { url: `${m.url}/api/v1/events?MessageID=${m.messageId}`, headers: auth }));
-  results.push(await measure("GET /events?RetrieveCount=20", mailroom.child, { url: `${m.url}/api/v1/events?RetrieveCount=20`, headers: auth }));
-  results.push(await measure("GET /events (default page)", mailroom.child, { url: `${m.url}/api/v1/events`, headers: auth }));
-  const now = Math.floor(Date.now() / 1000);
-  results.push(
-    await measure("GET /stats (30 days, daily)", mailroom.child, { url: `${m.url}/api/v1/stats?StartDate=${now - 30 * 86_400}&EndDate=${now}&Interval=day`, headers: auth }),
-  );
+  let postFigures: Figures | undefined;
+  if (only.has("post")) {
+    results.push((postFigures = await measure("POST /email", mailroom.child, post)));
+    results.push(await measure("POST /email, 1 connection", mailroom.child, post, 1));
+  }
+  if (only.has("events")) {
+    results.push(await measure("GET /events?MessageID=…", mailroom.child, { url: `${m.url}/api/v1/events?MessageID=${m.messageId}`, headers: auth }));
+    results.push(await measure("GET /events?RetrieveCount=20", mailroom.child, { url: `${m.url}/api/v1/events?RetrieveCount=20`, headers: auth }));
+    results.push(await measure("GET /events (default page)", mailroom.child, { url: `${m.url}/api/v1/events`, headers: auth }));
+  }
+  if (only.has("stats")) {
+    const now = Math.floor(Date.now() / 1000);
+    const url = `${m.url}/api/v1/stats?StartDate=${now - 30 * 86_400}&EndDate=${now}&Interval=day`;
+    results.push(await measure("GET /stats (30 days, daily)", mailroom.child, { url, headers: auth }));
+  }
 
-  const ceiling = await start("api-ceiling.ts", { BENCH_CEILING_DATABASE_URL: m.databaseUrl!, BENCH_CEILING_ACCOUNT: m.accountId! });
-  const ceilingPost = { url: ceiling.ready.url, method: "POST", headers: { "Content-Type": "application/json" }, body: emailBody };
-  const c = await measure("ceiling: node:http + same rows", ceiling.child, ceilingPost);
-  results.push(c);
-  results.push(await measure("ceiling, 1 connection", ceiling.child, ceilingPost, 1));
-  await ask(ceiling.child, "stop", "stopped");
+  let ratio: number | undefined;
+  if (only.has("ceiling")) {
+    const ceiling = await start("api-ceiling.ts", { BENCH_CEILING_DATABASE_URL: m.databaseUrl!, BENCH_CEILING_ACCOUNT: m.accountId! });
+    const ceilingPost = { url: ceiling.ready.url, method: "POST", headers: { "Content-Type": "application/json" }, body: emailBody };
+    const c = await measure("ceiling: node:http + same rows", ceiling.child, ceilingPost);
+    results.push(c);
+    results.push(await measure("ceiling, 1 connection", ceiling.child, ceilingPost, 1));
+    await ask(ceiling.child, "stop", "stopped");
+    if (postFigures) ratio = postFigures.reqPerSec / c.reqPerSec;
+  }
   await ask(mailroom.child, "stop", "stopped");
 
-  const ratio = results[0]!.reqPerSec / c.reqPerSec;
   const load = (await import("node:os")).loadavg()[0]!.toFixed(1);
-  console.error(`POST /email / ceiling = ${ratio.toFixed(2)} (req/s); machine load average ${load}`);
+  if (ratio !== undefined) console.error(`POST /email / ceiling = ${ratio.toFixed(2)} (req/s)`);
+  console.error(`machine load average ${load}`);
   if (process.env.BENCH_JSON) console.log(JSON.stringify({ duration, connections, events: m.events, results, ratio }, null, 2));
 }
 

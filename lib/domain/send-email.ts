@@ -3,25 +3,24 @@ import { domainToASCII } from "node:url";
 import { errorItem, type ApiErrorItem } from "../contract/errors";
 import type { Logger } from "../logger";
 import type { PgBoss } from "../queue/boss";
-import { QUEUE, type DeliverJob } from "../queue/jobs";
 import type { Database } from "../storage/database";
 import { withTransaction } from "../storage/transaction";
 import type { AuthenticatedKey } from "./api-keys";
 import { emailDomain } from "./email-request/addresses";
-import type { ContentAddress } from "./email-request/message-content";
-import { estimateMimeSize, messageHeadersOf } from "./email-request/message-record";
+import { messageHeadersOf } from "./email-request/message-record";
 import { validateEmailRequest } from "./email-request/validate";
-import { logEvents, nowSeconds, type NewEvent } from "./event-log";
-import { consumeLimits, readUsage } from "./limit-counters";
-import { rateLimitHeaders, refusingWindow, secondsToReset, type RateLimitHeaders, type WindowKind } from "./limits";
+import { acceptMessages, type AcceptOutcome, type Acceptance, type AcceptRecipient } from "./accept-messages";
+import { nowSeconds } from "./event-log";
+import { createGroupCommit } from "./group-commit";
+import { readUsage } from "./limit-counters";
+import { rateLimitHeaders, refusingWindow, secondsToReset, type RateLimitHeaders } from "./limits";
 import { normalizeEmail } from "./suppressions";
 
 /**
  * POST /email as a use case (CONTRACT.md "POST /email"): validation (steps
  * 1–13), the verified From domain (14), suppression (15), limits (16), then
- * durable acceptance in one transaction: the message, its recipients, one
- * `accepted` event per recipient (`rejected` for suppressed ones) and one
- * `deliver` job per recipient domain. Answers only after COMMIT.
+ * durable acceptance in one transaction (accept-messages.ts), which it may
+ * share with other requests (group commit). Answers only after COMMIT.
  */
 
 export interface SendDeps {
@@ -41,14 +40,6 @@ export interface SendOptions {
   now?: number;
 }
 
-class AllSuppressed extends Error {}
-
-class LimitRefused extends Error {
-  constructor(readonly refused: WindowKind[]) {
-    super("limit refused");
-  }
-}
-
 export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unknown, options: SendOptions = {}): Promise<SendResult> {
   const now = options.now ?? nowSeconds();
   const refuse = async (errors: ApiErrorItem[]): Promise<SendResult> => ({ ok: false, errors, rateLimit: await currentHeaders(deps, key, now) });
@@ -60,7 +51,7 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
   if (!(await isVerifiedDomain(deps.database, key.accountId, emailDomain(content.from.email)))) return refuse([errorItem(32, "From.email")]);
 
   // Each address once (first occurrence wins), To before CC before BCC.
-  const recipients: (ContentAddress & { kind: "to" | "cc" | "bcc"; normalized: string })[] = [];
+  const recipients: AcceptRecipient[] = [];
   const seen = new Set<string>();
   for (const [kind, list] of [["to", content.to], ["cc", content.cc], ["bcc", content.bcc]] as const) {
     for (const a of list) {
@@ -72,91 +63,50 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
   }
 
   const messageId = randomUUID();
-  const headers = messageHeadersOf(messageId, content);
-  try {
-    const usages = await withTransaction(deps.database, async (tx) => {
-      const c = tx.client;
-      // One round trip: suppression check (step 15), the message and its recipients (a prepared statement).
-      const { rows } = await c.query<{ id: number; email: string; reason: string | null }>({
-        name: "mailroom_accept_message",
-        text: `WITH r AS (
-                 SELECT r.email, r.name, r.kind, r.n, s.reason
-                 FROM unnest($13::text[], $14::text[], $15::text[], $16::text[]) WITH ORDINALITY AS r(email, name, kind, normalized, n)
-                 LEFT JOIN suppressions s ON s.account_id = $2 AND s.email = r.normalized
-               ), m AS (
-                 INSERT INTO messages (id, account_id, api_key_id, from_email, from_domain, subject, headers, content, tags, size, transport, request_id)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-                 RETURNING id
-               ), ins AS (
-                 INSERT INTO message_recipients (message_id, account_id, email, name, kind, status)
-                 SELECT m.id, $2, r.email, r.name, r.kind, CASE WHEN r.reason IS NULL THEN 'queued' ELSE 'suppressed' END
-                 FROM m, r ORDER BY r.n
-                 RETURNING id, email
-               )
-               SELECT ins.id, ins.email, r.reason FROM ins JOIN r ON r.email = ins.email`,
-        values: [
-          messageId,
-          key.accountId,
-          key.keyId,
-          content.from.email,
-          emailDomain(content.from.email),
-          content.subject,
-          JSON.stringify(headers),
-          JSON.stringify(content),
-          content.tags,
-          estimateMimeSize(content),
-          options.transport ?? "api",
-          options.requestId ?? null,
-          recipients.map((r) => r.email),
-          recipients.map((r) => r.name),
-          recipients.map((r) => r.kind),
-          recipients.map((r) => r.normalized),
-        ],
-      });
-      // Recipients are unique (deduplicated above), so the email finds the row.
-      const rowOf = new Map(rows.map((r) => [r.email, r]));
-      const deliverable = recipients.filter((r) => rowOf.get(r.email)!.reason === null);
-      if (deliverable.length === 0) throw new AllSuppressed();
+  const outcome = await acceptorFor(deps)({
+    messageId,
+    key,
+    content,
+    headers: messageHeadersOf(messageId, content),
+    recipients,
+    transport: options.transport ?? "api",
+    ...(options.requestId && { requestId: options.requestId }),
+    now,
+  });
+  if (outcome.ok) return { ok: true, messageId, rateLimit: rateLimitHeaders(outcome.usages, now) };
+  // Every recipient suppressed (step 15): nothing is stored, as no MessageID is given out.
+  if (outcome.reason === "suppressed") return refuse([errorItem(14)]);
+  const w = refusingWindow(outcome.refused)!;
+  return { ok: false, errors: [errorItem(w.code)], retryAfter: secondsToReset(w.kind, now), rateLimit: await currentHeaders(deps, key, now) };
+}
 
-      const events: NewEvent[] = recipients.map((r) => {
-        const reason = rowOf.get(r.email)!.reason;
-        return reason !== null
-          ? {
-              accountId: key.accountId,
-              messageId,
-              type: "rejected",
-              recipient: r.email,
-              reason: `Recipient is on the suppression list (${reason})`,
-              loggedAt: now,
-              details: { suppression: reason },
-            }
-          : { accountId: key.accountId, messageId, type: "accepted", recipient: r.email, reason: "", loggedAt: now };
-      });
-      await logEvents(tx, deps.boss, events);
+/**
+ * Acceptances of one process are group-committed (docs/adr/0105): requests
+ * that arrive while a transaction is committing share the next one. Two
+ * transactions at a time keep both of the database's cores busy; 64 messages
+ * bound a transaction's size.
+ */
+const ACCEPT_BATCH = { maxBatch: 64, maxInFlight: 2 };
 
-      const byDomain = new Map<string, number[]>();
-      for (const r of deliverable) {
-        const d = emailDomain(r.email);
-        byDomain.set(d, [...(byDomain.get(d) ?? []), rowOf.get(r.email)!.id]);
-      }
-      for (const recipientIds of byDomain.values()) {
-        const job: DeliverJob = { messageId, recipientIds, ...(options.requestId && { requestId: options.requestId }) };
-        await deps.boss.send(QUEUE.deliver, job as object, { db: tx.sql });
-      }
+const acceptors = new WeakMap<Database, (a: Acceptance) => Promise<AcceptOutcome>>();
 
-      // Last, so that the counter rows stay locked only for the commit.
-      const consumed = await consumeLimits(c, key.keyId, key.limits, deliverable.length, now);
-      if (!consumed.ok) throw new LimitRefused(consumed.refused);
-      return consumed.usages;
+function acceptorFor(deps: SendDeps): (a: Acceptance) => Promise<AcceptOutcome> {
+  let acceptor = acceptors.get(deps.database);
+  if (!acceptor) {
+    const { database, boss } = deps;
+    acceptor = createGroupCommit((items: Acceptance[]) => withTransaction(database, (tx) => acceptMessages(tx, boss, items)), {
+      ...ACCEPT_BATCH,
+      isolate: mayComeFromOneRow,
     });
-    return { ok: true, messageId, rateLimit: rateLimitHeaders(usages, now) };
-  } catch (err) {
-    // Every recipient suppressed (step 15): nothing is stored, as no MessageID is given out.
-    if (err instanceof AllSuppressed) return refuse([errorItem(14)]);
-    if (!(err instanceof LimitRefused)) throw err;
-    const w = refusingWindow(err.refused)!;
-    return { ok: false, errors: [errorItem(w.code)], retryAfter: secondsToReset(w.kind, now), rateLimit: await currentHeaders(deps, key, now) };
+    acceptors.set(deps.database, acceptor);
   }
+  return acceptor;
+}
+
+/** SQLSTATE classes a single message's data can cause: data exception, integrity violation, program limit (a row too large). */
+function mayComeFromOneRow(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^(22|23|54)/.test(code);
 }
 
 /** The X-RateLimit headers of a response that consumed nothing. */

@@ -17,7 +17,7 @@ import {
   type AttemptRecord,
   type ClaimedNotification,
 } from "./notification-store";
-import { preparedSql } from "./prepared-sql";
+import { preparedSql } from "../storage/prepared-sql";
 import { purgeWebhookHistory } from "./retention";
 import { verdictOf } from "./retry-policy";
 import { signNotification } from "./signing";

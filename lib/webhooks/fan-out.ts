@@ -3,7 +3,7 @@ import type { PgBoss } from "../queue/boss";
 import { QUEUE, type NotifyJob } from "../queue/jobs";
 import type { Tx } from "../storage/transaction";
 import { buildEventData, webhookEventsMatching } from "./payload";
-import { preparedSql } from "./prepared-sql";
+import { preparedSql } from "../storage/prepared-sql";
 
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
 export const WAKE_CHANNEL = "mailroom_webhooks";

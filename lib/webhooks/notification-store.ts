@@ -3,7 +3,7 @@ import type { PgBoss } from "../queue/boss";
 import { QUEUE, type NotifyJob } from "../queue/jobs";
 import type { Database } from "../storage/database";
 import { withTransaction, type Tx } from "../storage/transaction";
-import { preparedSql } from "./prepared-sql";
+import { preparedSql } from "../storage/prepared-sql";
 
 /**
  * The outbox rows' state changes. A webhook_notifications row is the truth;

@@ -111,6 +111,47 @@ describe("fuzzing the public API", () => {
     );
   }, FUZZ_TIMEOUT_MS);
 
+  it("POST /email: a valid request with hostile text in any one field never yields a 500", async () => {
+    // Garbage above rarely gets past validation; here everything else is
+    // valid, so the hostile text reaches storage unless validation stops it
+    // (a NUL or a lone surrogate once did: PostgreSQL refuses both).
+    const hostileText = fc.oneof(
+      fc.string({ unit: "binary" }),
+      fc.constantFrom("\u0000", "a\u0000b", "\ud800", "x\udc00", "\udc00\ud800", "\uffff", "\u2028", "💌", "\u0001\u007f"),
+    );
+    const base = () => ({
+      From: { name: "Ann", email: "ann@example.com" },
+      To: [{ name: "Bob", email: "bob@example.net" }],
+      Subject: "Hi",
+      ContentType: "HTML",
+      HTMLContent: "<p>Hi</p>",
+      PlainContent: "Hi",
+      Tags: ["t"],
+      Headers: { "X-Campaign": "c" } as Record<string, string>,
+      Attachments: [{ Content: "aGVsbG8=", Filename: "a.txt" }],
+    });
+    const setters: ((b: ReturnType<typeof base>, v: string) => void)[] = [
+      (b, v) => (b.Subject = v),
+      (b, v) => (b.HTMLContent = v),
+      (b, v) => (b.PlainContent = v),
+      (b, v) => (b.Tags = [v]),
+      (b, v) => (b.Headers = { "X-Campaign": v }),
+      (b, v) => (b.From.name = v),
+      (b, v) => (b.To[0]!.name = v),
+      (b, v) => (b.To[0]!.email = `${v}@example.net`),
+      (b, v) => (b.Attachments[0]!.Filename = `${v}.txt`),
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: setters.length - 1 }), hostileText, async (field, text) => {
+        const body = base();
+        setters[field]!(body, text);
+        const res = await app.fetch("/api/v1/email", { method: "POST", headers, body: JSON.stringify(body) });
+        await expectEnvelope(res, body);
+      }),
+      { numRuns: runs },
+    );
+  }, FUZZ_TIMEOUT_MS);
+
   it("POST /email: raw bytes, broken JSON and invalid UTF-8 never yield a 500", async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -6,6 +6,8 @@
  * without control characters.
  */
 
+import { isStorableText } from "../storable-text";
+
 const utf8Length = (s: string) => Buffer.byteLength(s, "utf8");
 
 // atext of RFC 5322 plus any non-ASCII character (RFC 6531), dot-separated.
@@ -17,7 +19,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 export function isValidEmail(email: string): boolean {
   if (utf8Length(email) > 254) return false;
-  if (CONTROL.test(email) || /\s/u.test(email)) return false;
+  if (CONTROL.test(email) || /\s/u.test(email) || !isStorableText(email)) return false;
   const at = email.indexOf("@");
   if (at <= 0 || at !== email.lastIndexOf("@")) return false;
   const local = email.slice(0, at);
@@ -36,7 +38,7 @@ export function emailDomain(email: string): string {
 }
 
 export function isUsableName(name: string): boolean {
-  return !CONTROL.test(name);
+  return !CONTROL.test(name) && isStorableText(name);
 }
 
 export type ParsedAddress =

@@ -63,6 +63,8 @@ const rows: Row[] = [
   ["To entry null", { To: [null] }, { status: 400, errors: [[18, "To[0]"]] }],
   ["To entry without email", { To: [{ name: "Bob" }] }, { status: 400, errors: [[7, "To[0].email"]] }],
   ["To entry bad name", { To: [addr("bob@example.net", ["x"])] }, { status: 400, errors: [[6, "To[0].name"]] }],
+  ["To entry name with a lone surrogate", { To: [addr("bob@example.net", "Bob \ud800")] }, { status: 400, errors: [[6, "To[0].name"]] }],
+  ["To entry email with a lone surrogate", { To: [addr("b\udc00b@example.net")] }, { status: 400, errors: [[19, "To[0].email"]] }],
   ["To entry malformed", { To: [addr("a@example.net"), addr("b@example.net"), addr("bob@@example.net")] }, { status: 400, errors: [[19, "To[2].email"]] }],
   ["To entries: all errors collected", { To: [5, { name: "x" }, addr("y")] }, { status: 400, errors: [[18, "To[0]"], [7, "To[1].email"], [19, "To[2].email"]] }],
   ["To plain strings (liberal)", { To: ["bob@example.net", "Bob <bob@example.net>", '"Smith, Bob" <b@example.net>'] }, "ok"],
@@ -96,6 +98,10 @@ const rows: Row[] = [
   ["Subject not a string", { Subject: 12 }, { status: 422, errors: [[422, "Subject"]] }],
   ["Subject 998 characters", { Subject: "é".repeat(998) }, "ok"],
   ["Subject 999 characters", { Subject: "x".repeat(999) }, { status: 422, errors: [[422, "Subject"]] }],
+  // Text the database cannot store (a NUL, an unpaired surrogate) is malformed input, never a 500.
+  ["Subject with a NUL", { Subject: "a\u0000b" }, { status: 422, errors: [[422, "Subject"]] }],
+  ["Subject with a lone surrogate", { Subject: "a\ud800b" }, { status: 422, errors: [[422, "Subject"]] }],
+  ["Subject with an emoji (a surrogate pair)", { Subject: "Hi 💌" }, "ok"],
   // Step 8: ContentType.
   ["ContentType missing", { ContentType: undefined }, { status: 400, errors: [[9, "ContentType"]] }],
   ["ContentType unknown", { ContentType: "markdown" }, { status: 422, errors: [[422, "ContentType"]] }],
@@ -111,6 +117,8 @@ const rows: Row[] = [
   ["no body, Text", { ContentType: "text", HTMLContent: "" }, { status: 400, errors: [[11, "PlainContent"]] }],
   ["no body, no ContentType", { ContentType: undefined, HTMLContent: undefined }, { status: 400, errors: [[9, "ContentType"], [10, "HTMLContent"]] }],
   ["HTMLContent not a string", { HTMLContent: { a: 1 } }, { status: 422, errors: [[422, "HTMLContent"]] }],
+  ["HTMLContent with a NUL", { HTMLContent: "<p>\u0000</p>" }, { status: 422, errors: [[422, "HTMLContent"]] }],
+  ["PlainContent with a lone surrogate", { PlainContent: "a\udc00" }, { status: 422, errors: [[422, "PlainContent"]] }],
   ["Text declared, HTML given", { ContentType: "Text" }, "ok"],
   ["both bodies", { PlainContent: "Hello" }, "ok"],
   // Step 10: Tags.
@@ -120,6 +128,7 @@ const rows: Row[] = [
   ["Tag empty", { Tags: ["a", ""] }, { status: 422, errors: [[422, "Tags[1]"]] }],
   ["Tag too long", { Tags: ["x".repeat(129)] }, { status: 422, errors: [[422, "Tags[0]"]] }],
   ["Tag not a string", { Tags: [1] }, { status: 422, errors: [[422, "Tags[0]"]] }],
+  ["Tag with a NUL", { Tags: ["ok", "t\u0000"] }, { status: 422, errors: [[422, "Tags[1]"]] }],
   // Step 11: Headers.
   ["Headers ok", { Headers: { "X-Campaign": "spring", "X-Mailroom-Track": "none" } }, "ok"],
   ["Headers an array", { Headers: [["X-A", "b"]] }, { status: 422, errors: [[422, "Headers"]] }],
@@ -128,6 +137,7 @@ const rows: Row[] = [
   ["Header name with a colon", { Headers: { "X-A:": "v" } }, { status: 422, errors: [[422, "Headers.X-A:"]] }],
   ["Header value with LF", { Headers: { "X-A": "v\nBcc: evil@x.test" } }, { status: 422, errors: [[422, "Headers.X-A"]] }],
   ["Header value not a string", { Headers: { "X-A": 1 } }, { status: 422, errors: [[422, "Headers.X-A"]] }],
+  ["Header value with a NUL", { Headers: { "X-A": "v\u0000" } }, { status: 422, errors: [[422, "Headers.X-A"]] }],
   ["Owned header From", { Headers: { from: "x@y.z" } }, { status: 422, errors: [[422, "Headers.from"]] }],
   ["Owned header Content-Type", { Headers: { "Content-Type": "text/plain" } }, { status: 422, errors: [[422, "Headers.Content-Type"]] }],
   ["Owned header List-Unsubscribe", { Headers: { "List-Unsubscribe": "<x>" } }, { status: 422, errors: [[422, "Headers.List-Unsubscribe"]] }],
@@ -142,6 +152,7 @@ const rows: Row[] = [
   ["Attachment content missing", { Attachments: [{ Filename: "a.txt" }] }, { status: 422, errors: [[422, "Attachments[0].Content"]] }],
   ["Attachment filename missing", { Attachments: [file({ Filename: undefined })] }, { status: 422, errors: [[422, "Attachments[0].Filename"]] }],
   ["Attachment filename only a path", { Attachments: [file({ Filename: "dir/sub/" })] }, { status: 422, errors: [[422, "Attachments[0].Filename"]] }],
+  ["Attachment filename with a lone surrogate", { Attachments: [file({ Filename: "a\ud800.txt" })] }, { status: 422, errors: [[422, "Attachments[0].Filename"]] }],
   ["Attachment bad type", { Attachments: [file({ Type: "not a type" })] }, { status: 422, errors: [[422, "Attachments[0].Type"]] }],
   ["Attachment bad disposition", { Attachments: [file({ Disposition: "embedded" })] }, { status: 422, errors: [[422, "Attachments[0].Disposition"]] }],
   ["Attachment INLINE with ContentId int (liberal)", { Attachments: [file({ Disposition: "INLINE", ContentId: 7 })] }, "ok"],

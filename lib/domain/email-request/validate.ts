@@ -14,6 +14,7 @@ import {
   isOwnedHeader,
   type TrackingMode,
 } from "../../contract/email";
+import { isStorableText } from "../storable-text";
 import { parseAddress } from "./addresses";
 import { inferMimeType, isMimeType, sanitizeFilename, strictBase64Length } from "./attachments";
 import type { ContentAddress, ContentAttachment, MessageContent } from "./message-content";
@@ -146,7 +147,7 @@ function checkSubject(body: Body, errors: Errors): string | undefined {
     errors.add(8, "Subject");
     return undefined;
   }
-  if (typeof s !== "string" || codePoints(s) > MAX_SUBJECT_LENGTH) {
+  if (typeof s !== "string" || codePoints(s) > MAX_SUBJECT_LENGTH || !isStorableText(s)) {
     errors.add(422, "Subject");
     return undefined;
   }
@@ -186,7 +187,7 @@ function checkContent(body: Body, errors: Errors): { html?: string; text?: strin
 function bodyText(body: Body, key: string, errors: Errors): string | undefined {
   const v = body[key];
   if (isAbsent(v) || v === "") return undefined;
-  if (typeof v !== "string") {
+  if (typeof v !== "string" || !isStorableText(v)) {
     errors.add(422, key);
     return undefined;
   }
@@ -203,7 +204,7 @@ function checkTags(body: Body, errors: Errors): string[] {
   }
   const out: string[] = [];
   tags.forEach((t, i) => {
-    if (typeof t !== "string" || t.trim() === "" || codePoints(t) > MAX_TAG_LENGTH) errors.add(422, `Tags[${i}]`);
+    if (typeof t !== "string" || t.trim() === "" || codePoints(t) > MAX_TAG_LENGTH || !isStorableText(t)) errors.add(422, `Tags[${i}]`);
     else out.push(t);
   });
   return out;
@@ -229,7 +230,7 @@ function checkHeaders(body: Body, errors: Errors): { list: [string, string][]; t
   let tracking: TrackingMode | undefined;
   for (const [name, value] of entries) {
     const field = `Headers.${name}`;
-    if (!FIELD_NAME.test(name) || isOwnedHeader(name) || typeof value !== "string" || /[\r\n]/.test(value)) {
+    if (!FIELD_NAME.test(name) || isOwnedHeader(name) || typeof value !== "string" || /[\r\n]/.test(value) || !isStorableText(value)) {
       errors.add(422, field);
       continue;
     }
@@ -267,7 +268,7 @@ function checkAttachments(body: Body, errors: Errors): { list: ContentAttachment
     else bytes += size;
 
     const filename = typeof item.Filename === "string" ? sanitizeFilename(item.Filename) : "";
-    if (filename === "") fail("Filename");
+    if (filename === "" || !isStorableText(filename)) fail("Filename");
 
     let type: string | undefined;
     if (isAbsent(item.Type) || item.Type === "") type = inferMimeType(filename);

@@ -1,0 +1,210 @@
+import type { MessageHeaders } from "../contract/events";
+import type { PgBoss } from "../queue/boss";
+import { QUEUE, type DeliverJob } from "../queue/jobs";
+import { preparedSql } from "../storage/prepared-sql";
+import type { Tx } from "../storage/transaction";
+import type { AuthenticatedKey } from "./api-keys";
+import { emailDomain } from "./email-request/addresses";
+import type { ContentAddress, MessageContent } from "./email-request/message-content";
+import { estimateMimeSize } from "./email-request/message-record";
+import { logEvents, type NewEvent } from "./event-log";
+import { consumeLimits } from "./limit-counters";
+import type { WindowKind, WindowUsage } from "./limits";
+
+/**
+ * Durable acceptance of validated messages (CONTRACT.md "POST /email", steps
+ * 15–16 and the commit), several at once inside the caller's transaction:
+ * the messages, their recipients, one `accepted` event per recipient
+ * (`rejected` for suppressed ones) and one `deliver` job per recipient domain.
+ * The statements are the same for one message or fifty, so a batch costs
+ * about what one message costs (docs/adr/0105).
+ */
+
+export interface AcceptRecipient extends ContentAddress {
+  kind: "to" | "cc" | "bcc";
+  /** The suppression list's form of the address. */
+  normalized: string;
+}
+
+export interface Acceptance {
+  messageId: string;
+  key: AuthenticatedKey;
+  content: MessageContent;
+  headers: MessageHeaders;
+  /** Deduplicated, To before CC before BCC. */
+  recipients: AcceptRecipient[];
+  transport: "api" | "smtp";
+  requestId?: string;
+  /** Unix seconds. */
+  now: number;
+}
+
+export type AcceptOutcome =
+  | { ok: true; usages: WindowUsage[] }
+  /** Every recipient is suppressed (step 15): nothing stored. */
+  | { ok: false; reason: "suppressed" }
+  /** A plan limit refused the message (step 16): nothing stored or consumed. */
+  | { ok: false; reason: "limit"; refused: WindowKind[] };
+
+const hasLimits = (k: AuthenticatedKey) => k.limits.perMinute !== null || k.limits.perHour !== null || k.limits.perDay !== null;
+
+export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]): Promise<AcceptOutcome[]> {
+  const outcomes: (AcceptOutcome | undefined)[] = items.map(() => undefined);
+  const usages = await consumeLimitsOf(tx, items, outcomes);
+
+  const admitted = items.filter((_, i) => outcomes[i] === undefined);
+  const stored = admitted.length > 0 ? await insertMessages(tx, admitted) : new Map<string, RecipientRow[]>();
+
+  const events: NewEvent[] = [];
+  const jobs: { name: string; data: DeliverJob }[] = [];
+  items.forEach((item, i) => {
+    if (outcomes[i] !== undefined) return;
+    const rows = stored.get(item.messageId);
+    if (!rows) {
+      outcomes[i] = { ok: false, reason: "suppressed" };
+      return;
+    }
+    outcomes[i] = { ok: true, usages: usages.get(i) ?? [] };
+    events.push(...eventsOf(item, rows));
+    jobs.push(...jobsOf(item, rows));
+  });
+  await logEvents(tx, boss, events);
+  // Constant text, so prepared once per connection (planning it costs more than running it).
+  if (jobs.length > 0) await boss.insert(jobs, { db: preparedSql(tx.client) });
+  return outcomes as AcceptOutcome[];
+}
+
+/**
+ * Step 16 for the messages of limited keys, in key order (so that two
+ * transactions lock the counter rows of several keys in the same order and
+ * never deadlock). Each message consumes its deliverable recipients under a
+ * savepoint: a refusing window rolls back the windows that had admitted it.
+ * The counter rows stay locked until commit (limit-counters.ts).
+ */
+async function consumeLimitsOf(tx: Tx, items: Acceptance[], outcomes: (AcceptOutcome | undefined)[]): Promise<Map<number, WindowUsage[]>> {
+  const usages = new Map<number, WindowUsage[]>();
+  const limited = items.map((item, i) => ({ item, i })).filter(({ item }) => hasLimits(item.key));
+  if (limited.length === 0) return usages;
+  limited.sort((a, b) => (a.item.key.keyId < b.item.key.keyId ? -1 : a.item.key.keyId > b.item.key.keyId ? 1 : a.i - b.i));
+
+  const pairs = limited.flatMap(({ item }) => item.recipients.map((r) => [item.key.accountId, r.normalized] as const));
+  const { rows } = await tx.client.query<{ account_id: string; email: string }>(
+    `SELECT s.account_id, s.email FROM suppressions s
+     JOIN unnest($1::uuid[], $2::text[]) AS p(account_id, email) ON s.account_id = p.account_id AND s.email = p.email`,
+    [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+  );
+  const suppressed = new Set(rows.map((r) => `${r.account_id}|${r.email}`));
+
+  const c = tx.client;
+  for (const { item, i } of limited) {
+    const deliverable = item.recipients.filter((r) => !suppressed.has(`${item.key.accountId}|${r.normalized}`)).length;
+    if (deliverable === 0) {
+      outcomes[i] = { ok: false, reason: "suppressed" };
+      continue;
+    }
+    await c.query("SAVEPOINT limits");
+    const consumed = await consumeLimits(c, item.key.keyId, item.key.limits, deliverable, item.now);
+    if (consumed.ok) {
+      await c.query("RELEASE SAVEPOINT limits");
+      usages.set(i, consumed.usages);
+    } else {
+      await c.query("ROLLBACK TO SAVEPOINT limits");
+      await c.query("RELEASE SAVEPOINT limits");
+      outcomes[i] = { ok: false, reason: "limit", refused: consumed.refused };
+    }
+  }
+  return usages;
+}
+
+interface RecipientRow {
+  id: number;
+  email: string;
+  reason: string | null;
+}
+
+/**
+ * One statement for every message of the batch: checks suppression, stores a
+ * message only when at least one recipient remains, and stores all of its
+ * recipients (suppressed ones with status `suppressed`). Returns the stored
+ * recipients by message id.
+ */
+async function insertMessages(tx: Tx, items: Acceptance[]): Promise<Map<string, RecipientRow[]>> {
+  const messages = items.map((m) => ({
+    id: m.messageId,
+    account_id: m.key.accountId,
+    api_key_id: m.key.keyId,
+    from_email: m.content.from.email,
+    from_domain: emailDomain(m.content.from.email),
+    subject: m.content.subject,
+    headers: m.headers,
+    content: m.content,
+    tags: m.content.tags,
+    size: estimateMimeSize(m.content),
+    transport: m.transport,
+    request_id: m.requestId ?? null,
+  }));
+  const recipients = items.flatMap((m, i) =>
+    m.recipients.map((r, n) => ({ i, n, message_id: m.messageId, account_id: m.key.accountId, email: r.email, name: r.name, kind: r.kind, normalized: r.normalized })),
+  );
+  const { rows } = await tx.client.query<RecipientRow & { message_id: string }>({
+    name: "mailroom_accept_messages",
+    text: `WITH mm AS (
+             SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, account_id uuid, api_key_id uuid, from_email text, from_domain text,
+               subject text, headers jsonb, content jsonb, tags jsonb, size int, transport text, request_id text)
+           ), r AS (
+             SELECT x.*, s.reason
+             FROM jsonb_to_recordset($2::jsonb) AS x(i int, n int, message_id uuid, account_id uuid, email text, name text, kind text, normalized text)
+             LEFT JOIN suppressions s ON s.account_id = x.account_id AND s.email = x.normalized
+           ), keep AS (
+             SELECT DISTINCT message_id FROM r WHERE reason IS NULL
+           ), m AS (
+             INSERT INTO messages (id, account_id, api_key_id, from_email, from_domain, subject, headers, content, tags, size, transport, request_id)
+             SELECT mm.id, mm.account_id, mm.api_key_id, mm.from_email, mm.from_domain, mm.subject, mm.headers, mm.content,
+                    ARRAY(SELECT jsonb_array_elements_text(mm.tags)), mm.size, mm.transport, mm.request_id
+             FROM mm JOIN keep ON keep.message_id = mm.id
+             RETURNING id
+           ), ins AS (
+             INSERT INTO message_recipients (message_id, account_id, email, name, kind, status)
+             SELECT r.message_id, r.account_id, r.email, r.name, r.kind, CASE WHEN r.reason IS NULL THEN 'queued' ELSE 'suppressed' END
+             FROM r JOIN m ON m.id = r.message_id ORDER BY r.i, r.n
+             RETURNING id, message_id, email
+           )
+           SELECT ins.id, ins.message_id, ins.email, r.reason FROM ins JOIN r ON r.message_id = ins.message_id AND r.email = ins.email`,
+    values: [JSON.stringify(messages), JSON.stringify(recipients)],
+  });
+  const byMessage = new Map<string, RecipientRow[]>();
+  for (const row of rows) {
+    const list = byMessage.get(row.message_id);
+    if (list) list.push(row);
+    else byMessage.set(row.message_id, [row]);
+  }
+  return byMessage;
+}
+
+function eventsOf(item: Acceptance, rows: RecipientRow[]): NewEvent[] {
+  const rowOf = new Map(rows.map((r) => [r.email, r]));
+  return item.recipients.map((r): NewEvent => {
+    const reason = rowOf.get(r.email)!.reason;
+    const base = { accountId: item.key.accountId, messageId: item.messageId, recipient: r.email, loggedAt: item.now };
+    return reason !== null
+      ? { ...base, type: "rejected", reason: `Recipient is on the suppression list (${reason})`, details: { suppression: reason } }
+      : { ...base, type: "accepted", reason: "" };
+  });
+}
+
+function jobsOf(item: Acceptance, rows: RecipientRow[]): { name: string; data: DeliverJob }[] {
+  const byDomain = new Map<string, number[]>();
+  const rowOf = new Map(rows.map((r) => [r.email, r]));
+  for (const r of item.recipients) {
+    const row = rowOf.get(r.email)!;
+    if (row.reason !== null) continue;
+    const d = emailDomain(r.email);
+    const ids = byDomain.get(d);
+    if (ids) ids.push(row.id);
+    else byDomain.set(d, [row.id]);
+  }
+  return [...byDomain.values()].map((recipientIds) => ({
+    name: QUEUE.deliver,
+    data: { messageId: item.messageId, recipientIds, ...(item.requestId && { requestId: item.requestId }) },
+  }));
+}
