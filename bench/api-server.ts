@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { buildConfig } from "../lib/config";
 import { createAccount } from "../lib/domain/accounts";
+import { rollupEventCounts } from "../lib/domain/event-counts";
 import { startServer } from "../server";
 
 const send = (msg: unknown) => process.send!(msg);
@@ -52,6 +53,9 @@ async function main() {
   );
   await pool.query("VACUUM ANALYZE events");
   await pool.query("VACUUM ANALYZE messages");
+  // Steady state: the hourly summaries of the preloaded past exist and autovacuum has seen them.
+  await rollupEventCounts(server.ctx.database, account.accountId);
+  await pool.query("VACUUM ANALYZE event_hour_counts");
   const { rows } = await pool.query<{ id: string; n: number }>(
     "SELECT m.id, (SELECT count(*)::int FROM events) AS n FROM messages m WHERE account_id = $1 LIMIT 1",
     [account.accountId],

@@ -16,8 +16,10 @@
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import autocannon from "autocannon";
+import { pacedLoad } from "./paced-load";
 
 const duration = Number(process.env.BENCH_DURATION ?? 15);
+const PACED_RATE = 100;
 // BENCH_ONLY=post,events,stats,ceiling runs only those groups (default: all).
 const only = new Set((process.env.BENCH_ONLY ?? "post,events,stats,ceiling").split(",").map((s) => s.trim()));
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -114,14 +116,24 @@ async function main() {
   const results: Figures[] = [];
   const post = { url: `${m.url}/api/v1/email`, method: "POST", headers: auth, body: emailBody };
   let postFigures: Figures | undefined;
+  const paced: ({ name: string } & Awaited<ReturnType<typeof pacedLoad>>)[] = [];
   if (only.has("post")) {
     results.push((postFigures = await measure("POST /email", mailroom.child, post)));
     results.push(await measure("POST /email, 1 connection", mailroom.child, post, 1));
   }
   if (only.has("events")) {
-    results.push(await measure("GET /events?MessageID=…", mailroom.child, { url: `${m.url}/api/v1/events?MessageID=${m.messageId}`, headers: auth }));
-    results.push(await measure("GET /events?RetrieveCount=20", mailroom.child, { url: `${m.url}/api/v1/events?RetrieveCount=20`, headers: auth }));
-    results.push(await measure("GET /events (default page)", mailroom.child, { url: `${m.url}/api/v1/events`, headers: auth }));
+    const byId = { url: `${m.url}/api/v1/events?MessageID=${m.messageId}`, headers: auth };
+    const page20 = { url: `${m.url}/api/v1/events?RetrieveCount=20`, headers: auth };
+    const page = { url: `${m.url}/api/v1/events`, headers: auth };
+    results.push(await measure("GET /events?MessageID=…", mailroom.child, byId));
+    results.push(await measure("GET /events?RetrieveCount=20", mailroom.child, page20));
+    results.push(await measure("GET /events (default page)", mailroom.child, page));
+    // Latency at the rate one key may use (MAILROOM_API_REQUEST_RATE's default, 100/s), not at saturation.
+    for (const [name, o] of [["MessageID=…", byId], ["RetrieveCount=20", page20], ["default page", page]] as const) {
+      const r = await pacedLoad(o.url, o.headers, PACED_RATE, duration);
+      paced.push({ name: `GET /events ${name} at ${PACED_RATE}/s`, ...r });
+      console.error(`GET /events ${name} at ${PACED_RATE}/s (open loop)`.padEnd(44), `p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  errors ${r.errors}`);
+    }
   }
   if (only.has("stats")) {
     const now = Math.floor(Date.now() / 1000);
@@ -144,7 +156,7 @@ async function main() {
   const load = (await import("node:os")).loadavg()[0]!.toFixed(1);
   if (ratio !== undefined) console.error(`POST /email / ceiling = ${ratio.toFixed(2)} (req/s)`);
   console.error(`machine load average ${load}`);
-  if (process.env.BENCH_JSON) console.log(JSON.stringify({ duration, connections, events: m.events, results, ratio }, null, 2));
+  if (process.env.BENCH_JSON) console.log(JSON.stringify({ duration, connections, events: m.events, results, paced, ratio }, null, 2));
 }
 
 main().catch((err) => {

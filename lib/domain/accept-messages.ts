@@ -17,7 +17,7 @@ import type { WindowKind, WindowUsage } from "./limits";
  * the messages, their recipients, one `accepted` event per recipient
  * (`rejected` for suppressed ones) and one `deliver` job per recipient domain.
  * The statements are the same for one message or fifty, so a batch costs
- * about what one message costs (docs/adr/0105).
+ * about what one message costs (docs/adr/0102).
  */
 
 export interface AcceptRecipient extends ContentAddress {

@@ -1,6 +1,8 @@
 import type { EventRecord, EventsResponse, EventType, MessageHeaders } from "../contract/events";
 import { DEFAULT_RETRIEVE_COUNT } from "../contract/events";
+import type pg from "pg";
 import type { Database } from "../storage/database";
+import { statementName } from "../storage/prepared-sql";
 import { isUuid } from "./accounts";
 import { FAR_FUTURE, HOUR, scheduleRollup } from "./event-counts";
 
@@ -66,17 +68,25 @@ export async function listEvents(
   const offset = f.startFrom ?? 0;
   const [page, count] = await Promise.all([
     database.pool.query<Row>(
-      `SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url,
+      prepared(`SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url,
               e.message_id, m.headers, m.size, m.transport, m.tags
        FROM events e LEFT JOIN messages m ON m.id = e.message_id
        WHERE ${sql}
        ORDER BY e.logged_at DESC, e.id DESC
        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, limit, offset],
+      [...params, limit, offset]),
     ),
     countEvents(database, accountId, f, onError),
   ]);
   return { TotalRecords: count, Events: page.rows.map(toRecord) };
+}
+
+/**
+ * A named statement: there are a few dozen filter shapes, and planning the
+ * count costs more than running it, so each connection prepares each shape once.
+ */
+function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  return { name: statementName(text), text, values };
 }
 
 /** TotalRecords: hourly summaries for the long past, rows for the rest (lib/domain/event-counts.ts). */
@@ -84,7 +94,7 @@ export async function countEvents(database: Database, accountId: string, f: Even
   const { sql, params } = whereClause(accountId, f);
   if (f.messageId !== undefined) {
     // One message's events: few rows, counted directly.
-    const { rows } = await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events e WHERE ${sql}`, params);
+    const { rows } = await database.pool.query<{ n: number }>(prepared(`SELECT count(*)::int AS n FROM events e WHERE ${sql}`, params));
     return rows[0]!.n;
   }
   // One round trip: the summary state, the span [a, b) it covers (summarisedSpan, in SQL) and the count.
@@ -93,7 +103,7 @@ export async function countEvents(database: Database, accountId: string, f: Even
   const hi = `$${n + 2}::bigint`;
   const typeCond = f.type ? ` AND type = $${n + 3}` : "";
   const { rows } = await database.pool.query<{ n: number; ru: number; oldest: number | null }>(
-    `WITH v AS (
+    prepared(`WITH v AS (
        SELECT coalesce((SELECT rolled_until FROM event_rollup_state WHERE account_id = $1), 0) AS ru,
               (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest,
               coalesce((SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1), 0) AS rf
@@ -113,7 +123,7 @@ export async function countEvents(database: Database, accountId: string, f: Even
           + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at < s.a)
           + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at >= s.b) AS n
      FROM s`,
-    [...params, f.startDate ?? 0, f.endDate ?? FAR_FUTURE, ...(f.type ? [f.type] : [])],
+    [...params, f.startDate ?? 0, f.endDate ?? FAR_FUTURE, ...(f.type ? [f.type] : [])]),
   );
   scheduleRollup(database, accountId, { rolledUntil: rows[0]!.ru, oldest: rows[0]!.oldest }, onError);
   return rows[0]!.n;

@@ -81,7 +81,7 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
 }
 
 /**
- * Acceptances of one process are group-committed (docs/adr/0105): requests
+ * Acceptances of one process are group-committed (docs/adr/0102): requests
  * that arrive while a transaction is committing share the next one. Two
  * transactions at a time keep both of the database's cores busy; 64 messages
  * bound a transaction's size.

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
  * Acceptances that arrive together share transactions (group commit,
- * docs/adr/0105). Whatever transaction a request lands in, it gets its own
+ * docs/adr/0102). Whatever transaction a request lands in, it gets its own
  * answer: the plan limits, suppression and durable acceptance of CONTRACT.md
  * hold per request, as if each had committed alone.
  */
