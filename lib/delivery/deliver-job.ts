@@ -65,8 +65,10 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
   if (!job.messageId || ids.length === 0) return { sent: 0 };
   // One round trip: the message, its signing key and its pending recipients
   // (a deferred one waits for its own retry job unless that time has come).
-  const { rows } = await pool.query<MessageRow & { recipients: RecipientRow[] | null }>(
-    `SELECT m.id, m.account_id, m.from_domain, m.content, m.created_at, m.size, a.track_opens, a.track_clicks,
+  const { rows } = await pool.query<MessageRow & { recipients: RecipientRow[] | null }>({
+    // Named: one per job, and planning it costs more than running it.
+    name: "mailroom_deliver_load",
+    text: `SELECT m.id, m.account_id, m.from_domain, m.content, m.created_at, m.size, a.track_opens, a.track_clicks,
             d.name AS dkim_domain, d.dkim_selector, d.dkim_private_key,
             (SELECT json_agg(json_build_object('id', r.id, 'email', r.email, 'attempts', r.attempts) ORDER BY r.id)
                FROM message_recipients r
@@ -76,8 +78,8 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
        JOIN accounts a ON a.id = m.account_id
        LEFT JOIN sender_domains d ON d.account_id = m.account_id AND d.name = lower(m.from_domain)
       WHERE m.id = $1`,
-    [job.messageId, ids],
-  );
+    values: [job.messageId, ids],
+  });
   const message = rows[0];
   const recipients = message?.recipients ?? [];
   if (!message || recipients.length === 0) return { sent: 0 };

@@ -69,8 +69,9 @@ async function writeRounds(tx: Tx, ctx: AppContext, policy: RetryPolicy, rounds:
   const first = new Set(all);
   const sizes = rounds.filter((r) => r.round.size && r.round.size !== r.round.storedSize);
   // One statement: status changes (guarded), attempt rows for those that changed, message sizes.
-  const { rows } = await tx.client.query<{ id: number }>(
-    `WITH i AS (
+  const { rows } = await tx.client.query<{ id: number }>({
+    name: "mailroom_record_rounds",
+    text: `WITH i AS (
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::text[], $8::int[], $9::text[], $10::text[], $11::int[])
          AS t(rid, status, reply, next_at, message_id, account_id, outcome, smtp_code, enhanced, mx, dur)
      ), u AS (
@@ -86,7 +87,7 @@ async function writeRounds(tx: Tx, ctx: AppContext, policy: RetryPolicy, rounds:
        UPDATE messages m SET size = v.size FROM unnest($13::uuid[], $14::int[]) AS v(id, size) WHERE m.id = v.id
      )
      SELECT id FROM u`,
-    [
+    values: [
       all.map((p) => p.result.recipientId),
       all.map((p) => p.status),
       all.map((p) => p.result.classification.diagnostic),
@@ -102,7 +103,7 @@ async function writeRounds(tx: Tx, ctx: AppContext, policy: RetryPolicy, rounds:
       sizes.map((r) => r.round.messageId),
       sizes.map((r) => r.round.size),
     ],
-  );
+  });
   const changed = new Set(rows.map((r) => Number(r.id)));
 
   const events: NewEvent[] = [];

@@ -6,6 +6,7 @@ import { startSandboxMx } from "../inbound/sandbox-mx";
 import { submitReport } from "../inbound/submit-report";
 import { QUEUE, type DeliverJob } from "../queue/jobs";
 import { startJobLoop, type JobLoop } from "../queue/worker-loop";
+import { preparedSql } from "../storage/prepared-sql";
 import { processDeliverJob } from "./deliver-job";
 import { runMaintenance } from "./maintenance";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "./transports";
@@ -97,6 +98,7 @@ export async function startDelivery(ctx: AppContext, options: DeliveryOptions): 
       concurrency: ctx.config.workers.concurrency,
       pollIntervalMs: 1000,
       log: ctx.log,
+      db: preparedSql(ctx.database.pool),
       handler: async (job) => {
         await processDeliverJob(deps, job);
       },

@@ -21,7 +21,11 @@ export interface JobLoopOptions<T> {
   pollIntervalMs: number;
   handler: (data: T, job: { id: string }) => Promise<void>;
   log: Logger;
+  /** Where fetch/complete/fail run (default pg-boss's own pool); a prepared-statement adapter saves their planning. */
+  db?: { executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> };
 }
+
+type CompleteWithDb = (name: string, ids: string[], data: null, options: { db?: JobLoopOptions<unknown>["db"] }) => Promise<unknown>;
 
 export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLoop {
   let running = true;
@@ -41,7 +45,8 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
     flushScheduled = false;
     const ids = toComplete.splice(0);
     if (ids.length)
-      void boss.complete(options.queue, ids).catch((err: Error) => options.log.warn({ err, queue: options.queue }, "completing jobs failed"));
+      // complete(name, ids, data, options): the typings omit this overload, but options is the 4th argument.
+      void (boss.complete as unknown as CompleteWithDb).call(boss, options.queue, ids, null, { db: options.db }).catch((err: Error) => options.log.warn({ err, queue: options.queue }, "completing jobs failed"));
   };
 
   const run = async (job: { id: string; data: T }) => {
@@ -54,7 +59,7 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
       }
     } catch (err) {
       options.log.warn({ err, queue: options.queue, jobId: job.id }, "job failed; pg-boss will retry it");
-      await boss.fail(options.queue, job.id, { message: (err as Error).message }).catch(() => {});
+      await boss.fail(options.queue, job.id, { message: (err as Error).message }, { db: options.db }).catch(() => {});
     } finally {
       inFlight--;
       if (inFlight === 0) idle.splice(0).forEach((f) => f());
@@ -71,7 +76,7 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
       let fetched = 0;
       if (free > 0) {
         try {
-          const jobs = (await boss.fetch<T>(options.queue, { batchSize: free })) ?? [];
+          const jobs = (await boss.fetch<T>(options.queue, { batchSize: free, db: options.db })) ?? [];
           fetched = jobs.length;
           for (const job of jobs) {
             inFlight++;

@@ -32,6 +32,11 @@ describe("sandbox delivery: every sandbox address and its event", () => {
     const body = (await res.json()) as { TotalRecords: number; Events: { Recipient: string; Reason: string }[] };
     expect(body.TotalRecords).toBe(1);
     expect(body.Events[0]!.Reason).toBe(delivered.reason);
+    // Its delivery job is completed (not left active to expire and run again).
+    const jobState = async () =>
+      (await app.ctx.database.pool.query<{ state: string }>("SELECT state FROM pgboss.job WHERE name = 'deliver' AND data->>'messageId' = $1", [id])).rows.map((r) => r.state);
+    for (let i = 0; i < 50 && (await jobState()).join() !== "completed"; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await jobState()).toEqual(["completed"]);
   });
 
   it("bounce@ fails with 5.1.1 and suppresses the address", async () => {
