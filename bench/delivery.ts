@@ -33,7 +33,7 @@ const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
-const CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? "32";
+const CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? "64";
 const ROOT = path.resolve(import.meta.dirname, "..");
 
 async function startSink(): Promise<{ port: number; count: () => number; stop: () => void }> {

@@ -13,6 +13,7 @@ import { createLogger } from "./logger";
 import { createStopStack, openProcessContext } from "./process-context";
 import { isEmbeddedServerRunning } from "./storage/embedded";
 import { startNotifications } from "./webhooks/start";
+import { serveWorkerMetrics } from "./worker-metrics";
 
 export interface RunningWorkerProcess {
   ctx: AppContext;
@@ -38,6 +39,11 @@ export async function startWorkerProcess(options: { config: Config }): Promise<R
     stack.push(delivery.stop);
     const notifications = await startNotifications(ctx, { workers: true });
     stack.push(notifications.stop);
+    if (config.workerMetricsPort !== undefined) {
+      const metrics = await serveWorkerMetrics(ctx, config.host, config.workerMetricsPort);
+      stack.push(metrics.stop);
+      log.info({ url: metrics.url }, "worker metrics listening");
+    }
     log.info({ pid: process.pid, concurrency: config.workers.concurrency }, "worker started");
     return { ctx, stop: stack.stopAll };
   } catch (err) {

@@ -2,6 +2,7 @@ import { appMetricsFor } from "../metrics";
 import type { AppContext } from "../context";
 import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
+import { createGroupCommit } from "../domain/group-commit";
 import { QUEUE, type DeliverJob } from "../queue/jobs";
 import { withTransaction, type Tx } from "../storage/transaction";
 import type { Classification } from "./classify";
@@ -15,10 +16,11 @@ import { nextAttemptAt, type RetryPolicy } from "./retry-schedule";
  * A recipient already final (another worker got there first) is left
  * alone: at most one final event per recipient.
  *
- * Group commit: rounds finished in the same tick of this process are written
- * in ONE transaction with one statement for all their recipients (round
- * trips, not rows, are what a busy worker pays for). If that transaction
- * fails, each round is written alone, so one bad round cannot fail others.
+ * Group commit: rounds that finish while a write is in flight are written
+ * together by the next one, in ONE transaction with one statement for all
+ * their recipients (round trips, not rows, are what a busy worker pays for).
+ * If that transaction fails, each round is written alone, so one bad round
+ * cannot fail others.
  */
 
 export interface RoundResult {
@@ -158,66 +160,33 @@ async function writeRounds(tx: Tx, ctx: AppContext, policy: RetryPolicy, rounds:
   return retryTimes;
 }
 
-interface Pending {
+interface PendingRound {
   policy: RetryPolicy;
   round: RoundContext;
   results: RoundResult[];
-  resolve(retries: number[]): void;
-  reject(err: unknown): void;
 }
 
-const MAX_BATCH = 64;
-
-class RoundWriter {
-  private pending: Pending[] = [];
-  private scheduled = false;
-  constructor(private readonly ctx: AppContext) {}
-
-  add(policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ policy, round, results, resolve, reject });
-      if (this.pending.length >= MAX_BATCH) void this.flush();
-      else if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    const batch = this.pending.splice(0, MAX_BATCH);
-    if (this.pending.length && !this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => void this.flush());
-    }
-    if (batch.length === 0) return;
-    // One policy per process: all items carry the same one.
-    const policy = batch[0]!.policy;
-    try {
-      const retries = await withTransaction(this.ctx.database, (tx) => writeRounds(tx, this.ctx, policy, batch));
-      batch.forEach((p, i) => p.resolve(retries[i]!));
-    } catch (err) {
-      if (batch.length === 1) return batch[0]!.reject(err);
-      for (const p of batch) {
-        await withTransaction(this.ctx.database, (tx) => writeRounds(tx, this.ctx, p.policy, [p])).then(
-          (r) => p.resolve(r[0]!),
-          (e: unknown) => p.reject(e),
-        );
-      }
-    }
-  }
-}
+type RoundWriter = (p: PendingRound) => Promise<number[]>;
 
 const writers = new WeakMap<AppContext, RoundWriter>();
 
-/** Records a round (batched with others of this tick); returns the times (ms) of the retries it scheduled. */
-export function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
+function writerFor(ctx: AppContext): RoundWriter {
   let writer = writers.get(ctx);
   if (!writer) {
-    writer = new RoundWriter(ctx);
+    // One transaction at a time: rounds that finish while it commits wait and share the next one.
+    writer = createGroupCommit(
+      // One policy per process: all items carry the same one.
+      (batch: PendingRound[]) => withTransaction(ctx.database, (tx) => writeRounds(tx, ctx, batch[0]!.policy, batch)),
+      // A failed batch is written round by round, so one bad round cannot fail others.
+      { maxBatch: 64, maxInFlight: 1, isolate: () => true },
+    );
     writers.set(ctx, writer);
   }
+  return writer;
+}
+
+/** Records a round (group-committed with others); returns the times (ms) of the retries it scheduled. */
+export function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
   const { deliveries } = appMetricsFor(ctx);
   for (const r of results) {
     deliveries.inc({ outcome: r.classification.outcome });
@@ -235,5 +204,5 @@ export function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundCo
       "delivery attempt",
     );
   }
-  return writer.add(policy, round, results);
+  return writerFor(ctx)({ policy, round, results });
 }

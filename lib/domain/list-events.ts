@@ -103,11 +103,11 @@ export async function countEvents(database: Database, accountId: string, f: Even
   const hi = `$${n + 2}::bigint`;
   const typeCond = f.type ? ` AND type = $${n + 3}` : "";
   const { rows } = await database.pool.query<{ n: number; ru: number; oldest: number | null }>(
-    prepared(`WITH v AS (
+    prepared(`WITH v AS MATERIALIZED (
        SELECT coalesce((SELECT rolled_until FROM event_rollup_state WHERE account_id = $1), 0) AS ru,
               (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest,
               coalesce((SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1), 0) AS rf
-     ), w AS (
+     ), w AS MATERIALIZED (
        SELECT ru, oldest,
               greatest(${lo} + (${HOUR} - ${lo} % ${HOUR}) % ${HOUR}, oldest - oldest % ${HOUR} + ${HOUR}, rf + (${HOUR} - rf % ${HOUR}) % ${HOUR}) AS a0,
               least(${hi} + 1 - (${hi} + 1) % ${HOUR}, ru) AS b0

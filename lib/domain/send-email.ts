@@ -4,6 +4,7 @@ import { errorItem, type ApiErrorItem } from "../contract/errors";
 import type { Logger } from "../logger";
 import type { PgBoss } from "../queue/boss";
 import type { Database } from "../storage/database";
+import { isRowDataError } from "../storage/sqlstate";
 import { withTransaction } from "../storage/transaction";
 import type { AuthenticatedKey } from "./api-keys";
 import { emailDomain } from "./email-request/addresses";
@@ -96,18 +97,13 @@ function acceptorFor(deps: SendDeps): (a: Acceptance) => Promise<AcceptOutcome> 
     const { database, boss } = deps;
     acceptor = createGroupCommit((items: Acceptance[]) => withTransaction(database, (tx) => acceptMessages(tx, boss, items)), {
       ...ACCEPT_BATCH,
-      isolate: mayComeFromOneRow,
+      isolate: isRowDataError,
     });
     acceptors.set(deps.database, acceptor);
   }
   return acceptor;
 }
 
-/** SQLSTATE classes a single message's data can cause: data exception, integrity violation, program limit (a row too large). */
-function mayComeFromOneRow(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^(22|23|54)/.test(code);
-}
 
 /** The X-RateLimit headers of a response that consumed nothing. */
 export async function currentHeaders(deps: SendDeps, key: AuthenticatedKey, now: number): Promise<RateLimitHeaders | undefined> {

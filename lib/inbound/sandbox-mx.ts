@@ -1,5 +1,7 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from "smtp-server";
 import type { AppContext } from "../context";
+import { createGroupCommit } from "../domain/group-commit";
+import { isRowDataError } from "../storage/sqlstate";
 import { buildArfReport } from "./arf";
 
 /**
@@ -43,8 +45,52 @@ function parseMessageIdHeader(raw: Buffer): { messageIdHeader: string; subject: 
   return { messageIdHeader, subject, mailroomId: uuid };
 }
 
+interface Capture {
+  mailFrom: string;
+  rcptTo: string[];
+  subject: string;
+  messageIdHeader: string;
+  mailroomId: string | null;
+  raw: Buffer;
+}
+
+/** Stores captures; the ids of the rows, in order. One statement for many (prepared: constant text). */
+async function storeCaptures(pool: AppContext["database"]["pool"], captures: Capture[]): Promise<number[]> {
+  const { rows } = await pool.query<{ id: number }>({
+    name: "mailroom_sandbox_capture",
+    text: `INSERT INTO sandbox_messages (mail_from, rcpt_to, subject, message_id_header, mailroom_message_id, size, raw)
+           SELECT x.mail_from, ARRAY(SELECT jsonb_array_elements_text(x.rcpt_to)), x.subject, x.message_id_header, x.mailroom_message_id,
+                  x.size, decode(x.raw, 'base64')
+           FROM jsonb_to_recordset($1::jsonb) AS x(i int, mail_from text, rcpt_to jsonb, subject text, message_id_header text,
+                  mailroom_message_id uuid, size int, raw text)
+           ORDER BY x.i
+           RETURNING id`,
+    values: [
+      JSON.stringify(
+        captures.map((c, i) => ({
+          i,
+          mail_from: c.mailFrom,
+          rcpt_to: c.rcptTo,
+          subject: c.subject,
+          message_id_header: c.messageIdHeader,
+          mailroom_message_id: c.mailroomId,
+          size: c.raw.length,
+          raw: c.raw.toString("base64"),
+        })),
+      ),
+    ],
+  });
+  return rows.map((r) => r.id);
+}
+
 export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): Promise<SandboxMx> {
   const timers = new Set<NodeJS.Timeout>();
+  // Captures that arrive while one is being stored are stored together (a busy sandbox receives hundreds a second).
+  const store = createGroupCommit((captures: Capture[]) => storeCaptures(ctx.database.pool, captures), {
+    maxBatch: 64,
+    maxInFlight: 1,
+    isolate: isRowDataError,
+  });
   const server = new SMTPServer({
     name: "sandbox.mailroom.invalid",
     banner: "Mailroom sandbox MX",
@@ -75,11 +121,7 @@ export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): 
           // As a final delivery MTA does: record the envelope sender.
           const raw = Buffer.concat([Buffer.from(`Return-Path: <${mailFrom}>\r\n`), ...chunks]);
           const meta = parseMessageIdHeader(raw);
-          const { rows } = await ctx.database.pool.query<{ id: number }>(
-            `INSERT INTO sandbox_messages (mail_from, rcpt_to, subject, message_id_header, mailroom_message_id, size, raw)
-             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-            [mailFrom, rcptTo, meta.subject, meta.messageIdHeader, meta.mailroomId, raw.length, raw],
-          );
+          const id = await store({ mailFrom, rcptTo, subject: meta.subject, messageIdHeader: meta.messageIdHeader, mailroomId: meta.mailroomId, raw });
           for (const rcpt of rcptTo.filter((r) => sandboxBehaviour(r) === "complaint")) {
             const timer = setTimeout(() => {
               timers.delete(timer);
@@ -96,7 +138,7 @@ export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): 
             }, ctx.config.delivery.sandboxComplaintDelayMs);
             timers.add(timer);
           }
-          return rows[0]!.id;
+          return id;
         })().then(
           (id) => callback(null, `2.0.0 Ok: queued as sandbox-${id}`),
           (err: Error) => {

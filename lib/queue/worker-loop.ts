@@ -1,11 +1,12 @@
 import type { Logger } from "../logger";
+import { createGroupCommit } from "../domain/group-commit";
 import type { PgBoss } from "./boss";
 
 /**
  * A job loop with real concurrency: keeps up to `concurrency` jobs of one
  * queue in flight, fetching more as soon as a slot frees (pg-boss's own
  * `work` completes a batch only when its slowest job is done). Jobs are
- * completed or failed one by one, completions batched per tick. `notify()`
+ * completed or failed one by one, completions group-committed. `notify()`
  * fetches at once (new work announced); otherwise it polls.
  */
 
@@ -32,8 +33,8 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
   let inFlight = 0;
   let wake: (() => void) | undefined;
   let wakeRequested = false;
-  const toComplete: string[] = [];
-  let flushScheduled = false;
+  // While jobs run, fetch only once this many slots are free: fewer, larger fetches (an idle loop fetches at once).
+  const fetchAtFree = Math.max(1, Math.floor(options.concurrency / 4));
   const idle: (() => void)[] = [];
 
   const signal = () => {
@@ -41,22 +42,22 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
     wake?.();
   };
 
-  const flush = () => {
-    flushScheduled = false;
-    const ids = toComplete.splice(0);
-    if (ids.length)
-      // complete(name, ids, data, options): the typings omit this overload, but options is the 4th argument.
-      void (boss.complete as unknown as CompleteWithDb).call(boss, options.queue, ids, null, { db: options.db }).catch((err: Error) => options.log.warn({ err, queue: options.queue }, "completing jobs failed"));
-  };
+  // Completions are group-committed: one statement for all jobs finished while the previous one ran.
+  const complete = createGroupCommit(
+    async (ids: string[]) => {
+      await (boss.complete as unknown as CompleteWithDb).call(boss, options.queue, ids, null, { db: options.db });
+      return ids.map(() => undefined);
+    },
+    { maxBatch: 500, maxInFlight: 1 },
+  );
+  const completing = new Set<Promise<unknown>>();
 
   const run = async (job: { id: string; data: T }) => {
     try {
       await options.handler(job.data, job);
-      toComplete.push(job.id);
-      if (!flushScheduled) {
-        flushScheduled = true;
-        setImmediate(flush);
-      }
+      const done = complete(job.id).catch((err: Error) => options.log.warn({ err, queue: options.queue }, "completing jobs failed"));
+      completing.add(done);
+      void done.finally(() => completing.delete(done));
     } catch (err) {
       options.log.warn({ err, queue: options.queue, jobId: job.id }, "job failed; pg-boss will retry it");
       await boss.fail(options.queue, job.id, { message: (err as Error).message }, { db: options.db }).catch(() => {});
@@ -74,7 +75,7 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
       if (inFlight > 0) await new Promise((r) => setImmediate(r));
       const free = options.concurrency - inFlight;
       let fetched = 0;
-      if (free > 0) {
+      if (free > 0 && (inFlight === 0 || free >= fetchAtFree)) {
         try {
           const jobs = (await boss.fetch<T>(options.queue, { batchSize: free, db: options.db })) ?? [];
           fetched = jobs.length;
@@ -111,7 +112,7 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
       wake?.();
       await done;
       if (inFlight > 0) await Promise.race([new Promise<void>((r) => idle.push(r)), new Promise((r) => setTimeout(r, 10_000))]);
-      flush();
+      await Promise.all(completing);
     },
   };
 }

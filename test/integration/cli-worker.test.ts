@@ -5,15 +5,15 @@ import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { bearer, createTestAccount } from "../support/fixtures";
-import { waitFor } from "../support/processes";
+import { freePort, waitFor } from "../support/processes";
 import { startTestApp } from "../support/test-app";
 import { createTestDatabase } from "../support/test-database";
 import { CLI, runCli } from "./cli-support";
 
 /** `mailroom worker`: starts the workers on the shared database and stops cleanly on a signal. */
-function startWorker(databaseUrl: string) {
+function startWorker(databaseUrl: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [CLI, "worker"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "info", MAILROOM_INBOUND_PORT: "0" },
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "info", MAILROOM_INBOUND_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -61,9 +61,10 @@ describe("mailroom worker", () => {
     });
   }
 
-  it("delivers what an app process without workers accepted", async () => {
+  it("delivers what an app process without workers accepted, and counts it on its own /metrics", async () => {
     const app = await startTestApp({ MAILROOM_WORKERS: "off" });
-    const worker = startWorker(app.ctx.database.url);
+    const metricsPort = await freePort();
+    const worker = startWorker(app.ctx.database.url, { MAILROOM_WORKER_METRICS_PORT: String(metricsPort), MAILROOM_METRICS_TOKEN: "worker-scrape" });
     try {
       const account = await createTestAccount(app.ctx);
       const res = await app.fetch("/api/v1/email", {
@@ -91,6 +92,15 @@ describe("mailroom worker", () => {
         250,
       );
       expect(events.map((e) => e.Event).sort()).toEqual(["accepted", "delivered"]);
+      // The delivery happened in the worker: only its /metrics can count it.
+      const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+      const scraped = await fetch(metricsUrl, { headers: { Authorization: "Bearer worker-scrape" } });
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toMatch(/^mailroom_deliveries_total\{outcome="delivered"\} 1$/m);
+      const unauthorised = await fetch(metricsUrl);
+      expect(unauthorised.status).toBe(401);
+      expect(((await unauthorised.json()) as { Errors: { Code: number }[] }).Errors[0]!.Code).toBe(1);
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
     } finally {
       worker.child.kill("SIGTERM");
       await worker.exited;
