@@ -85,10 +85,11 @@ async function storeCaptures(pool: AppContext["database"]["pool"], captures: Cap
 
 export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): Promise<SandboxMx> {
   const timers = new Set<NodeJS.Timeout>();
-  // Captures that arrive while one is being stored are stored together (a busy sandbox receives hundreds a second).
+  // Captures that arrive while others are being stored are stored together (a busy sandbox receives hundreds a
+  // second); four writes at a time, because every SMTP transaction of the delivery side waits for its own.
   const store = createGroupCommit((captures: Capture[]) => storeCaptures(ctx.database.pool, captures), {
     maxBatch: 64,
-    maxInFlight: 1,
+    maxInFlight: 4,
     isolate: isRowDataError,
   });
   const server = new SMTPServer({
