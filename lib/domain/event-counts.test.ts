@@ -12,6 +12,12 @@ describe("summarisedSpan", () => {
     expect(summarisedSpan(view, 20 * H, 50 * H - 1)).toEqual({ a: 20 * H, b: 50 * H });
     expect(summarisedSpan(view, 20 * H, 50 * H)).toEqual({ a: 20 * H, b: 50 * H });
   });
+  it("ends at rolledUntil when the summaries end inside an hour", () => {
+    const partial = { rolledUntil: 100 * H + 600, oldest: 10 * H + 5 };
+    expect(summarisedSpan(partial, 0, 1000 * H)).toEqual({ a: 11 * H, b: 100 * H + 600 });
+    // A range that ends before rolledUntil uses whole hours only.
+    expect(summarisedSpan(partial, 0, 100 * H + 300)).toEqual({ a: 11 * H, b: 100 * H });
+  });
   it("is empty when no whole summarised hour fits", () => {
     expect(summarisedSpan(view, 20 * H + 1, 21 * H + 5)).toEqual({ a: 21 * H + 6, b: 21 * H + 6 });
     expect(summarisedSpan({ rolledUntil: 0, oldest: 5 }, 0, 1000 * H)).toEqual({ a: 1000 * H + 1, b: 1000 * H + 1 });
@@ -20,10 +26,11 @@ describe("summarisedSpan", () => {
 });
 
 describe("rollupTarget", () => {
-  it("is an hour boundary at least two hours back", () => {
-    expect(rollupTarget(10 * H)).toBe(8 * H);
-    expect(rollupTarget(10 * H + 59)).toBe(8 * H);
-    expect(rollupTarget(10 * H - 1)).toBe(7 * H);
+  it("is a minute boundary at least five minutes back", () => {
+    expect(rollupTarget(10 * H)).toBe(10 * H - 300);
+    expect(rollupTarget(10 * H + 59)).toBe(10 * H - 300);
+    expect(rollupTarget(10 * H + 60)).toBe(10 * H - 240);
+    expect(rollupTarget(10 * H + 299)).toBe(10 * H - 60);
   });
 });
 

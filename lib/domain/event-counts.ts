@@ -2,10 +2,11 @@ import type pg from "pg";
 import type { Database } from "../storage/database";
 
 /**
- * Exact event counts without counting millions of rows: whole UTC hours
- * that ended at least two hours ago are summarised in event_hour_counts
- * (migration 0100, docs/adr/0101); the rest of a range is counted from the
- * events table. A count is therefore
+ * Exact event counts without counting millions of rows: events older than
+ * five minutes are summarised per UTC hour in event_hour_counts (migration
+ * 0100, docs/adr/0101), up to `rolled_until`, a minute boundary (the row of
+ * the hour that contains it counts that hour's events before it); the rest
+ * of a range is counted from the events table. A count is therefore
  *   sum(summaries of the whole hours in [a, b)) + count(events in range, outside [a, b))
  * where [a, b) is the part of the range that is both summarised
  * (< rolled_until) and intact: after the hour of the oldest remaining event
@@ -14,8 +15,14 @@ import type { Database } from "../storage/database";
  */
 
 export const HOUR = 3600;
-/** Hours that ended less than this long ago are never summarised (late events are rare past it). */
-export const ROLLUP_HORIZON_SECONDS = 7200;
+/**
+ * Events younger than this are never summarised: an event that arrives later
+ * for a summarised time is "late" and undoes the summary (migration 0102
+ * uses the same figure). Only a transaction that stays open this long after
+ * inserting events could be missed by a roll-up.
+ */
+export const ROLLUP_HORIZON_SECONDS = 300;
+const MINUTE = 60;
 /** Larger than any Unix time we store. */
 export const FAR_FUTURE = 9_000_000_000_000;
 
@@ -29,7 +36,11 @@ export interface RollupView {
 const floorHour = (t: number) => t - (t % HOUR);
 const ceilHour = (t: number) => (t % HOUR === 0 ? t : floorHour(t) + HOUR);
 
-/** The summarised, intact whole hours [a, b) inside [lo, hi]; a === b when there are none. */
+/**
+ * The summarised, intact span [a, b) inside [lo, hi]: `a` an hour boundary,
+ * `b` one too or `rolledUntil` (then the summary row of b's hour covers
+ * exactly [hour, b)); a === b when there is none.
+ */
 export function summarisedSpan(view: RollupView, lo: number, hi: number): { a: number; b: number } {
   if (view.oldest === null) return { a: hi + 1, b: hi + 1 };
   const a = Math.max(ceilHour(lo), floorHour(view.oldest) + HOUR, ceilHour(view.retainedFrom ?? 0));
@@ -37,9 +48,10 @@ export function summarisedSpan(view: RollupView, lo: number, hi: number): { a: n
   return a < b ? { a, b } : { a: hi + 1, b: hi + 1 };
 }
 
-/** The last hour boundary that may be summarised at `now` (Unix seconds). */
+/** The last minute boundary that may be summarised at `now` (Unix seconds). */
 export function rollupTarget(now: number): number {
-  return floorHour(now - ROLLUP_HORIZON_SECONDS);
+  const t = now - ROLLUP_HORIZON_SECONDS;
+  return t - (t % MINUTE);
 }
 
 export async function readRollupView(pool: pg.Pool, accountId: string): Promise<RollupView> {
@@ -54,7 +66,8 @@ export async function readRollupView(pool: pg.Pool, accountId: string): Promise<
 }
 
 /**
- * Summarises the account's whole hours up to the rollup target. Safe to run
+ * Summarises the account's events from rolled_until up to the rollup target
+ * (adding to the row of an hour summarised in part before). Safe to run
  * anywhere and concurrently: it holds the state row's lock (another roller
  * makes it return at once), and a late event either waits for it (and then
  * undoes the hours it touches) or is seen by it. Returns true when it moved.
@@ -86,7 +99,7 @@ export async function rollupEventCounts(database: Database, accountId: string): 
        SELECT $1, logged_at - logged_at % ${HOUR}, type, count(*) FROM events
        WHERE account_id = $1 AND logged_at >= $2 AND logged_at < $3
        GROUP BY 2, 3
-       ON CONFLICT (account_id, hour, type) DO UPDATE SET n = EXCLUDED.n`,
+       ON CONFLICT (account_id, hour, type) DO UPDATE SET n = event_hour_counts.n + EXCLUDED.n`,
       [accountId, ru, target],
     );
     await client.query("UPDATE event_rollup_state SET rolled_until = $2 WHERE account_id = $1", [accountId, target]);

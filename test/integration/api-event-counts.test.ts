@@ -96,6 +96,30 @@ describe("exact counts with hourly summaries", () => {
     await expectExact();
   });
 
+  it("stays exact with a summary that ends inside the current hour, and after late events there", async () => {
+    const state = async () =>
+      (await app.ctx.database.pool.query<{ ru: number }>("SELECT rolled_until AS ru FROM event_rollup_state WHERE account_id = $1", [accountId])).rows[0]!.ru;
+    // Minutes ago, on both sides of the five-minute horizon.
+    await insert([["delivered", now - 1500], ["opened", now - 700], ["opened", now - 400], ["accepted", now - 120]]);
+    await rollupsSettled();
+    await rollupEventCounts(app.ctx.database, accountId);
+    const ru = await state();
+    expect(ru % 60).toBe(0);
+    expect(ru).toBeGreaterThan(now - 400); // summarised to the minute, not to the hour
+    await expectExact();
+    // Newer than the horizon: counted from rows, next to the partial summary.
+    await insert([["delivered", now - 30]]);
+    await expectExact();
+    // Late: older than the horizon, inside the summarised span; it undoes the summary from its hour on.
+    await insert([["failed", now - 600]]);
+    expect(await state()).toBeLessThanOrEqual(now - 600);
+    await expectExact();
+    // Summarising again adds the re-counted span to what is left, and stays exact.
+    await rollupEventCounts(app.ctx.database, accountId);
+    expect(await state()).toBeGreaterThan(now - 400);
+    await expectExact();
+  });
+
   it("stays exact while and after the retention purge removes old events", async () => {
     await app.ctx.database.pool.query("UPDATE accounts SET retention_days = 6 WHERE id = $1", [accountId]);
     // Mid-purge: some expired rows deleted, others not yet (the purge works in batches).
