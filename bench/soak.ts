@@ -40,6 +40,8 @@ async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-soak-"));
   const env: Record<string, string> = {
     MAILROOM_DATA_DIR: dataDir,
+    // Any free port: CI runs the soak on a machine where other servers may have run.
+    MAILROOM_EMBEDDED_PG_PORT: "0",
     MAILROOM_WORKERS: workerCount > 0 ? "off" : "inline",
     MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "true",
     MAILROOM_WEBHOOK_RETRY_SCHEDULE: "1s,2s,5s",
