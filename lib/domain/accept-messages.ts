@@ -9,7 +9,7 @@ import type { ContentAddress, MessageContent } from "./email-request/message-con
 import { estimateMimeSize } from "./email-request/message-record";
 import { logEvents, type NewEvent } from "./event-log";
 import { consumeLimits } from "./limit-counters";
-import type { WindowKind, WindowUsage } from "./limits";
+import { hasLimits, type WindowKind, type WindowUsage } from "./limits";
 
 /**
  * Durable acceptance of validated messages (CONTRACT.md "POST /email", steps
@@ -46,8 +46,6 @@ export type AcceptOutcome =
   /** A plan limit refused the message (step 16): nothing stored or consumed. */
   | { ok: false; reason: "limit"; refused: WindowKind[] };
 
-const hasLimits = (k: AuthenticatedKey) => k.limits.perMinute !== null || k.limits.perHour !== null || k.limits.perDay !== null;
-
 export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]): Promise<AcceptOutcome[]> {
   const outcomes: (AcceptOutcome | undefined)[] = items.map(() => undefined);
   const usages = await consumeLimitsOf(tx, items, outcomes);
@@ -83,7 +81,7 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]):
  */
 async function consumeLimitsOf(tx: Tx, items: Acceptance[], outcomes: (AcceptOutcome | undefined)[]): Promise<Map<number, WindowUsage[]>> {
   const usages = new Map<number, WindowUsage[]>();
-  const limited = items.map((item, i) => ({ item, i })).filter(({ item }) => hasLimits(item.key));
+  const limited = items.map((item, i) => ({ item, i })).filter(({ item }) => hasLimits(item.key.limits));
   if (limited.length === 0) return usages;
   limited.sort((a, b) => (a.item.key.keyId < b.item.key.keyId ? -1 : a.item.key.keyId > b.item.key.keyId ? 1 : a.i - b.i));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { activeWindows, rateLimitHeaders, refusingWindow, secondsToReset, tightestWindow, windowEnd, windowStart } from "./limits";
+import { activeWindows, hasLimits, rateLimitHeaders, refusingWindow, secondsToReset, tightestWindow, windowEnd, windowStart } from "./limits";
 
 // 2026-01-02T03:04:05Z
 const T = Date.UTC(2026, 0, 2, 3, 4, 5) / 1000;
@@ -22,6 +22,14 @@ describe("fixed UTC windows", () => {
     const boundary = Date.UTC(2026, 0, 2, 3, 5, 0) / 1000;
     expect(windowStart("minute", boundary)).toBe(boundary);
     expect(windowStart("minute", boundary - 1)).toBe(boundary - 60);
+  });
+});
+
+describe("hasLimits", () => {
+  it("is false only when every window is unlimited", () => {
+    expect(hasLimits({ perMinute: null, perHour: null, perDay: null })).toBe(false);
+    expect(hasLimits({ perMinute: null, perHour: null, perDay: 5 })).toBe(true);
+    expect(hasLimits({ perMinute: 10, perHour: null, perDay: null })).toBe(true);
   });
 });
 

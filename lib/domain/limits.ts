@@ -30,6 +30,11 @@ export interface WindowLimit {
   start: number;
 }
 
+/** Whether any window is limited (an `unlimited` key skips the counters altogether). */
+export function hasLimits(limits: Limits): boolean {
+  return limits.perMinute !== null || limits.perHour !== null || limits.perDay !== null;
+}
+
 /** The windows that have a limit (null = unlimited), each at `now`. */
 export function activeWindows(limits: Limits, now: number): WindowLimit[] {
   const byKind: Record<WindowKind, number | null> = { minute: limits.perMinute, hour: limits.perHour, day: limits.perDay };

@@ -14,7 +14,7 @@ import { acceptMessages, type AcceptOutcome, type Acceptance, type AcceptRecipie
 import { nowSeconds } from "./event-log";
 import { createGroupCommit } from "./group-commit";
 import { readUsage } from "./limit-counters";
-import { rateLimitHeaders, refusingWindow, secondsToReset, type RateLimitHeaders } from "./limits";
+import { hasLimits, rateLimitHeaders, refusingWindow, secondsToReset, type RateLimitHeaders } from "./limits";
 import { normalizeEmail } from "./suppressions";
 
 /**
@@ -107,7 +107,7 @@ function acceptorFor(deps: SendDeps): (a: Acceptance) => Promise<AcceptOutcome> 
 
 /** The X-RateLimit headers of a response that consumed nothing. */
 export async function currentHeaders(deps: SendDeps, key: AuthenticatedKey, now: number): Promise<RateLimitHeaders | undefined> {
-  if (key.limits.perMinute === null && key.limits.perHour === null && key.limits.perDay === null) return undefined;
+  if (!hasLimits(key.limits)) return undefined;
   return rateLimitHeaders(await readUsage(deps.database.pool, key.keyId, key.limits, now), now);
 }
 
