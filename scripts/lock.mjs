@@ -12,7 +12,8 @@
 //    os/cpu/libc of that package's newest published version not above it, so
 //    npm skips it on other platforms without fetching anything; it has no
 //    integrity, because no tarball was available to hash.
-// See docs/adr/0005-npm-ci-lock-file.md. `--check` only reports what it would add.
+// See docs/adr/0005-npm-ci-lock-file.md. `--check` only reads the lock and names
+// what is missing (exit 1), without asking the registry anything.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -79,7 +80,7 @@ for (const [key, entry] of Object.entries(packages)) {
     }
     const at = packages[`node_modules/${name}`] ? `${key}/node_modules/${name}` : `node_modules/${name}`;
     const stub = { version: spec };
-    const platform = platformOf(name, spec);
+    const platform = checkOnly ? null : platformOf(name, spec);
     if (platform?.cpu) stub.cpu = platform.cpu;
     if (entry.dev) stub.dev = true;
     if (platform?.libc) stub.libc = platform.libc;
@@ -87,7 +88,7 @@ for (const [key, entry] of Object.entries(packages)) {
     if (platform?.os) stub.os = platform.os;
     packages[at] = stub;
     const where = [stub.os, stub.cpu, stub.libc].flat().filter(Boolean).join(' ');
-    added.push(`${name}@${spec} (${where || 'platform unknown: npm will try it and skip it'})`);
+    added.push(checkOnly ? `${name}@${spec}` : `${name}@${spec} (${where || 'platform unknown: npm will try it and skip it'})`);
   }
 }
 
