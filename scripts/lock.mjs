@@ -12,7 +12,7 @@
 //    os/cpu/libc of that package's newest published version not above it, so
 //    npm skips it on other platforms without fetching anything; it has no
 //    integrity, because no tarball was available to hash.
-// See docs/adr/0005-npm-ci-lock-file.md. `--check` only reads the lock and names
+// See docs/adr/0005-install-and-start-anywhere.md. `--check` only reads the lock and names
 // what is missing (exit 1), without asking the registry anything.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

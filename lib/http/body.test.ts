@@ -58,7 +58,7 @@ describe("readJsonBody: numbers kept exactly where asked", () => {
     console.log(`10 MB body, ContentId -4200931286474238466: ${took.toFixed(0)} ms in all, longest event-loop stall ${maxMs.toFixed(0)} ms`);
     expect(r.value.Attachments[0]!.ContentId).toEqual(new JsonNumberText("-4200931286474238466"));
     // Printed, not asserted: on a shared machine the figures vary threefold. The two
-    // parses are separate turns of the loop (docs/adr/0105-exact-content-id.md has figures).
+    // parses are separate turns of the loop (docs/adr/0104-exact-content-id.md has figures).
     expect(maxMs).toBeGreaterThan(0);
   }, 30_000);
 });

@@ -14,7 +14,7 @@ import { JsonNumberText } from "../domain/json-number";
  * Node 20, which is switched on below). The second, reviver pass is taken
  * only when such a number is present, after yielding to the event loop, and
  * only for bodies of at most MAX_VALUES_FOR_SOURCE values, so that neither
- * pass blocks the loop for long (docs/adr/0105-exact-content-id.md).
+ * pass blocks the loop for long (docs/adr/0104-exact-content-id.md).
  */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; reason: "too-large" | "malformed" };
 

@@ -18,7 +18,7 @@ import path from "node:path";
  *    owned by postgres, mode 0700; the data directory records that path in the
  *    file `postgres.location`, so later starts (and the CLI) find it.
  * Nothing is made world-writable and no private directory is opened up.
- * See docs/adr/0104-embedded-postgres-as-root.md.
+ * See docs/adr/0005-install-and-start-anywhere.md.
  */
 
 export const ROOT_BASE = "/var/lib/mailroom";
