@@ -107,7 +107,13 @@ export async function placeForRoot(dataDir: string): Promise<RootPlacement | nul
   const user = postgresUser();
   const recorded = path.join(dataDir, LOCATION_FILE);
   let pgDir: string | undefined;
-  if (existsSync(recorded)) pgDir = (await fs.readFile(recorded, "utf8")).trim();
+  if (existsSync(recorded)) {
+    pgDir = (await fs.readFile(recorded, "utf8")).trim();
+    // Root creates and chowns this directory: only ever one of ours.
+    if (path.dirname(pgDir) !== path.join(ROOT_BASE, "clusters")) {
+      throw new RootPlacementError(`${recorded} names ${pgDir}, which is not under ${ROOT_BASE}/clusters; remove the file or correct it`);
+    }
+  }
   const { dir } = await nativeDir();
   const usual = path.join(dataDir, "postgres");
   if (!pgDir && reachableBy(user, path.join(dir, "bin", "postgres")) && reachableBy(user, dataDir)) return null;
