@@ -213,7 +213,7 @@ export async function startEmbeddedPostgres(options: {
     password: creds.password,
     authMethod: "scram-sha-256",
     persistent: true,
-    createPostgresUser: true,
+    createPostgresUser: process.getuid?.() === 0, // only root needs (and may create) the postgres user
     initdbFlags,
     postgresFlags,
     onLog: options.log ?? quiet,
