@@ -29,9 +29,11 @@ function copyProject(): { parent: string; project: string } {
   return { parent, project };
 }
 
-function npmStart(project: string, port: number) {
+/** `npm start` in `project`, as root or (asUser) as that ordinary user. */
+function npmStart(project: string, port: number, asUser?: { uid: number; gid: number }) {
   const { MAILROOM_DATA_DIR: _default, ...inherited } = process.env; // the default: ./.data
   const child = spawn(path.join(project, "node_modules/.bin/tsx"), ["scripts/start.ts"], {
+    ...asUser,
     cwd: project,
     env: {
       ...inherited,
@@ -41,6 +43,7 @@ function npmStart(project: string, port: number) {
       MAILROOM_QUIET_START: "false",
       PORT: String(port),
       LOG_LEVEL: "warn",
+      ...(asUser && { HOME: project }),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -112,5 +115,42 @@ describe.runIf(isRoot)("npm start as root under a private directory", () => {
     const binaries = readdirSync("/var/lib/mailroom").filter((d) => d.startsWith("postgres-"));
     expect(binaries.length).toBeGreaterThan(0);
     for (const d of binaries) expect(statSync(path.join("/var/lib/mailroom", d, "bin", "postgres")).uid).toBe(0);
+  }, 300_000);
+});
+
+describe.runIf(isRoot)("npm start as an ordinary user", () => {
+  const cleanups: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it("starts the embedded server as that user, in ./.data, and answers /healthz", async () => {
+    const { parent, project } = copyProject();
+    cleanups.push(() => rmSync(parent, { recursive: true, force: true }));
+    // The user `postgres` stands for any ordinary user here; it owns its checkout.
+    const user = {
+      uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()),
+      gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()),
+    };
+    execFileSync("chmod", ["755", parent]);
+    execFileSync("chown", ["postgres:postgres", project]);
+    const port = await freePort();
+    const app = npmStart(project, port, user);
+    cleanups.push(app.stop);
+    await waitFor(
+      "/healthz (ordinary user)",
+      async () => {
+        if (!app.output().includes("Mailroom is running at")) return undefined;
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+        return res?.status === 200 ? res : undefined;
+      },
+      120_000,
+      250,
+    );
+    expect(app.output()).toContain("First start: created the Demo account");
+    expect(await app.stop()).toBe(0);
+    expect(app.output()).not.toMatch(/\n\s+at /);
+    expect(existsSync(path.join(project, ".data", "postgres", "PG_VERSION"))).toBe(true);
+    expect(existsSync(path.join(project, ".data", "postgres.location"))).toBe(false);
   }, 300_000);
 });
