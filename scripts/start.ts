@@ -49,8 +49,20 @@ async function main() {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
+/** One line for the operator: what failed and what to do. Never a stack trace. */
+function startFailure(err: unknown): string {
+  if (err instanceof ConfigError || err instanceof DataDirError) return err.message;
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e?.syscall === "listen" && e.code === "EADDRINUSE") {
+    return `Mailroom could not start: ${e.address ?? ""}:${e.port ?? ""} is already in use (another Mailroom or another program). Stop it, or set PORT (MAILROOM_INBOUND_PORT for the inbound SMTP server) to a free port.`;
+  }
+  if (e?.syscall === "listen" && (e.code === "EACCES" || e.code === "EPERM")) {
+    return `Mailroom could not start: no permission to listen on ${e.address ?? ""}:${e.port ?? ""} (ports below 1024 need root). Set PORT to 1024 or above.`;
+  }
+  return `Mailroom could not start: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`;
+}
+
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof DataDirError) console.error(err.message);
-  else console.error(err);
+  console.error(startFailure(err));
   process.exit(1);
 });

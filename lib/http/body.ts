@@ -1,10 +1,61 @@
+import { setImmediate as checkPhase, setTimeout as timersPhase } from "node:timers/promises";
+import v8 from "node:v8";
+import { JsonNumberText } from "../domain/json-number";
+
 /**
  * Reads a JSON request body with a byte cap (CONTRACT.md: over 15 MiB → 422;
  * malformed JSON or invalid UTF-8 → 422). Never throws for client input.
+ *
+ * Numbers under the keys named in `exactNumbersAt` that JSON.parse cannot
+ * hold exactly (beyond 2^53, or not integers) come back as JsonNumberText,
+ * their exact source text. That text is V8's own: JSON.parse's reviver
+ * receives each value's source (`context.source`, the "JSON.parse source
+ * text access" feature: on by default from Node 21, behind a V8 flag on
+ * Node 20, which is switched on below). The second, reviver pass is taken
+ * only when such a number is present, after yielding to the event loop, and
+ * only for bodies of at most MAX_VALUES_FOR_SOURCE values, so that neither
+ * pass blocks the loop for long (docs/adr/0104-exact-content-id.md).
  */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; reason: "too-large" | "malformed" };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
+
+type Reviver = (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown;
+const parseWithSource = JSON.parse as (text: string, reviver: Reviver) => unknown;
+
+function hasSourceAccess(): boolean {
+  let source: string | undefined;
+  parseWithSource("[12345678901234567890]", (_key, value, context) => {
+    if (typeof value === "number") source = context?.source;
+    return value;
+  });
+  return source === "12345678901234567890";
+}
+
+/** Node 20 has the feature behind a flag; Node 21+ has it on. Without it, such numbers stay lossy numbers. */
+const sourceAccess = hasSourceAccess() || (v8.setFlagsFromString("--harmony-json-parse-with-source"), hasSourceAccess());
+
+/** A reviver costs ~2–3 µs per value: 50 000 values stay under ~150 ms. */
+export const MAX_VALUES_FOR_SOURCE = 50_000;
+
+/** Whether `value` holds, under one of `keys`, a number JSON.parse may have changed; undefined when it has too many values to look again. */
+function needsSource(value: unknown, keys: ReadonlySet<string>): boolean | undefined {
+  const stack: unknown[] = [value];
+  let seen = 0;
+  let found = false;
+  while (stack.length) {
+    const v = stack.pop();
+    if (++seen > MAX_VALUES_FOR_SOURCE) return undefined;
+    if (Array.isArray(v)) stack.push(...v);
+    else if (v !== null && typeof v === "object") {
+      for (const [k, child] of Object.entries(v)) {
+        if (keys.has(k) && typeof child === "number" && !Number.isSafeInteger(child)) found = true;
+        stack.push(child);
+      }
+    }
+  }
+  return found;
+}
 
 /** Requests whose body was left unread (too large): their connection must not be reused. */
 const unread = new WeakSet<Request>();
@@ -12,7 +63,11 @@ export function isBodyLeftUnread(request: Request): boolean {
   return unread.has(request);
 }
 
-export async function readJsonBody(request: Request, maxBytes: number): Promise<BodyResult> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number,
+  options: { exactNumbersAt?: readonly string[] } = {},
+): Promise<BodyResult> {
   const bytes = await readBytes(request, maxBytes);
   if (!bytes) {
     unread.add(request);
@@ -24,11 +79,21 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   } catch {
     return { ok: false, reason: "malformed" };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch {
     return { ok: false, reason: "malformed" };
   }
+  const keys = new Set(options.exactNumbersAt ?? []);
+  if (keys.size === 0 || !sourceAccess || !needsSource(value, keys)) return { ok: true, value };
+  // The first parse of a large body took its share of the loop: let timers and I/O run before the second.
+  await timersPhase(0);
+  await checkPhase();
+  const exact = parseWithSource(text, (key, v, context) =>
+    keys.has(key) && typeof v === "number" && !Number.isSafeInteger(v) && context?.source !== undefined ? new JsonNumberText(context.source) : v,
+  );
+  return { ok: true, value: exact };
 }
 
 /** The body, or undefined when it is larger than maxBytes (reading stops there). */

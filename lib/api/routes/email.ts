@@ -14,7 +14,7 @@ export function createEmailRoutes(ctx: AppContext): Hono<ApiEnv> {
   app.post("/email", async (c) => {
     const key = c.get("auth");
     const deps = { database: ctx.database, boss: ctx.boss, log: c.get("log") };
-    const body = await readJsonBody(c.req.raw, ctx.config.api.maxBodyBytes);
+    const body = await readJsonBody(c.req.raw, ctx.config.api.maxBodyBytes, { exactNumbersAt: ["ContentId", "ContentID"] });
     if (!body.ok) {
       const headers = await currentHeaders(deps, key, nowSeconds());
       return errorResponse(c, [errorItem(422)], { headers: { ...headers } });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { httpStatusOf, type ErrorCode } from "../../contract/errors";
 import { MAX_MESSAGE_BYTES } from "../../contract/email";
+import { JsonNumberText } from "../json-number";
 import { validateEmailRequest } from "./validate";
 
 /**
@@ -158,6 +159,17 @@ const rows: Row[] = [
   ["Attachment INLINE with ContentId int (liberal)", { Attachments: [file({ Disposition: "INLINE", ContentId: 7 })] }, "ok"],
   ["Attachment ContentID string (liberal)", { Attachments: [file({ Disposition: "inline", ContentID: "logo" })] }, "ok"],
   ["Attachment ContentId an object", { Attachments: [file({ ContentId: {} })] }, { status: 422, errors: [[422, "Attachments[0].ContentId"]] }],
+  // ContentId as the Python SDK sends it (hash(path), signed 64-bit): lib/http/body.ts keeps the digits as JsonNumberText.
+  ["Attachment ContentId negative int", { Attachments: [file({ ContentId: -7 })] }, "ok"],
+  ["Attachment ContentId 0", { Attachments: [file({ ContentId: 0 })] }, "ok"],
+  ["Attachment ContentId huge negative (exact text)", { Attachments: [file({ ContentId: new JsonNumberText("-4200931286474238466") })] }, "ok"],
+  ["Attachment ContentID 40 digits (exact text)", { Attachments: [file({ ContentID: new JsonNumberText("1234567890123456789012345678901234567890") })] }, "ok"],
+  ["Attachment ContentId numeric string", { Attachments: [file({ ContentId: "-4200931286474238466" })] }, "ok"],
+  ["Attachment ContentId a fraction", { Attachments: [file({ ContentId: 1.5 })] }, { status: 422, errors: [[422, "Attachments[0].ContentId"]] }],
+  ["Attachment ContentId unsafe number (digits lost)", { Attachments: [file({ ContentId: Number("-4200931286474238466") })] }, { status: 422, errors: [[422, "Attachments[0].ContentId"]] }],
+  ["Attachment ContentId huge fraction text", { Attachments: [file({ ContentId: new JsonNumberText("12345678901234567890.5") })] }, { status: 422, errors: [[422, "Attachments[0].ContentId"]] }],
+  ["Attachment ContentID huge exponent text", { Attachments: [file({ ContentID: new JsonNumberText("1e30") })] }, { status: 422, errors: [[422, "Attachments[0].ContentID"]] }],
+  ["Attachment ContentId true", { Attachments: [file({ ContentId: true })] }, { status: 422, errors: [[422, "Attachments[0].ContentId"]] }],
   ["Attachment several errors", { Attachments: [file(), file({ Content: "!", Filename: "" })] }, { status: 422, errors: [[422, "Attachments[1].Content"], [422, "Attachments[1].Filename"]] }],
   // Step 13: size.
   ["bodies + attachments over 10 MiB", { Attachments: [file({ Content: Buffer.alloc(MAX_MESSAGE_BYTES).toString("base64") })] }, { status: 422, errors: [[422, undefined]] }],
@@ -232,6 +244,18 @@ describe("normalisation", () => {
       tracking: "opens",
     });
     expect(r.bytes).toBe("<b>x</b>".length + 1 + 2);
+  });
+
+  it("keeps an integer ContentId exactly as its decimal text", () => {
+    const cid = (v: unknown) => {
+      const r = validateEmailRequest({ ...base, Attachments: [file({ ContentId: v })] });
+      return r.ok ? r.content.attachments[0]!.contentId : "rejected";
+    };
+    expect(cid(new JsonNumberText("-4200931286474238466"))).toBe("-4200931286474238466");
+    expect(cid(new JsonNumberText("18446744073709551616"))).toBe("18446744073709551616");
+    expect(cid(-42)).toBe("-42");
+    expect(cid(1e3)).toBe("1000"); // JSON.parse gives 1000 for 1e3 and 1000.0 alike: an integer, its decimal text
+    expect(cid(" <logo> ")).toBe("logo");
   });
 
   it("reports the effective type Text without an HTML body", () => {

@@ -15,6 +15,7 @@ import {
   type TrackingMode,
 } from "../../contract/email";
 import { isStorableText } from "../storable-text";
+import { JsonNumberText } from "../json-number";
 import { parseAddress } from "./addresses";
 import { inferMimeType, isMimeType, sanitizeFilename, strictBase64Length } from "./attachments";
 import type { ContentAddress, ContentAttachment, MessageContent } from "./message-content";
@@ -286,7 +287,8 @@ function checkAttachments(body: Body, errors: Errors): { list: ContentAttachment
     const cidRaw = item[cidKey];
     let contentId: string | undefined;
     if (!isAbsent(cidRaw) && cidRaw !== "") {
-      if (typeof cidRaw === "number" && Number.isSafeInteger(cidRaw)) contentId = String(cidRaw);
+      if (cidRaw instanceof JsonNumberText && cidRaw.integerText() !== undefined) contentId = cidRaw.integerText();
+      else if (typeof cidRaw === "number" && Number.isSafeInteger(cidRaw)) contentId = String(cidRaw);
       else if (typeof cidRaw === "string" && /^<?[\x21-\x3b\x3d\x3f-\x7e]+>?$/.test(cidRaw.trim())) contentId = cidRaw.trim().replace(/^<|>$/g, "");
       else fail(cidKey);
     }
