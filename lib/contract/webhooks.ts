@@ -81,7 +81,10 @@ export const deleteWebhookResponseSchema = z.object({}).strict();
 export type DeleteWebhookResponse = z.infer<typeof deleteWebhookResponseSchema>;
 
 /** Path parameter of DELETE /webhooks/{id}: a positive integer (any size; too large simply names no webhook). */
-export const webhookIdParamSchema = z.string().regex(/^0*[1-9]\d*$/);
+export const webhookIdParamSchema = z
+  .string()
+  .regex(/^0*[1-9]\d*$/)
+  .meta({ type: "integer", minimum: 1 });
 
 const numberOrDigits = z.union([z.number().int(), digits]).transform((v) => String(v));
 
