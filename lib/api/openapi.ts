@@ -63,10 +63,10 @@ const ERROR_STATUSES = {
   500: { name: "InternalServerError", what: "A defect; never a stack trace (it is logged with the request id)." },
   503: { name: "ServiceUnavailable", what: "The database is unreachable for a moment (an outage, not a defect); `Retry-After` says when to retry." },
 } as const;
-export type ErrorStatus = keyof typeof ERROR_STATUSES;
+type ErrorStatus = keyof typeof ERROR_STATUSES;
 
 /** The codes whose error gives `status` when it is the first of the envelope, from the contract's table. */
-export function codesOfStatus(status: ErrorStatus): ErrorCode[] {
+function codesOfStatus(status: ErrorStatus): ErrorCode[] {
   return (Object.keys(ERROR_MESSAGES).map(Number) as ErrorCode[]).filter((code) => !NEVER_SENT.has(code) && httpStatusOf(code) === status);
 }
 

@@ -85,24 +85,3 @@ export const webhookIdParamSchema = z
   .string()
   .regex(/^0*[1-9]\d*$/)
   .meta({ type: "integer", minimum: 1 });
-
-const numberOrDigits = z.union([z.number().int(), digits]).transform((v) => String(v));
-
-/**
- * A webhook record as any server of the spec may render it (numbers or
- * digit strings, either timestamp format), normalised to this server's
- * form. For clients (the dashboard) that may talk to another server.
- */
-export const webhookRecordLenientSchema = z.object({
-  WebhookID: numberOrDigits,
-  CreatedAt: z.string(),
-  UpdatedAt: z.string(),
-  Status: z.string(),
-  WebhookURL: z.string(),
-  Event: z.string(),
-  LastResponseCode: numberOrDigits,
-  LastResponseBody: z.string().default(""),
-  LastResponseAt: z.string(),
-  LastResponseTryCounter: numberOrDigits,
-});
-export const listWebhooksResponseLenientSchema = z.object({ Webhooks: z.array(webhookRecordLenientSchema) });

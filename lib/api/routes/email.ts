@@ -20,7 +20,7 @@ const rateLimitHeaders = {
  * zod body: CONTRACT.md's ordered, code-by-code checks of
  * lib/domain/email-request decide which error wins (docs/adr/0105).
  */
-export const sendEmailRoute = createRoute({
+const sendEmailRoute = createRoute({
   method: "post",
   path: "/email",
   operationId: "sendEmail",

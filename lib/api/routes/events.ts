@@ -7,7 +7,7 @@ import { queryInput } from "../../http/query";
 import { COMMON_ERRORS, errorResponses, EventsResponse } from "../openapi";
 
 /** GET /events: the query is the contract's schema; `MessageId` is an alias of `MessageID`. */
-export const listEventsRoute = createRoute({
+const listEventsRoute = createRoute({
   method: "get",
   path: "/events",
   operationId: "listEvents",

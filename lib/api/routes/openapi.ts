@@ -3,7 +3,7 @@ import type { ApiEnv } from "../../http/env";
 import { DOCUMENT_CONFIG, errorResponses } from "../openapi";
 
 /** GET /openapi.json (extension). Public (`security: []`): it holds no account data. */
-export const getOpenApiRoute = createRoute({
+const getOpenApiRoute = createRoute({
   method: "get",
   path: "/openapi.json",
   operationId: "getOpenApi",

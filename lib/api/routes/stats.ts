@@ -9,7 +9,7 @@ import { queryInput } from "../../http/query";
 import { COMMON_ERRORS, errorResponses, StatsResponse } from "../openapi";
 
 /** GET /stats (extension): counts per event type per hour or day bucket. */
-export const getStatsRoute = createRoute({
+const getStatsRoute = createRoute({
   method: "get",
   path: "/stats",
   operationId: "getStats",

@@ -27,7 +27,7 @@ import { bodyOf, COMMON_ERRORS, errorResponses } from "../openapi";
  * POST, GET and DELETE /webhooks (CONTRACT.md "Webhooks"). Registered behind
  * the auth middleware: `c.get('auth').accountId` is set.
  */
-export const createWebhookRoute = createRoute({
+const createWebhookRoute = createRoute({
   method: "post",
   path: "/webhooks",
   operationId: "createWebhook",
@@ -39,7 +39,7 @@ export const createWebhookRoute = createRoute({
   },
 });
 
-export const listWebhooksRoute = createRoute({
+const listWebhooksRoute = createRoute({
   method: "get",
   path: "/webhooks",
   operationId: "listWebhooks",
@@ -50,7 +50,7 @@ export const listWebhooksRoute = createRoute({
   },
 });
 
-export const deleteWebhookRoute = createRoute({
+const deleteWebhookRoute = createRoute({
   method: "delete",
   path: "/webhooks/{id}",
   operationId: "deleteWebhook",
