@@ -25,7 +25,7 @@ const SEND_ROUTE = `${V1_PREFIX}/email`;
  * parameters, body, responses and security): they serve the requests, make
  * the 404/405 table and generate /api/v1/openapi.json.
  */
-export function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
+function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   const endpoints = new OpenAPIHono<ApiEnv>({ strict: false, defaultHook: validationHook });
   registerComponents(endpoints);
   addEmailRoutes(endpoints, ctx);
