@@ -70,7 +70,7 @@ describe("the OpenAPI document documents every error code of CONTRACT.md", () =>
       ),
     );
 
-  it("reads the contract's table (all codes 1–14, 17–32 and 404, 422, 429, 500)", () => {
+  it("reads the contract's table (spot checks, so that a change of its form fails here rather than passing empty)", () => {
     const codes = new Set(pairs.map(([code]) => code));
     for (const code of [1, 2, 11, 12, 13, 14, 17, 18, 31, 32, 404, 422, 429, 500]) expect(codes, String(code)).toContain(code);
     expect(pairs).toContainEqual([404, 405]);
