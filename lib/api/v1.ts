@@ -1,3 +1,4 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../context";
 import { requireApiKey } from "../http/auth";
@@ -5,40 +6,60 @@ import type { ApiEnv } from "../http/env";
 import { apiError } from "../http/errors";
 import { onApiError } from "../http/on-error";
 import { requestRateLimit } from "../http/rate-limit";
-import { routeGuard, type RouteSpec } from "../http/route-guard";
-import { createEmailRoutes } from "./routes/email";
-import { createEventsRoutes } from "./routes/events";
-import { createOpenApiRoutes } from "./routes/openapi";
-import { createStatsRoutes } from "./routes/stats";
-import { createWebhookRoutes } from "./routes/webhooks";
+import { routeGuard, routeTableOf } from "../http/route-guard";
+import { validationHook } from "../http/validation";
+import { registerComponents } from "./openapi";
+import { addEmailRoutes } from "./routes/email";
+import { addEventsRoutes } from "./routes/events";
+import { addOpenApiRoute } from "./routes/openapi";
+import { addStatsRoutes } from "./routes/stats";
+import { addWebhookRoutes } from "./routes/webhooks";
 
 export const V1_PREFIX = "/api/v1";
 
-/** Every path of /api/v1 and its methods: the source of 404 and 405 (with Allow). */
-export const V1_ROUTES: RouteSpec[] = [
-  { path: "/email", methods: ["POST"] },
-  { path: "/events", methods: ["GET"] },
-  { path: "/webhooks", methods: ["POST", "GET"] },
-  { path: "/webhooks/:id", methods: ["DELETE"] },
-  { path: "/stats", methods: ["GET"] },
-  { path: "/openapi.json", methods: ["GET"] },
-];
-
-const PUBLIC_ROUTES = new Set([`${V1_PREFIX}/openapi.json`]);
 /** POST /email has the sending limits instead of the request rate limit. */
 const SEND_ROUTE = `${V1_PREFIX}/email`;
 
-/** The spec's API under /api/v1: route guard → auth → request rate → handlers. */
+/**
+ * The endpoints of /api/v1, each defined once with `createRoute` (its
+ * parameters, body, responses and security): they serve the requests, make
+ * the 404/405 table and generate /api/v1/openapi.json.
+ */
+function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
+  const endpoints = new OpenAPIHono<ApiEnv>({ strict: false, defaultHook: validationHook });
+  registerComponents(endpoints);
+  addEmailRoutes(endpoints, ctx);
+  addEventsRoutes(endpoints, ctx);
+  addWebhookRoutes(endpoints, ctx);
+  addStatsRoutes(endpoints, ctx);
+  addOpenApiRoute(endpoints);
+  return endpoints;
+}
+
+/** The registered routes, in registration order, with whether they need a key (`security: []` = public). */
+function registeredRoutes(endpoints: OpenAPIHono<ApiEnv>) {
+  return endpoints.openAPIRegistry.definitions.flatMap((d) =>
+    d.type === "route" ? [{ method: d.route.method, path: d.route.path, isPublic: d.route.security?.length === 0 }] : [],
+  );
+}
+
+/** The spec's API under /api/v1: route guard (404/405) → auth → request rate → the endpoints. */
 export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
+  const endpoints = createV1Endpoints(ctx);
+  const routes = registeredRoutes(endpoints);
+  // A path is public when every method registered on it is.
+  const isPublicPath = (path: string) => routes.every((r) => r.path !== path || r.isPublic);
+  const publicRoutes = new Set(routeTableOf(routes.filter((r) => isPublicPath(r.path))).map((r) => V1_PREFIX + r.path));
+
   const app = new Hono<ApiEnv>({ strict: false });
   app.onError(onApiError(ctx.log));
-  app.use("*", routeGuard(V1_PREFIX, V1_ROUTES));
+  app.use("*", routeGuard(V1_PREFIX, routeTableOf(routes)));
 
   const auth = requireApiKey(ctx.database.db);
   const rate = requestRateLimit(ctx.config.api.requestRate);
   const guarded: MiddlewareHandler<ApiEnv> = async (c, next) => {
     const route = c.get("route");
-    if (PUBLIC_ROUTES.has(route)) return next();
+    if (publicRoutes.has(route)) return next();
     return auth(c, async () => {
       if (route === SEND_ROUTE) return next();
       // A middleware's own Response must land on c.res when it runs nested like this.
@@ -48,11 +69,7 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
   };
   app.use("*", guarded);
 
-  app.route("/", createEmailRoutes(ctx));
-  app.route("/", createEventsRoutes(ctx));
-  app.route("/", createWebhookRoutes(ctx));
-  app.route("/", createStatsRoutes(ctx));
-  app.route("/", createOpenApiRoutes());
+  app.route("/", endpoints);
   // A path that the guard knows but no handler serves (never expected): the envelope, not Hono's text.
   app.all("*", (c) => apiError(c, 404));
   return app;

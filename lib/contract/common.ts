@@ -29,6 +29,3 @@ export type Address = z.infer<typeof addressSchema>;
 /** `[name, email]`: the shape of addresses in an event record's Message.Headers. */
 export const headerAddressSchema = z.tuple([z.string(), z.string()]);
 export type HeaderAddress = z.infer<typeof headerAddressSchema>;
-
-/** Integer Unix seconds. */
-export const unixSecondsSchema = z.number().int().nonnegative();

@@ -20,8 +20,6 @@ export const MAX_TAG_LENGTH = 128;
 export const MAX_CUSTOM_HEADERS = 50;
 /** Decoded bodies plus decoded attachments (CONTRACT.md step 13). */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-/** Raw request body (CONTRACT.md step 1). */
-export const MAX_REQUEST_BYTES = 15 * 1024 * 1024;
 
 /** `X-Mailroom-Track`: per-message tracking override, stripped before sending. */
 export const TRACKING_HEADER = "X-Mailroom-Track";
@@ -83,6 +81,3 @@ export const emailResponseSchema = z.object({
   MessageID: z.uuid().describe("Identifier of the accepted message (UUID v4); the MessageID filter of GET /events"),
 });
 export type EmailResponse = z.infer<typeof emailResponseSchema>;
-
-/** Response headers of every POST /email after authentication (CONTRACT.md "Limits"). */
-export const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const;

@@ -13,13 +13,15 @@ export const ACCEPTED_ALIAS = "accepted-by-system";
 export const DEFAULT_RETRIEVE_COUNT = 5;
 export const MAX_RETRIEVE_COUNT = 100;
 
+/** Digits of an integer in [min, max]; documented (OpenAPI) as the integer it is. */
 const integerString = (min: number, max?: number) =>
   z
     .string()
     .trim()
     .regex(/^\d+$/, "must be an integer")
     .transform(Number)
-    .pipe(max === undefined ? z.number().int().min(min).max(Number.MAX_SAFE_INTEGER) : z.number().int().min(min).max(max));
+    .pipe(max === undefined ? z.number().int().min(min).max(Number.MAX_SAFE_INTEGER) : z.number().int().min(min).max(max))
+    .meta({ type: "integer", minimum: min, ...(max !== undefined && { maximum: max }) });
 
 /**
  * The query string. Values arrive as strings; `MessageId` is accepted as an
@@ -33,8 +35,11 @@ export const eventsQuerySchema = z
       .enum([...EVENT_TYPES, ACCEPTED_ALIAS])
       .optional()
       .describe("Event type; `accepted-by-system` matches `accepted`"),
-    StartFrom: integerString(0).optional().describe("Offset, default 0"),
-    RetrieveCount: integerString(1, MAX_RETRIEVE_COUNT).optional().describe(`1–${MAX_RETRIEVE_COUNT}, default ${DEFAULT_RETRIEVE_COUNT}`),
+    StartFrom: integerString(0).optional().meta({ default: 0 }).describe("Offset, default 0"),
+    RetrieveCount: integerString(1, MAX_RETRIEVE_COUNT)
+      .optional()
+      .meta({ default: DEFAULT_RETRIEVE_COUNT })
+      .describe(`1–${MAX_RETRIEVE_COUNT}, default ${DEFAULT_RETRIEVE_COUNT}`),
     MessageID: z.string().optional().describe("Filter to one message (alias: MessageId); an unknown id gives TotalRecords 0"),
   })
   .refine((q) => q.StartDate === undefined || q.EndDate === undefined || q.StartDate <= q.EndDate, {

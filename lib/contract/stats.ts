@@ -11,7 +11,13 @@ export type StatsInterval = (typeof STATS_INTERVALS)[number];
 /** Bounds the response: at most this many buckets per request. */
 export const MAX_STATS_BUCKETS = 1000;
 
-const unixSeconds = z.string().trim().regex(/^\d+$/, "must be an integer").transform(Number).pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER));
+const unixSeconds = z
+  .string()
+  .trim()
+  .regex(/^\d+$/, "must be an integer")
+  .transform(Number)
+  .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
+  .meta({ type: "integer", minimum: 0 });
 
 export const statsQuerySchema = z
   .object({

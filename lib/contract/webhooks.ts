@@ -81,25 +81,7 @@ export const deleteWebhookResponseSchema = z.object({}).strict();
 export type DeleteWebhookResponse = z.infer<typeof deleteWebhookResponseSchema>;
 
 /** Path parameter of DELETE /webhooks/{id}: a positive integer (any size; too large simply names no webhook). */
-export const webhookIdParamSchema = z.string().regex(/^0*[1-9]\d*$/);
-
-const numberOrDigits = z.union([z.number().int(), digits]).transform((v) => String(v));
-
-/**
- * A webhook record as any server of the spec may render it (numbers or
- * digit strings, either timestamp format), normalised to this server's
- * form. For clients (the dashboard) that may talk to another server.
- */
-export const webhookRecordLenientSchema = z.object({
-  WebhookID: numberOrDigits,
-  CreatedAt: z.string(),
-  UpdatedAt: z.string(),
-  Status: z.string(),
-  WebhookURL: z.string(),
-  Event: z.string(),
-  LastResponseCode: numberOrDigits,
-  LastResponseBody: z.string().default(""),
-  LastResponseAt: z.string(),
-  LastResponseTryCounter: numberOrDigits,
-});
-export const listWebhooksResponseLenientSchema = z.object({ Webhooks: z.array(webhookRecordLenientSchema) });
+export const webhookIdParamSchema = z
+  .string()
+  .regex(/^0*[1-9]\d*$/)
+  .meta({ type: "integer", minimum: 1 });

@@ -1,22 +1,32 @@
-import type { z } from "zod";
-import { errorItem, type ApiErrorItem } from "../contract/errors";
+import { z } from "zod";
 
-/** A parameter sent empty (`?Event=`, as HTML forms do) is treated as absent. */
-export function withoutEmpty(raw: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== ""));
+/**
+ * The query string as a route's `request.query` schema sees it. Hono's query
+ * validator hands over every parameter, repeated ones as arrays; the API has
+ * always read the first value, treated a parameter sent empty (`?Event=`, as
+ * HTML forms do) as absent, and accepted documented aliases (`MessageId` for
+ * `MessageID`) when the canonical name is not given.
+ */
+export function normaliseQuery(raw: unknown, aliases: Record<string, string> = {}): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  if (typeof raw !== "object" || raw === null) return out;
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === "string" && first !== "") out[name] = first;
+  }
+  for (const [alias, name] of Object.entries(aliases)) {
+    if (out[name] === undefined && out[alias] !== undefined) out[name] = out[alias];
+    delete out[alias];
+  }
+  return out;
 }
 
-/** Parses a query with a contract schema; violations become 422 errors naming their parameter in `Field`. */
-export function parseQuery<S extends z.ZodType>(
-  schema: S,
-  raw: Record<string, string>,
-): { ok: true; data: z.output<S> } | { ok: false; errors: ApiErrorItem[] } {
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return { ok: true, data: parsed.data };
-  const fields: string[] = [];
-  for (const issue of parsed.error.issues) {
-    const field = issue.path.length > 0 ? String(issue.path[0]) : undefined;
-    if (field && !fields.includes(field)) fields.push(field);
-  }
-  return { ok: false, errors: fields.length > 0 ? fields.map((f) => errorItem(422, f)) : [errorItem(422)] };
+/**
+ * A contract query schema behind `normaliseQuery`. The OpenAPI generator
+ * documents the inner object's parameters; the aliases are documented by
+ * the route itself.
+ */
+export function queryInput<S extends z.ZodObject>(schema: S, aliases: Record<string, string> = {}): z.ZodPipe<z.ZodTransform<Record<string, string>, unknown>, S> {
+  // zod's types cannot tell that the normalised strings are the schema's input; the schema checks every one of them.
+  return z.pipe(z.transform((raw: unknown) => normaliseQuery(raw, aliases)), schema as never);
 }

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { ApiEnv } from "./env";
-import { routeGuard } from "./route-guard";
+import { routeGuard, routeTableOf } from "./route-guard";
 
 function app() {
   const a = new Hono<ApiEnv>({ strict: false });
@@ -28,5 +28,21 @@ describe("routeGuard", () => {
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET, HEAD");
     expect(await wrong.json()).toEqual({ Errors: [{ Code: 404, Message: "Resource not found" }] });
+  });
+});
+
+describe("routeTableOf", () => {
+  it("groups registered routes by path, methods in registration order, {param} as :param", () => {
+    const table = routeTableOf([
+      { method: "post", path: "/webhooks" },
+      { method: "get", path: "/events" },
+      { method: "get", path: "/webhooks" },
+      { method: "delete", path: "/webhooks/{id}" },
+    ]);
+    expect(table).toEqual([
+      { path: "/webhooks", methods: ["POST", "GET"] },
+      { path: "/events", methods: ["GET"] },
+      { path: "/webhooks/:id", methods: ["DELETE"] },
+    ]);
   });
 });

@@ -14,6 +14,23 @@ export interface RouteSpec {
   methods: string[];
 }
 
+/**
+ * The table of the routes an app registered, e.g. from its OpenAPI registry:
+ * `{id}` path parameters become `:id`; a path's methods keep their
+ * registration order (the order of `Allow`).
+ */
+export function routeTableOf(routes: readonly { method: string; path: string }[]): RouteSpec[] {
+  const table = new Map<string, string[]>();
+  for (const route of routes) {
+    const path = route.path.replace(/\{([^}/]+)\}/g, ":$1");
+    const methods = table.get(path) ?? [];
+    const method = route.method.toUpperCase();
+    if (!methods.includes(method)) methods.push(method);
+    table.set(path, methods);
+  }
+  return [...table].map(([path, methods]) => ({ path, methods }));
+}
+
 interface Compiled extends RouteSpec {
   regex: RegExp;
   allow: string;

@@ -1,21 +1,28 @@
-import { Hono } from "hono";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../../context";
 import { ACCEPTED_ALIAS, eventsQuerySchema } from "../../contract/events";
 import { listEvents } from "../../domain/list-events";
 import type { ApiEnv } from "../../http/env";
-import { errorResponse } from "../../http/errors";
-import { parseQuery, withoutEmpty } from "../../http/query";
+import { queryInput } from "../../http/query";
+import { COMMON_ERRORS, errorResponses, EventsResponse } from "../openapi";
 
-/** GET /events: parse the query (MessageId is an alias of MessageID), list the account's events. */
-export function createEventsRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>({ strict: false });
-  app.get("/events", async (c) => {
-    const raw = withoutEmpty(c.req.query());
-    if (raw.MessageID === undefined && raw.MessageId !== undefined) raw.MessageID = raw.MessageId;
-    delete raw.MessageId;
-    const q = parseQuery(eventsQuerySchema, raw);
-    if (!q.ok) return errorResponse(c, q.errors);
-    const d = q.data;
+/** GET /events: the query is the contract's schema; `MessageId` is an alias of `MessageID`. */
+const listEventsRoute = createRoute({
+  method: "get",
+  path: "/events",
+  operationId: "listEvents",
+  summary: "Read the event log, newest first",
+  request: { query: queryInput(eventsQuerySchema, { MessageId: "MessageID" }) },
+  parameters: [{ name: "MessageId", in: "query", required: false, description: "Alias of MessageID", schema: { type: "string" } }],
+  responses: {
+    200: { description: "A page of events", content: { "application/json": { schema: EventsResponse } } },
+    ...errorResponses(422, ...COMMON_ERRORS),
+  },
+});
+
+export function addEventsRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
+  app.openapi(listEventsRoute, async (c) => {
+    const d = c.req.valid("query");
     const result = await listEvents(ctx.database, c.get("auth").accountId, {
       startDate: d.StartDate,
       endDate: d.EndDate,
@@ -24,7 +31,6 @@ export function createEventsRoutes(ctx: AppContext): Hono<ApiEnv> {
       startFrom: d.StartFrom,
       retrieveCount: d.RetrieveCount,
     }, (err) => c.get("log").warn({ err }, "event roll-up failed"));
-    return c.json(result);
+    return c.json(result, 200);
   });
-  return app;
 }

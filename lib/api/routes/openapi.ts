@@ -1,14 +1,25 @@
-import { Hono } from "hono";
-import { buildOpenApiDocument } from "../openapi-document";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiEnv } from "../../http/env";
+import { DOCUMENT_CONFIG, errorResponses } from "../openapi";
 
-/** GET /openapi.json (extension): the OpenAPI 3.1 document, built once from lib/contract. Public: it holds no account data. */
-export function createOpenApiRoutes(): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>({ strict: false });
+/** GET /openapi.json (extension). Public (`security: []`): it holds no account data. */
+const getOpenApiRoute = createRoute({
+  method: "get",
+  path: "/openapi.json",
+  operationId: "getOpenApi",
+  summary: "Extension: this document",
+  security: [],
+  responses: {
+    200: { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } },
+    ...errorResponses(500),
+  },
+});
+
+/** The document of every route registered on `app`, generated once, at the first request (when all are registered). */
+export function addOpenApiRoute(app: OpenAPIHono<ApiEnv>): void {
   let doc: string | undefined;
-  app.get("/openapi.json", (c) => {
-    doc ??= JSON.stringify(buildOpenApiDocument());
+  app.openapi(getOpenApiRoute, (c) => {
+    doc ??= JSON.stringify(app.getOpenAPI31Document(DOCUMENT_CONFIG));
     return c.body(doc, 200, { "Content-Type": "application/json" });
   });
-  return app;
 }

@@ -1,26 +1,35 @@
-import { Hono } from "hono";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../../context";
 import { errorItem } from "../../contract/errors";
 import { MAX_STATS_BUCKETS, statsQuerySchema } from "../../contract/stats";
 import { bucketCount, eventStats } from "../../domain/event-stats";
 import type { ApiEnv } from "../../http/env";
 import { errorResponse } from "../../http/errors";
-import { parseQuery, withoutEmpty } from "../../http/query";
+import { queryInput } from "../../http/query";
+import { COMMON_ERRORS, errorResponses, StatsResponse } from "../openapi";
 
 /** GET /stats (extension): counts per event type per hour or day bucket. */
-export function createStatsRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>({ strict: false });
-  app.get("/stats", async (c) => {
-    const q = parseQuery(statsQuerySchema, withoutEmpty(c.req.query()));
-    if (!q.ok) return errorResponse(c, q.errors);
-    const { StartDate, EndDate, Interval } = q.data;
+const getStatsRoute = createRoute({
+  method: "get",
+  path: "/stats",
+  operationId: "getStats",
+  summary: "Extension: counts per event type per hour or day",
+  request: { query: queryInput(statsQuerySchema) },
+  responses: {
+    200: { description: "Buckets and totals", content: { "application/json": { schema: StatsResponse } } },
+    ...errorResponses(422, ...COMMON_ERRORS),
+  },
+});
+
+export function addStatsRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
+  app.openapi(getStatsRoute, async (c) => {
+    const { StartDate, EndDate, Interval } = c.req.valid("query");
     if (bucketCount(StartDate, EndDate, Interval) > MAX_STATS_BUCKETS) {
       return errorResponse(c, [errorItem(422, "EndDate")]);
     }
-    return c.json(await eventStats(ctx.database, c.get("auth").accountId, { startDate: StartDate, endDate: EndDate, interval: Interval }, (err) =>
-        c.get("log").warn({ err }, "event roll-up failed"),
-      ),
+    const stats = await eventStats(ctx.database, c.get("auth").accountId, { startDate: StartDate, endDate: EndDate, interval: Interval }, (err) =>
+      c.get("log").warn({ err }, "event roll-up failed"),
     );
+    return c.json(stats, 200);
   });
-  return app;
 }

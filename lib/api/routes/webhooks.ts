@@ -1,11 +1,11 @@
-import { Hono } from "hono";
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../../context";
-import { errorItem, type ApiErrorItem } from "../../contract/errors";
 import {
   createWebhookRequestSchema,
-  webhookEventSchema,
+  createWebhookResponseSchema,
+  deleteWebhookResponseSchema,
+  listWebhooksResponseSchema,
   webhookIdParamSchema,
-  webhookUrlSchema,
   type CreateWebhookResponse,
   type DeleteWebhookResponse,
   type ListWebhooksResponse,
@@ -18,35 +18,59 @@ import {
   WebhookLimitError,
   WebhookUrlRefusedError,
 } from "../../domain/webhooks";
-import { readJsonBody } from "../../http/body";
 import type { ApiEnv } from "../../http/env";
-import { apiError, errorResponse } from "../../http/errors";
+import { apiError } from "../../http/errors";
+import { readValidJson } from "../../http/validation";
+import { bodyOf, COMMON_ERRORS, errorResponses } from "../openapi";
 
 /**
- * POST, GET and DELETE /webhooks (CONTRACT.md "Webhooks"). Mounted under
- * /api/v1 behind the auth middleware: `c.get('auth').accountId` is set.
+ * POST, GET and DELETE /webhooks (CONTRACT.md "Webhooks"). Registered behind
+ * the auth middleware: `c.get('auth').accountId` is set.
  */
-export function createWebhookRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>({ strict: false });
+const createWebhookRoute = createRoute({
+  method: "post",
+  path: "/webhooks",
+  operationId: "createWebhook",
+  summary: "Register a webhook",
+  request: { body: bodyOf("CreateWebhookRequest") },
+  responses: {
+    200: { description: "Created", content: { "application/json": { schema: createWebhookResponseSchema } } },
+    ...errorResponses(422, ...COMMON_ERRORS),
+  },
+});
+
+const listWebhooksRoute = createRoute({
+  method: "get",
+  path: "/webhooks",
+  operationId: "listWebhooks",
+  summary: "List webhooks, ordered by WebhookID",
+  responses: {
+    200: { description: "The account's webhooks", content: { "application/json": { schema: listWebhooksResponseSchema } } },
+    ...errorResponses(...COMMON_ERRORS),
+  },
+});
+
+const deleteWebhookRoute = createRoute({
+  method: "delete",
+  path: "/webhooks/{id}",
+  operationId: "deleteWebhook",
+  summary: "Delete a webhook",
+  request: { params: z.object({ id: webhookIdParamSchema }) },
+  responses: {
+    200: { description: "Deleted", content: { "application/json": { schema: deleteWebhookResponseSchema } } },
+    ...errorResponses(404, 422, ...COMMON_ERRORS),
+  },
+});
+
+export function addWebhookRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
   const guard = { allowPrivate: ctx.config.webhooks.allowPrivate };
 
-  app.post("/webhooks", async (c) => {
-    const body = await readJsonBody(c.req.raw, ctx.config.api.maxBodyBytes);
-    if (!body.ok || typeof body.value !== "object" || body.value === null || Array.isArray(body.value)) return apiError(c, 422);
-    const input = body.value as Record<string, unknown>;
-    const errors: ApiErrorItem[] = [];
-    if (!webhookEventSchema.safeParse(input.Event).success) errors.push(errorItem(422, "Event"));
-    if (!webhookUrlSchema.safeParse(input.WebhookURL).success) errors.push(errorItem(422, "WebhookURL"));
-    const parsed = createWebhookRequestSchema.safeParse(input);
-    if (errors.length > 0 || !parsed.success) return errorResponse(c, errors.length ? errors : [errorItem(422)]);
+  app.openapi(createWebhookRoute, async (c) => {
+    const input = await readValidJson(c, createWebhookRequestSchema, ctx.config.api.maxBodyBytes);
+    if (!input.ok) return input.response;
     try {
-      const row = await createWebhook(
-        ctx.database.db,
-        c.get("auth").accountId,
-        { event: parsed.data.Event, url: parsed.data.WebhookURL },
-        guard,
-      );
-      return c.json({ NewWebhookID: row.id } satisfies CreateWebhookResponse);
+      const row = await createWebhook(ctx.database.db, c.get("auth").accountId, { event: input.data.Event, url: input.data.WebhookURL }, guard);
+      return c.json({ NewWebhookID: row.id } satisfies CreateWebhookResponse, 200);
     } catch (err) {
       if (err instanceof WebhookUrlRefusedError) return apiError(c, 422, "WebhookURL");
       if (err instanceof WebhookLimitError) return apiError(c, 422);
@@ -54,18 +78,14 @@ export function createWebhookRoutes(ctx: AppContext): Hono<ApiEnv> {
     }
   });
 
-  app.get("/webhooks", async (c) => {
+  app.openapi(listWebhooksRoute, async (c) => {
     const rows = await listWebhooks(ctx.database.db, c.get("auth").accountId);
-    return c.json({ Webhooks: rows.map(renderWebhook) } satisfies ListWebhooksResponse);
+    return c.json({ Webhooks: rows.map(renderWebhook) } satisfies ListWebhooksResponse, 200);
   });
 
-  app.delete("/webhooks/:id", async (c) => {
-    const id = c.req.param("id");
-    if (!webhookIdParamSchema.safeParse(id).success) return apiError(c, 422, "id");
-    const deleted = await deleteWebhook(ctx.database.db, c.get("auth").accountId, Number(id));
+  app.openapi(deleteWebhookRoute, async (c) => {
+    const deleted = await deleteWebhook(ctx.database.db, c.get("auth").accountId, Number(c.req.valid("param").id));
     if (!deleted) return apiError(c, 404);
-    return c.json({} satisfies DeleteWebhookResponse);
+    return c.json({} satisfies DeleteWebhookResponse, 200);
   });
-
-  return app;
 }
