@@ -73,19 +73,19 @@ describe("parseAddress", () => {
 describe("parseAddressString on hostile input", () => {
   // Each worst case at the longest accepted length (998) and far beyond it: the
   // old regex took 43 s on 200,000 spaces. Refusal past the bound is immediate;
-  // up to it, addressparser is linear (a generous bound: 50 ms on a shared machine).
+  // up to it, addressparser takes well under a millisecond (a generous bound: 100 ms on a shared machine).
   const unit = [" ", "<", "a <", '"', "'", "&#x", "(", "\\", ",", "a@", "@", "<a@b.test>"];
   it.each(unit)("%j repeated: bounded, linear, never throws", (u) => {
     const atBound = `a${u.repeat(Math.floor(996 / u.length))}b`;
     expect(atBound.length).toBeLessThanOrEqual(MAX_ADDRESS_LENGTH);
     let t = performance.now();
     const parsed = parseAddressString(atBound);
-    expect(performance.now() - t).toBeLessThan(50);
+    expect(performance.now() - t).toBeLessThan(100);
     expect(typeof parsed.email).toBe("string");
     const huge = `a${u.repeat(Math.ceil(10_000_000 / u.length))}b`;
     t = performance.now();
     expect(parseAddress(huge)).toMatchObject({ kind: "address", emailState: "invalid" });
-    expect(performance.now() - t).toBeLessThan(200);
+    expect(performance.now() - t).toBeLessThan(20);
   });
 
   it("refuses over-long names in objects, and strings just over the bound", () => {

@@ -95,6 +95,8 @@ export function parseAddressString(text: string): { name: string; email: string 
 export function parseAddress(value: unknown): ParsedAddress {
   let name: unknown;
   let email: unknown;
+  // Past the bound nothing more is read: not even a trim of ten megabytes.
+  if (typeof value === "string" && value.length > MAX_ADDRESS_LENGTH) return { kind: "address", name: "", email: "", nameUnusable: false, emailState: "invalid" };
   if (typeof value === "string") {
     ({ name, email } = parseAddressString(value));
   } else if (isPlainObject(value)) {
@@ -104,7 +106,8 @@ export function parseAddress(value: unknown): ParsedAddress {
     return { kind: "not-address" };
   }
   const nameUnusable = !(name === undefined || name === null || (typeof name === "string" && isUsableName(name)));
-  const emailText = typeof email === "string" ? email.trim() : "";
-  const emailState = emailText === "" ? "missing" : isValidEmail(emailText) ? "ok" : "invalid";
-  return { kind: "address", name: typeof name === "string" ? name.trim() : "", email: emailText, nameUnusable, emailState };
+  const tooLong = typeof email === "string" && email.length > MAX_ADDRESS_LENGTH;
+  const emailText = typeof email === "string" && !tooLong ? email.trim() : "";
+  const emailState = tooLong ? "invalid" : emailText === "" ? "missing" : isValidEmail(emailText) ? "ok" : "invalid";
+  return { kind: "address", name: typeof name === "string" && !nameUnusable ? name.trim() : "", email: emailText, nameUnusable, emailState };
 }

@@ -170,6 +170,15 @@ const rows: Row[] = [
   ["Attachment ContentID string (liberal)", { Attachments: [file({ Disposition: "inline", ContentID: "logo" })] }, "ok"],
   ["Attachment ContentId an object", { Attachments: [file({ ContentId: {} })] }, { status: 422, errors: [[422, "Attachments[0].ContentId"]] }],
   ["Attachment several errors", { Attachments: [file(), file({ Content: "!", Filename: "" })] }, { status: 422, errors: [[422, "Attachments[1].Content"], [422, "Attachments[1].Filename"]] }],
+  // Bounds on what becomes a header line (issue 11): names, values, file names, types, Content-IDs.
+  ["Header name of 998 characters", { Headers: { [`X-${"a".repeat(996)}`]: "v" } }, "ok"],
+  ["Header name over 998 characters", { Headers: { [`X-${"a".repeat(997)}`]: "v" } }, { status: 422, errors: [[422, `Headers.X-${"a".repeat(997)}`]] }],
+  ["Header value of 998 characters", { Headers: { "X-A": "v".repeat(998) } }, "ok"],
+  ["Header value over 998 characters", { Headers: { "X-A": "v".repeat(999) } }, { status: 422, errors: [[422, "Headers.X-A"]] }],
+  ["Attachment filename of 255 characters", { Attachments: [file({ Filename: `${"f".repeat(251)}.txt` })] }, "ok"],
+  ["Attachment filename over 255 characters", { Attachments: [file({ Filename: `${"f".repeat(252)}.txt` })] }, { status: 422, errors: [[422, "Attachments[0].Filename"]] }],
+  ["Attachment type over 998 characters", { Attachments: [file({ Type: `text/plain;a=${"b".repeat(990)}` })] }, { status: 422, errors: [[422, "Attachments[0].Type"]] }],
+  ["Attachment ContentId over 998 characters", { Attachments: [file({ ContentId: "c".repeat(999) })] }, { status: 422, errors: [[422, "Attachments[0].ContentId"]] }],
   // Step 13: size.
   ["bodies + attachments over 10 MiB", { Attachments: [file({ Content: Buffer.alloc(MAX_MESSAGE_BYTES).toString("base64") })] }, { status: 422, errors: [[422, undefined]] }],
   ["exactly 10 MiB", { HTMLContent: "x".repeat(1024), Attachments: [file({ Content: Buffer.alloc(MAX_MESSAGE_BYTES - 1024).toString("base64") })] }, "ok"],

@@ -211,6 +211,10 @@ function checkTags(body: Body, errors: Errors): string[] {
 }
 
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+/** A custom header's name and its value are each at most RFC 5322's line length (998 characters). */
+const MAX_HEADER_LENGTH = 998;
+/** Longer file names are refused: most file systems stop at 255. */
+const MAX_FILENAME_LENGTH = 255;
 const TRACKING_LOWER = TRACKING_HEADER.toLowerCase();
 
 // Step 11.
@@ -230,7 +234,15 @@ function checkHeaders(body: Body, errors: Errors): { list: [string, string][]; t
   let tracking: TrackingMode | undefined;
   for (const [name, value] of entries) {
     const field = `Headers.${name}`;
-    if (!FIELD_NAME.test(name) || isOwnedHeader(name) || typeof value !== "string" || /[\r\n]/.test(value) || !isStorableText(value)) {
+    if (
+      name.length > MAX_HEADER_LENGTH ||
+      !FIELD_NAME.test(name) ||
+      isOwnedHeader(name) ||
+      typeof value !== "string" ||
+      value.length > MAX_HEADER_LENGTH ||
+      /[\r\n]/.test(value) ||
+      !isStorableText(value)
+    ) {
       errors.add(422, field);
       continue;
     }
@@ -268,11 +280,11 @@ function checkAttachments(body: Body, errors: Errors): { list: ContentAttachment
     else bytes += size;
 
     const filename = typeof item.Filename === "string" ? sanitizeFilename(item.Filename) : "";
-    if (filename === "" || !isStorableText(filename)) fail("Filename");
+    if (filename === "" || filename.length > MAX_FILENAME_LENGTH || !isStorableText(filename)) fail("Filename");
 
     let type: string | undefined;
     if (isAbsent(item.Type) || item.Type === "") type = inferMimeType(filename);
-    else if (typeof item.Type === "string" && isMimeType(item.Type)) type = item.Type.trim();
+    else if (typeof item.Type === "string" && item.Type.length <= MAX_HEADER_LENGTH && isMimeType(item.Type)) type = item.Type.trim();
     else fail("Type");
 
     let disposition: "attachment" | "inline" = "attachment";
@@ -287,7 +299,7 @@ function checkAttachments(body: Body, errors: Errors): { list: ContentAttachment
     let contentId: string | undefined;
     if (!isAbsent(cidRaw) && cidRaw !== "") {
       if (typeof cidRaw === "number" && Number.isSafeInteger(cidRaw)) contentId = String(cidRaw);
-      else if (typeof cidRaw === "string" && /^<?[\x21-\x3b\x3d\x3f-\x7e]+>?$/.test(cidRaw.trim())) contentId = cidRaw.trim().replace(/^<|>$/g, "");
+      else if (typeof cidRaw === "string" && cidRaw.length <= MAX_HEADER_LENGTH && /^<?[\x21-\x3b\x3d\x3f-\x7e]+>?$/.test(cidRaw.trim())) contentId = cidRaw.trim().replace(/^<|>$/g, "");
       else fail(cidKey);
     }
     if (ok) list.push({ content: item.Content as string, filename, type: type!, disposition, ...(contentId !== undefined && { contentId }) });
