@@ -172,7 +172,7 @@ const rows: Row[] = [
   ["Attachment several errors", { Attachments: [file(), file({ Content: "!", Filename: "" })] }, { status: 422, errors: [[422, "Attachments[1].Content"], [422, "Attachments[1].Filename"]] }],
   // Bounds on what becomes a header line (issue 11): names, values, file names, types, Content-IDs.
   ["Header name of 998 characters", { Headers: { [`X-${"a".repeat(996)}`]: "v" } }, "ok"],
-  ["Header name over 998 characters", { Headers: { [`X-${"a".repeat(997)}`]: "v" } }, { status: 422, errors: [[422, `Headers.X-${"a".repeat(997)}`]] }],
+  ["Header name over 998 characters", { Headers: { [`X-${"a".repeat(997)}`]: "v" } }, { status: 422, errors: [[422, `Headers.X-${"a".repeat(62)}…`]] }],
   ["Header value of 998 characters", { Headers: { "X-A": "v".repeat(998) } }, "ok"],
   ["Header value over 998 characters", { Headers: { "X-A": "v".repeat(999) } }, { status: 422, errors: [[422, "Headers.X-A"]] }],
   ["Attachment filename of 255 characters", { Attachments: [file({ Filename: `${"f".repeat(251)}.txt` })] }, "ok"],

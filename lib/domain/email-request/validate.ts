@@ -147,7 +147,7 @@ function checkSubject(body: Body, errors: Errors): string | undefined {
     errors.add(8, "Subject");
     return undefined;
   }
-  if (typeof s !== "string" || codePoints(s) > MAX_SUBJECT_LENGTH || !isStorableText(s)) {
+  if (typeof s !== "string" || codePoints(s, MAX_SUBJECT_LENGTH) > MAX_SUBJECT_LENGTH || !isStorableText(s)) {
     errors.add(422, "Subject");
     return undefined;
   }
@@ -155,7 +155,9 @@ function checkSubject(body: Body, errors: Errors): string | undefined {
   return s.replace(/[\r\n]+/g, " ");
 }
 
-function codePoints(s: string): number {
+/** Code points of `s`, counted no further than max + 1 (a string of ten megabytes is not walked through). */
+function codePoints(s: string, max: number): number {
+  if (s.length > 2 * max) return max + 1; // at least length / 2 code points
   let n = 0;
   for (const _ of s) n++;
   return n;
@@ -204,7 +206,7 @@ function checkTags(body: Body, errors: Errors): string[] {
   }
   const out: string[] = [];
   tags.forEach((t, i) => {
-    if (typeof t !== "string" || t.trim() === "" || codePoints(t) > MAX_TAG_LENGTH || !isStorableText(t)) errors.add(422, `Tags[${i}]`);
+    if (typeof t !== "string" || codePoints(t, MAX_TAG_LENGTH) > MAX_TAG_LENGTH || t.trim() === "" || !isStorableText(t)) errors.add(422, `Tags[${i}]`);
     else out.push(t);
   });
   return out;
@@ -233,7 +235,8 @@ function checkHeaders(body: Body, errors: Errors): { list: [string, string][]; t
   const list: [string, string][] = [];
   let tracking: TrackingMode | undefined;
   for (const [name, value] of entries) {
-    const field = `Headers.${name}`;
+    // The name is echoed in the error's Field: never more than the longest valid name.
+    const field = `Headers.${name.length > MAX_HEADER_LENGTH ? `${name.slice(0, 64)}…` : name}`;
     if (
       name.length > MAX_HEADER_LENGTH ||
       !FIELD_NAME.test(name) ||
