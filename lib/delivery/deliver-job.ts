@@ -9,7 +9,7 @@ import { parseMessageContent, type MessageContent } from "./message-content";
 import { recordRound, type RoundResult } from "./record-outcomes";
 import { encodeTrackingToken } from "./tracking-tokens";
 import { storeTrackedLinks } from "../domain/tracked-links";
-import { planTracking, renderTracking } from "./tracking-html";
+import { planTracking, renderTrackingPieces } from "./tracking-html";
 import type { Envelope, Transport, TransportResult } from "./transports";
 import { bounceDomainFor, signedAddress, verpAddress } from "./verp";
 
@@ -158,7 +158,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
     const token = (kind: "o" | "u") => encodeTrackingToken(secret, { kind, messageId: message.id, recipientId: r.id });
     const html =
       content.html && plan
-        ? renderTracking(content.html, plan, {
+        ? renderTrackingPieces(content.html, plan, {
             pixelUrl: tracking.opens ? `${base}/t/o/${token("o")}` : undefined,
             linkUrl: tracking.clicks
               ? (link) => `${base}/t/c/${encodeTrackingToken(secret, { kind: "c", messageId: message.id, recipientId: r.id, link })}`

@@ -14,18 +14,23 @@ import { Tokenizer, type QuoteType, type TokenizerCallbacks } from "htmlparser2"
  */
 
 /** Characters tokenized between two turns of the event loop. */
-export const SCAN_CHUNK = 256 * 1024;
+export const SCAN_CHUNK = 16 * 1024;
 
 /** A longer link is left as it is (not tracked): no redirect carries a URL this long. */
 export const MAX_TRACKED_URL_LENGTH = 8192;
+
+/** Attribute values are read no further than this (HtmlAttribute.truncated past it): nothing we look for is longer. */
+export const MAX_ATTRIBUTE_CHARS = 16 * 1024;
 
 export interface HtmlAttribute {
   /** Lowercase name. */
   name: string;
   /** The name as written (its case kept when the attribute is rewritten). */
   rawName: string;
-  /** The value with entities decoded ("" when the attribute has no value). */
+  /** The value with entities decoded ("" when the attribute has no value), at most MAX_ATTRIBUTE_CHARS. */
   value: string;
+  /** The value was longer than MAX_ATTRIBUTE_CHARS: `value` is its beginning only. */
+  truncated: boolean;
   /** Index of the name's first character. */
   start: number;
   /** Index just past the value (past its closing quote when quoted). */
@@ -70,7 +75,12 @@ export interface ScanResult {
 /** Tokenizes `html` once, in chunks, reporting tags, closing tags and text to `visitor`. */
 export async function scanHtml(html: string, visitor: HtmlVisitor, chunk = SCAN_CHUNK): Promise<ScanResult> {
   let tag: HtmlTag | undefined;
-  let attr: { name: string; rawName: string; start: number; parts: string[] } | undefined;
+  let attr: { name: string; rawName: string; start: number; parts: string[]; size: number } | undefined;
+  const keep = (text: string) => {
+    if (!attr) return;
+    if (attr.size <= MAX_ATTRIBUTE_CHARS) attr.parts.push(text.length > MAX_ATTRIBUTE_CHARS ? text.slice(0, MAX_ATTRIBUTE_CHARS + 1) : text);
+    attr.size += text.length;
+  };
   const lower = (start: number, end: number, max: number) => (end - start <= max ? html.slice(start, end).toLowerCase() : "");
 
   const endTag = (gtIndex: number) => {
@@ -92,17 +102,21 @@ export async function scanHtml(html: string, visitor: HtmlVisitor, chunk = SCAN_
       if (!tag) return;
       const name = lower(start, end, 32);
       if (name && visitor.attributes.has(name) && !tag.attributes.some((a) => a.name === name)) {
-        attr = { name, rawName: html.slice(start, end), start, parts: [] };
+        attr = { name, rawName: html.slice(start, end), start, parts: [], size: 0 };
       }
     },
     onattribdata(start, end) {
-      attr?.parts.push(html.slice(start, end));
+      if (attr) keep(html.slice(start, Math.min(end, start + MAX_ATTRIBUTE_CHARS + 1)));
     },
     onattribentity(cp) {
-      attr?.parts.push(codePointText(cp));
+      keep(codePointText(cp));
     },
     onattribend(_quote: QuoteType, end) {
-      if (attr && tag) tag.attributes.push({ name: attr.name, rawName: attr.rawName, value: attr.parts.join(""), start: attr.start, end });
+      if (attr && tag) {
+        const truncated = attr.size > MAX_ATTRIBUTE_CHARS;
+        const value = attr.parts.join("");
+        tag.attributes.push({ name: attr.name, rawName: attr.rawName, value: truncated ? value.slice(0, MAX_ATTRIBUTE_CHARS) : value, truncated, start: attr.start, end });
+      }
       attr = undefined;
     },
     onopentagend: endTag,
@@ -167,7 +181,7 @@ export async function planTracking(html: string): Promise<TrackingPlan> {
     openTag(tag) {
       if (tag.name !== "a") return;
       const href = tag.attributes[0];
-      const url = href && trackableUrl(href.value);
+      const url = href && !href.truncated ? trackableUrl(href.value) : undefined;
       if (!href || url === undefined) return;
       plan.links.push(url);
       plan.spans.push({ start: href.start, end: href.end, rawName: href.rawName });
@@ -193,6 +207,16 @@ export interface InjectOptions {
 
 /** The body with the plan's links rewritten and the pixel added; every other character as it was. */
 export function renderTracking(html: string, plan: TrackingPlan, options: InjectOptions): string {
+  const pieces = renderTrackingPieces(html, plan, options);
+  return pieces.length === 1 ? pieces[0]! : pieces.join("");
+}
+
+/**
+ * The same as renderTracking, as the pieces to concatenate (slices of the
+ * body and the inserted text): the composer streams them, so a 10 MB copy
+ * is never flattened into one string in one go.
+ */
+export function renderTrackingPieces(html: string, plan: TrackingPlan, options: InjectOptions): string[] {
   const edits: { start: number; end: number; text: string }[] = [];
   if (options.linkUrl) {
     plan.spans.forEach((span, i) => {
@@ -206,7 +230,7 @@ export function renderTracking(html: string, plan: TrackingPlan, options: Inject
     if (at < 0) at = edits.length;
     edits.splice(at, 0, { start: plan.pixelAt, end: plan.pixelAt, text: pixel });
   }
-  if (edits.length === 0) return html;
+  if (edits.length === 0) return [html];
   const pieces: string[] = [];
   let pos = 0;
   for (const e of edits) {
@@ -214,7 +238,7 @@ export function renderTracking(html: string, plan: TrackingPlan, options: Inject
     pos = e.end;
   }
   pieces.push(html.slice(pos));
-  return pieces.join("");
+  return pieces;
 }
 
 /** The trackable links of an HTML body, decoded, in document order. */

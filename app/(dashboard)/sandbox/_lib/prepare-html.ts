@@ -65,7 +65,7 @@ export async function prepareSandboxHtml(html: string, inline: InlinePart[]): Pr
     openTag(tag) {
       const attr = (name: string) => tag.attributes.find((a) => a.name === name);
       const src = attr("src");
-      if (tag.name === "img" && src) {
+      if (tag.name === "img" && src && !src.truncated) {
         const path = trackingPath(src.value.trim(), "o");
         if (path) {
           pixelPath ??= path;
@@ -75,7 +75,7 @@ export async function prepareSandboxHtml(html: string, inline: InlinePart[]): Pr
       }
       for (const a of [src, attr("background")]) {
         const value = a?.value.trim() ?? "";
-        if (!a || value.slice(0, 4).toLowerCase() !== "cid:") continue;
+        if (!a || a.truncated || value.slice(0, 4).toLowerCase() !== "cid:") continue;
         let id: string;
         try {
           id = decodeURIComponent(value.slice(4));
@@ -89,7 +89,7 @@ export async function prepareSandboxHtml(html: string, inline: InlinePart[]): Pr
       if (tag.name === "a") {
         openLink = undefined;
         const href = attr("href");
-        if (!href) return;
+        if (!href || href.truncated) return;
         const value = href.value.trim();
         const path = trackingPath(value, "c") ?? trackingPath(value, "u");
         if (path) replaceAttribute(href, path);
