@@ -23,10 +23,12 @@ import { startTestApp, type TestApp } from "../support/test-app";
  * The machine these tests run on is shared (2 cores, often a load of 10+),
  * and an ordinary 10 MB request costs some delay by itself: decoding and
  * JSON.parse of 10 MB are single steps (~30 ms on an idle core). So each
- * group first measures a control, an ordinary 10 MB message accepted and
- * delivered, and the budget is 200 ms or twice the control, whichever is
- * larger: on an idle machine exactly the issue's 200 ms; under load, hostile
- * input may cost no more than twice what ordinary input of its size costs.
+ * group measures a control before and after its cases, an ordinary 10 MB
+ * message accepted and delivered, and the budget is 200 ms or three times
+ * the larger control, whichever is larger: on an idle machine exactly the
+ * issue's 200 ms; under load, hostile input may cost no more than a small
+ * multiple of what ordinary input of its size costs (the load of the
+ * machine moves by that much within a group).
  * The old code failed either way (11–24 s for 100 KB of spaces in an
  * address, 14 s for 300 KB of `<a ` in a body).
  */
@@ -122,7 +124,7 @@ describe("stall budget: hostile input never holds the event loop", () => {
     expect(value.status).toBe(200);
     return delay;
   }
-  const budgetFor = (controlMs: number) => Math.max(BUDGET_MS, 2 * controlMs);
+  const budgetFor = (controlMs: number) => Math.max(BUDGET_MS, 3 * controlMs);
 
   /** Every recipient of the message has its final event (not queued or deferred). */
   async function settled(messageId: string) {
@@ -150,17 +152,20 @@ describe("stall budget: hostile input never holds the event loop", () => {
 
   for (const [runName, unit] of Object.entries(RUNS)) {
     it(`POST /email with a ${JSON.stringify(runName)} run in every string field`, async () => {
-      const budget = budgetFor(await control(runName));
+      const before = await control(`${runName}, before`);
       const hostile = run(unit);
       const failures: string[] = [];
+      const delays: [string, number][] = [];
       for (const [field, patch] of Object.entries(FIELDS)) {
         const body = base();
         patch(body, hostile);
         const raw = new Blob([JSON.stringify(body)]);
         const { delay, value } = await measured(`${field} ← ${runName} (${(raw.size / 1e6).toFixed(1)} MB)`, () => post(raw));
         if (!(value.status === 200 || (value.status >= 400 && value.status < 500))) failures.push(`${field}: HTTP ${value.status}`);
-        if (delay >= budget) failures.push(`${field}: ${delay} ms (budget ${budget} ms)`);
+        delays.push([field, delay]);
       }
+      const budget = budgetFor(Math.max(before, await control(`${runName}, after`)));
+      for (const [field, delay] of delays) if (delay >= budget) failures.push(`${field}: ${delay} ms (budget ${budget} ms)`);
       expect(failures).toEqual([]);
     }, 600_000);
   }
@@ -184,14 +189,16 @@ describe("stall budget: hostile input never holds the event loop", () => {
       "10 MB, 10,000 links": pad(links(10_000), 10_000_000),
       "10 MB of `<a ` then a link": `${"<a ".repeat(3_300_000)}><a href="https://example.org/last">last</a>`,
       "10 MB of `&#x` in an href": `<a href="https://example.org/${"&#x".repeat(3_300_000)}">x</a><a href="https://example.org/&#x110000;">y</a>`,
-      "10 MB of quotes, unclosed": `<a href="https://example.org/q">q</a><a href="${'"'.repeat(10_000_000)}`,
+      "10 MB of quotes (5 MB as JSON escapes them), unclosed": `<a href="https://example.org/q">q</a><a href="${'"'.repeat(5_000_000)}`,
     };
-    const budget = budgetFor(await control("delivery"));
+    const before = await control("delivery, before");
     const failures: string[] = [];
+    const delays: [string, number][] = [];
     for (const [name, html] of Object.entries(bodies)) {
       const raw = new Blob([JSON.stringify({ ...base(), HTMLContent: html })]);
       const { delay, value } = await measured(`delivery: ${name}`, () => post(raw));
-      if (value.status !== 200 || delay >= budget) failures.push(`delivery ${name}: HTTP ${value.status}, ${delay} ms (budget ${budget} ms)`);
+      if (value.status !== 200) failures.push(`delivery ${name}: HTTP ${value.status}`);
+      delays.push([`delivery ${name}`, delay]);
       if (!value.messageId) continue;
       // The delivery kept the message's link list: click its last link, as the recipient would.
       const { rows } = await app.ctx.database.pool.query<{ n: number | null; recipient: number }>(
@@ -210,13 +217,16 @@ describe("stall budget: hostile input never holds the event loop", () => {
           await res.arrayBuffer();
           return { status: `${res.status}`, value: res.status };
         });
-        if (!(r.value === 302 || r.value === 200) || r.delay >= budget) failures.push(`click ${name}${label}: HTTP ${r.value}, ${r.delay} ms (budget ${budget} ms)`);
+        if (!(r.value === 302 || r.value === 200)) failures.push(`click ${name}${label}: HTTP ${r.value}`);
+        delays.push([`click ${name}${label}`, r.delay]);
       };
       await click("");
       // A message sent before link lists were kept: the click tokenizes the stored body (in chunks) once.
       await app.ctx.database.pool.query("UPDATE messages SET tracked_links = NULL WHERE id = $1", [value.messageId]);
       await click(" (no stored link list)");
     }
+    const budget = budgetFor(Math.max(before, await control("delivery, after")));
+    for (const [name, delay] of delays) if (delay >= budget) failures.push(`${name}: ${delay} ms (budget ${budget} ms)`);
     expect(failures).toEqual([]);
   }, 600_000);
 });
