@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from "node:crypto";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { buildMessage } from "./build-message";
@@ -68,6 +69,36 @@ describe("buildMessage", () => {
     expect(logo.content.equals(png)).toBe(true);
     expect(parsed.attachments.find((a) => a.filename === "data.csv")!.content.toString()).toBe("a,b\n1,2\n");
 
+    const result = await dkimVerify(raw, { resolver });
+    expect(result.results[0]?.status.result).toBe("pass");
+  });
+
+  it("streams large bodies in chunks (base64), byte for byte, with a DKIM signature that verifies and no long turn", async () => {
+    const html = ["<p>", "日本語 ".repeat(40_000), "😀".repeat(30_000), "</p>", "x".repeat(70_000)];
+    const text = `Plain ${"é".repeat(100_000)} 😀 end`;
+    const content = parseMessageContent({
+      from: { name: "", email: "shop@example.com" },
+      to: [{ name: "", email: "ann@example.org" }],
+      subject: "Large",
+      html: html.join(""),
+      text,
+    });
+    const h = monitorEventLoopDelay({ resolution: 10 });
+    h.enable();
+    const raw = await buildMessage({
+      messageId: "0f8fad5b-d9cb-469f-a165-70867728950e",
+      fromDomain: "example.com",
+      date: new Date("2026-03-01T10:00:00Z"),
+      content,
+      html,
+      dkim: { domainName: "example.com", keySelector: "mailroom", privateKey },
+    });
+    h.disable();
+    expect(h.max / 1e6).toBeLessThan(200);
+    expect(raw.toString("latin1")).toMatch(/Content-Transfer-Encoding: base64/);
+    const parsed = await simpleParser(raw);
+    expect(parsed.html).toBe(html.join(""));
+    expect(parsed.text).toBe(text);
     const result = await dkimVerify(raw, { resolver });
     expect(result.results[0]?.status.result).toBe("pass");
   });

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import MailComposer from "nodemailer/lib/mail-composer";
 import type Mail from "nodemailer/lib/mailer";
 import { signDkim, type DkimKey } from "./dkim";
@@ -19,14 +20,53 @@ export interface BuildOptions {
   fromDomain: string;
   date: Date;
   content: MessageContent;
-  /** HTML body after tracking injection (defaults to content.html). */
-  html?: string;
+  /** HTML body after tracking injection, whole or in pieces to concatenate (defaults to content.html). */
+  html?: string | readonly string[];
   /** List-Unsubscribe targets: the one-click URL and a mailto address. */
   unsubscribe?: { url: string; mailto?: string };
   dkim?: DkimKey;
 }
 
 const toAddress = (a: ContentAddress): Mail.Address => ({ name: a.name, address: a.email });
+
+/**
+ * A body over this many characters is handed to the composer as a stream of
+ * chunks with a turn of the event loop between them, and encoded base64
+ * (nodemailer's quoted-printable encoder takes seconds on 10 MB and runs in
+ * one go): a 10 MB body never holds the process (issue 11, docs/delivery.md).
+ */
+export const STREAMED_BODY_CHARS = 64 * 1024;
+
+const lengthOf = (text: string | readonly string[]) => (typeof text === "string" ? text.length : text.reduce((n, p) => n + p.length, 0));
+
+/** UTF-8 chunks of about STREAMED_BODY_CHARS characters (never splitting a surrogate pair), a turn of the event loop before each. */
+function chunked(text: string | readonly string[]): Readable {
+  const pieces = typeof text === "string" ? [text] : text;
+  return Readable.from(
+    (async function* () {
+      let batch: string[] = [];
+      let size = 0;
+      for (const piece of pieces) {
+        for (let i = 0; i < piece.length; ) {
+          let end = Math.min(i + STREAMED_BODY_CHARS - size, piece.length);
+          const last = piece.charCodeAt(end - 1);
+          if (end < piece.length && last >= 0xd800 && last <= 0xdbff) end--; // keep a pair together
+          if (end <= i) end = i + 1;
+          batch.push(piece.slice(i, end));
+          size += end - i;
+          i = end;
+          if (size >= STREAMED_BODY_CHARS - 1) {
+            yield Buffer.from(batch.join(""), "utf8");
+            batch = [];
+            size = 0;
+            await new Promise<void>((resolve) => setImmediate(resolve));
+          }
+        }
+      }
+      if (size > 0) yield Buffer.from(batch.join(""), "utf8");
+    })(),
+  );
+}
 
 export function composerOptions(options: BuildOptions): Mail.Options {
   const { content } = options;
@@ -42,7 +82,10 @@ export function composerOptions(options: BuildOptions): Mail.Options {
     headers.push({ key: "List-Unsubscribe", value: { prepared: true, value: targets.join(", ") } });
     headers.push({ key: "List-Unsubscribe-Post", value: { prepared: true, value: "List-Unsubscribe=One-Click" } });
   }
+  const html = options.html ?? content.html;
+  const large = (html !== undefined && lengthOf(html) > STREAMED_BODY_CHARS) || (content.text?.length ?? 0) > STREAMED_BODY_CHARS;
   return {
+    ...(large && { textEncoding: "base64" as const }),
     from: toAddress(content.from),
     to: content.to.map(toAddress),
     cc: content.cc.length ? content.cc.map(toAddress) : undefined,
@@ -50,8 +93,8 @@ export function composerOptions(options: BuildOptions): Mail.Options {
     subject: content.subject,
     date: options.date,
     messageId: `<${options.messageId}@${options.fromDomain}>`,
-    text: content.text,
-    html: options.html ?? content.html,
+    text: large && content.text !== undefined ? chunked(content.text) : content.text,
+    html: html === undefined ? undefined : large ? chunked(html) : typeof html === "string" ? html : html.join(""),
     headers: headers as Mail.Headers,
     attachments: content.attachments.map((a) => ({
       content: Buffer.from(a.content, "base64"),
@@ -71,5 +114,5 @@ export async function composeMessage(options: BuildOptions): Promise<Buffer> {
 
 export async function buildMessage(options: BuildOptions): Promise<Buffer> {
   const raw = await composeMessage(options);
-  return options.dkim ? signDkim(raw, options.dkim) : raw;
+  return options.dkim ? await signDkim(raw, options.dkim) : raw;
 }

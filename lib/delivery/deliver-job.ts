@@ -8,7 +8,8 @@ import { classifySmtpAnswer, type Classification } from "./classify";
 import { parseMessageContent, type MessageContent } from "./message-content";
 import { recordRound, type RoundResult } from "./record-outcomes";
 import { encodeTrackingToken } from "./tracking-tokens";
-import { injectTracking } from "./tracking-inject";
+import { storeTrackedLinks } from "../domain/tracked-links";
+import { planTracking, renderTrackingPieces } from "./tracking-html";
 import type { Envelope, Transport, TransportResult } from "./transports";
 import { bounceDomainFor, signedAddress, verpAddress } from "./verp";
 
@@ -40,6 +41,7 @@ interface MessageRow {
   size: number;
   track_opens: boolean;
   track_clicks: boolean;
+  links_listed: boolean;
   dkim_domain: string | null;
   dkim_selector: string | null;
   dkim_private_key: string | null;
@@ -64,6 +66,7 @@ async function loadMessages(pool: AppContext["database"]["pool"], requests: Load
   const { rows } = await pool.query<Loaded & { i: number }>({
     name: "mailroom_deliver_load",
     text: `SELECT j.i, m.id, m.account_id, m.from_domain, m.content, m.created_at, m.size, a.track_opens, a.track_clicks,
+                  m.tracked_links IS NOT NULL AS links_listed,
                   d.name AS dkim_domain, d.dkim_selector, d.dkim_private_key,
                   (SELECT json_agg(json_build_object('id', r.id, 'email', r.email, 'attempts', r.attempts) ORDER BY r.id)
                      FROM message_recipients r
@@ -147,11 +150,15 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
   const bounceDomain = bounceDomainFor(domainToASCII(message.from_domain) || message.from_domain, ctx.config.delivery.bounceDomain);
 
+  // The body is tokenized once per job (in chunks, yielding to the event loop); each copy is then spliced from the plan.
+  const plan = content.html && (tracking.opens || tracking.clicks) ? await planTracking(content.html) : undefined;
+  if (plan && tracking.clicks && !message.links_listed) await storeTrackedLinks(ctx.database, message.id, plan.links);
+
   const build = async (r: RecipientRow): Promise<Envelope> => {
     const token = (kind: "o" | "u") => encodeTrackingToken(secret, { kind, messageId: message.id, recipientId: r.id });
     const html =
-      content.html && (tracking.opens || tracking.clicks)
-        ? injectTracking(content.html, {
+      content.html && plan
+        ? renderTrackingPieces(content.html, plan, {
             pixelUrl: tracking.opens ? `${base}/t/o/${token("o")}` : undefined,
             linkUrl: tracking.clicks
               ? (link) => `${base}/t/c/${encodeTrackingToken(secret, { kind: "c", messageId: message.id, recipientId: r.id, link })}`

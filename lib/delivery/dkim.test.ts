@@ -1,7 +1,9 @@
-import { generateKeyPairSync } from "node:crypto";
+import fc from "fast-check";
+import { createHash, generateKeyPairSync } from "node:crypto";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { describe, expect, it } from "vitest";
-import { relaxedBody, relaxedHeader, signDkim } from "./dkim";
+import { relaxedBody, relaxedBodyHash, relaxedHeader, signDkim } from "./dkim";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", {
   modulusLength: 2048,
@@ -45,7 +47,7 @@ describe("DKIM (rsa-sha256, relaxed/relaxed), checked by mailauth", () => {
       ].join("\r\n"),
       "utf8",
     );
-    const signed = signDkim(raw, key);
+    const signed = await signDkim(raw, key);
     expect(signed.subarray(signed.length - raw.length).equals(raw)).toBe(true);
     const r = await verify(signed);
     expect(r.status.result).toBe("pass");
@@ -54,8 +56,26 @@ describe("DKIM (rsa-sha256, relaxed/relaxed), checked by mailauth", () => {
 
   it("fails verification when a signed header or the body changes", async () => {
     const raw = Buffer.from("From: a@example.com\r\nSubject: one\r\nTo: b@example.org\r\n\r\nbody\r\n");
-    const signed = signDkim(raw, key).toString();
+    const signed = (await signDkim(raw, key)).toString();
     expect((await verify(Buffer.from(signed.replace("Subject: one", "Subject: two")))).status.result).toBe("fail");
     expect((await verify(Buffer.from(signed.replace("\r\n\r\nbody", "\r\n\r\nbodY")))).status.result).not.toBe("pass");
   });
+
+  it("hashes the relaxed body in chunks exactly as relaxedBody, without holding the event loop", async () => {
+    const sha = (t: string) => createHash("sha256").update(t, "latin1").digest("base64");
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom("a", " ", "\t", "\r\n", "\r", "\n", "x y", "\u00e9"), { maxLength: 60 }), async (parts) => {
+        const body = parts.join("");
+        expect(await relaxedBodyHash(body)).toBe(sha(relaxedBody(body)));
+      }),
+      { numRuns: 200 },
+    );
+    const big = `${"line  with \t spaces  \r\n\r\n".repeat(400_000)}\r\n\r\n`;
+    const h = monitorEventLoopDelay({ resolution: 10 });
+    h.enable();
+    const hashed = await relaxedBodyHash(big);
+    h.disable();
+    expect(hashed).toBe(sha(relaxedBody(big)));
+    expect(h.max / 1e6).toBeLessThan(200);
+  }, 60_000);
 });

@@ -63,12 +63,49 @@ function splitFields(head: string): { name: string; value: string }[] {
   return fields;
 }
 
-export function signDkim(raw: Buffer, key: DkimKey, now = new Date()): Buffer {
+/** Characters of body canonicalised between two turns of the event loop. */
+const BODY_CHUNK = 32 * 1024;
+
+/**
+ * The SHA-256 of relaxedBody(body), computed line by line with a turn of the
+ * event loop every BODY_CHUNK characters: a 10 MB body never holds the process
+ * (issue 11). Trailing empty lines are held back until a non-empty one follows.
+ */
+export async function relaxedBodyHash(body: string): Promise<string> {
+  const hash = createHash("sha256");
+  let pendingEmpty = 0;
+  let pos = 0;
+  let batch: string[] = [];
+  let batchStart = 0;
+  while (pos < body.length) {
+    let eol = body.indexOf("\r\n", pos);
+    if (eol < 0) eol = body.length;
+    let line = body.slice(pos, eol).replace(/[ \t]+/g, " ");
+    if (line.endsWith(" ")) line = line.slice(0, -1);
+    if (line === "") pendingEmpty++;
+    else {
+      if (pendingEmpty) batch.push("\r\n".repeat(pendingEmpty));
+      pendingEmpty = 0;
+      batch.push(line, "\r\n");
+    }
+    pos = eol + 2;
+    if (pos - batchStart >= BODY_CHUNK) {
+      hash.update(batch.join(""), "latin1");
+      batch = [];
+      batchStart = pos;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  hash.update(batch.join(""), "latin1");
+  return hash.digest("base64");
+}
+
+export async function signDkim(raw: Buffer, key: DkimKey, now = new Date()): Promise<Buffer> {
   const text = raw.toString("latin1"); // byte-preserving
   const end = text.indexOf("\r\n\r\n");
   const head = end >= 0 ? text.slice(0, end) : text;
   const body = end >= 0 ? text.slice(end + 4) : "";
-  const bh = createHash("sha256").update(relaxedBody(body), "latin1").digest("base64");
+  const bh = await relaxedBodyHash(body);
 
   const fields = splitFields(head);
   const names: string[] = [];

@@ -80,6 +80,21 @@ function toItem(r: Row): SandboxListItem {
   };
 }
 
+/** The first `<http(s)://…>` of a List-Unsubscribe value, read by position (an unanchored regex was quadratic on runs of `<`). */
+export function httpTarget(value: string): string | null {
+  let gt = -1;
+  for (let lt = value.indexOf("<"); lt >= 0; lt = value.indexOf("<", lt + 1)) {
+    if (gt <= lt) {
+      gt = value.indexOf(">", lt + 1);
+      if (gt < 0) return null;
+    }
+    const start = lt + 1;
+    const scheme = value.startsWith("https://", start) ? 8 : value.startsWith("http://", start) ? 7 : 0;
+    if (scheme > 0 && gt > start + scheme) return value.slice(start, gt);
+  }
+  return null;
+}
+
 /** RFC 2047 encoded words of a stored Subject (stored as received). */
 function decodeHeader(value: string): string {
   return value.replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=\s*/g, (_, charset: string, enc: string, text: string) => {
@@ -157,7 +172,7 @@ export async function readSandboxMessage(database: Database, id: number): Promis
       size: a.size,
       contentBase64: a.content.toString("base64"),
     })),
-    unsubscribeUrl: /<(https?:\/\/[^>]+)>/.exec(unsubscribe)?.[1] ?? null,
+    unsubscribeUrl: httpTarget(unsubscribe),
     raw: row.raw.toString("utf8"),
   };
 }

@@ -45,7 +45,8 @@ export function parseStaffRole(value: string): StaffRole {
 
 function requireEmail(raw: string): string {
   const email = normalizeStaffEmail(raw);
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new DomainError(`"${raw}" is not an email address`);
+  // Bounded first: this regex backtracks quadratically on long input.
+  if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new DomainError(`"${raw}" is not an email address`);
   return email;
 }
 

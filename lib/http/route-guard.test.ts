@@ -29,6 +29,13 @@ describe("routeGuard", () => {
     expect(wrong.headers.get("allow")).toBe("GET, HEAD");
     expect(await wrong.json()).toEqual({ Errors: [{ Code: 404, Message: "Resource not found" }] });
   });
+  it("strips trailing slashes in linear time (a regex here took 1.1 s on 16,000 slashes)", async () => {
+    const t = performance.now();
+    const res = await app().request(`/api/v1/${"/".repeat(100_000)}x`);
+    expect(performance.now() - t).toBeLessThan(200);
+    expect(res.status).toBe(404);
+    expect(await (await app().request(`/api/v1/events${"/".repeat(100_000)}`, { method: "GET" })).text()).toBe("ok /api/v1/events");
+  });
 });
 
 describe("routeTableOf", () => {

@@ -50,7 +50,10 @@ export function routeGuard(prefix: string, routes: RouteSpec[]): MiddlewareHandl
   return async (c, next) => {
     let path = c.req.path;
     if (path.startsWith(prefix)) path = path.slice(prefix.length);
-    path = path.replace(/\/+$/, "") || "/";
+    // Trailing slashes off, by position: `/\/+$/` was quadratic on a path of many slashes (issue 11).
+    let end = path.length;
+    while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+    path = path.slice(0, end) || "/";
     const match = compiled.find((r) => r.regex.test(path));
     if (!match) return apiError(c, 404);
     c.set("route", prefix + match.path);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildArfReport } from "./arf";
-import { parseReport } from "./report-parser";
+import { angleAddress, parseFieldGroups, parseReport } from "./report-parser";
 
 const original = Buffer.from(
   "From: a@example.com\r\nTo: Bob <complaint@example.org>\r\nSubject: Hi\r\nMessage-ID: <0f8fad5b-d9cb-469f-a165-70867728950e@example.com>\r\n\r\nbody\r\n",
@@ -74,5 +74,32 @@ describe("parseReport", () => {
     expect((await parseReport(original)).kind).toBe("unknown");
     expect((await parseReport(Buffer.from("\u0000\u0001garbage"))).kind).toBe("unknown");
     expect((await parseReport(Buffer.alloc(0))).kind).toBe("unknown");
+  });
+});
+
+describe("hostile reports are read in linear time (issue 11)", () => {
+  const ms = (f: () => unknown) => {
+    const t = performance.now();
+    f();
+    return performance.now() - t;
+  };
+
+  it("field lines of megabytes of white space, `<` runs in addresses, over-long boundaries", async () => {
+    const n = 2_000_000;
+    // Was quadratic: /^([A-Za-z0-9-]+)\s*:\s*(.*)$/ on `a:` + spaces + `\r` (690 ms at 20 KB).
+    expect(ms(() => parseFieldGroups(`Action:${" ".repeat(n)}\rx\r\nStatus: 5.1.1`))).toBeLessThan(500);
+    expect(parseFieldGroups("Action:  failed \r\nX-Y : z")[0]).toEqual(new Map([["action", "failed"], ["x-y", "z"]]));
+    // Was quadratic: /<([^>]+)>/ on a run of `<` (1.5 s at 20 KB).
+    expect(ms(() => angleAddress("<".repeat(n)))).toBeLessThan(200);
+    expect(ms(() => angleAddress(`${"<>".repeat(n / 2)}<a@b>`))).toBeLessThan(200);
+    expect(angleAddress("Ann <a@b.test>")).toBe("a@b.test");
+    expect(angleAddress("<>x<a@b>")).toBe("a@b");
+    expect(angleAddress("<<a>")).toBe("<a");
+    const report = Buffer.from(
+      `Content-Type: multipart/report; report-type=delivery-status; boundary="${"b".repeat(71)}"\r\n\r\n--${"b".repeat(71)}\r\nContent-Type: text/plain\r\n\r\nx\r\n`,
+    );
+    expect((await parseReport(report)).kind).toBe("unknown");
+    const hostile = Buffer.from(`Content-Type: multipart/report; boundary=b\r\n\r\n--b\r\nContent-Type: message/rfc822\r\n\r\nTo: ${"<".repeat(n)}\r\n\r\n--b--\r\n`);
+    expect(ms(() => void parseReport(hostile))).toBeLessThan(1000);
   });
 });

@@ -25,6 +25,24 @@ export interface ParsedReport {
   subject: string;
 }
 
+const FIELD_NAME = /^[A-Za-z0-9-]+$/;
+
+/** The text between the first `<` and the `>` after it that holds anything (`Ann <a@b>` → `a@b`), read by position. */
+export function angleAddress(s: string): string | undefined {
+  let from = 0;
+  for (;;) {
+    const lt = s.indexOf("<", from);
+    if (lt < 0) return undefined;
+    const gt = s.indexOf(">", lt + 1);
+    if (gt < 0) return undefined;
+    if (gt > lt + 1) return s.slice(lt + 1, gt);
+    from = gt + 1;
+  }
+}
+
+/** RFC 2046: a boundary is 1 to 70 characters. */
+const MAX_BOUNDARY_LENGTH = 70;
+
 /** Parses `Name: value` fields of a message/delivery-status or feedback-report body into groups (blank-line separated). */
 export function parseFieldGroups(text: string): Map<string, string>[] {
   const groups: Map<string, string>[] = [];
@@ -41,10 +59,12 @@ export function parseFieldGroups(text: string): Map<string, string>[] {
       current.set(lastKey, `${current.get(lastKey)} ${line.trim()}`);
       continue;
     }
-    const m = /^([A-Za-z0-9-]+)\s*:\s*(.*)$/.exec(line);
-    if (!m) continue;
-    lastKey = m[1]!.toLowerCase();
-    if (!current.has(lastKey)) current.set(lastKey, m[2]!.trim());
+    // `Name: value`, read by position: a regex here was quadratic on long lines of white space (issue 11).
+    const colon = line.indexOf(":");
+    const name = colon > 0 ? line.slice(0, colon).trimEnd() : "";
+    if (!FIELD_NAME.test(name)) continue;
+    lastKey = name.toLowerCase();
+    if (!current.has(lastKey)) current.set(lastKey, line.slice(colon + 1).trim());
   }
   if (current.size) groups.push(current);
   return groups;
@@ -103,7 +123,7 @@ export function splitMultipart(raw: Buffer): { contentType: string; params: Reco
   const { type, params } = parseContentType(headers.get("content-type"));
   const parts: MimePart[] = [];
   const boundary = params.boundary;
-  if (type.startsWith("multipart/") && boundary) {
+  if (type.startsWith("multipart/") && boundary && boundary.length <= MAX_BOUNDARY_LENGTH) {
     const text = body.toString("latin1");
     const delimiter = `--${boundary}`;
     const chunks = text.split(new RegExp(`(?:^|\\r?\\n)${delimiter.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
@@ -138,7 +158,7 @@ export async function parseReport(raw: Buffer): Promise<ParsedReport> {
     out.original.messageId = (h.get("message-id") ?? "").replace(/^<|>$/g, "").trim();
     out.original.to = (h.get("to") ?? "")
       .split(",")
-      .map((s) => /<([^>]+)>/.exec(s)?.[1] ?? s.trim())
+      .map((s) => angleAddress(s) ?? s.trim())
       .filter((s) => s.includes("@"));
     out.original.returnPath = addressOf(h.get("return-path"));
   }

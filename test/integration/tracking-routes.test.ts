@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { simpleParser } from "mailparser";
+import { escapeAttribute, extractTrackableLinks } from "../../lib/delivery/tracking-html";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestAccount } from "../support/fixtures";
 import { eventsOf, sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
@@ -143,6 +145,66 @@ describe("tracking: open pixel, click redirect, unsubscribe", () => {
       expect(none.listUnsubscribe).toMatch(/\/t\/u\//); // List-Unsubscribe is always there
     } finally {
       await app.ctx.database.pool.query("UPDATE accounts SET track_opens = true, track_clicks = true WHERE id = $1", [accountId]);
+    }
+  });
+
+  it("redirects to the URL as the URL parser serialises it, shows a page when it cannot, and logs the click after the answer", async () => {
+    const html =
+      '<p><a href="https://ja.wikipedia.org/wiki/日本">ja</a> <a href="https://[::1">broken</a> <a href="https://example.org/&#x110000;">cp</a></p>';
+    const m = await sendAndCapture("unicode@example.org", { HTMLContent: html });
+    const tracked = m.links.filter((l) => l.includes("/t/c/"));
+    expect(tracked).toHaveLength(3);
+
+    const ja = await app.fetch(path(tracked[0]!), { redirect: "manual" });
+    expect(ja.status).toBe(302);
+    expect(ja.headers.get("location")).toBe("https://ja.wikipedia.org/wiki/%E6%97%A5%E6%9C%AC");
+    const broken = await app.fetch(path(tracked[1]!), { redirect: "manual" });
+    expect(broken.status).toBe(200);
+    expect(broken.headers.get("content-type")).toContain("text/html");
+    expect(await broken.text()).toContain('<a href="https://[::1" rel="noopener noreferrer">https://[::1</a>');
+    const cp = await app.fetch(path(tracked[2]!), { redirect: "manual" });
+    expect(cp.status).toBe(302);
+    expect(cp.headers.get("location")).toBe("https://example.org/%EF%BF%BD");
+
+    const clicks = await waitFor("three clicks", async () => {
+      const c = (await eventsOf(app.ctx, m.id)).filter((e) => e.type === "clicked");
+      return c.length === 3 ? c : undefined;
+    });
+    expect(clicks.map((e) => e.url)).toEqual(["https://ja.wikipedia.org/wiki/日本", "https://[::1", "https://example.org/\uFFFD"]);
+    const { rows } = await app.ctx.database.pool.query("SELECT tracked_links FROM messages WHERE id = $1", [m.id]);
+    expect(rows[0].tracked_links).toEqual(["https://ja.wikipedia.org/wiki/日本", "https://[::1", "https://example.org/\uFFFD"]);
+  });
+
+  it("property: random links through delivery and the click route never give a 500, and a redirect leads to the original", async () => {
+    const link = fc.oneof(
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+      fc.tuple(fc.webUrl(), fc.string({ unit: "binary", maxLength: 24 })).map(([u, x]) => u + x),
+      fc.string({ unit: "binary", maxLength: 30 }).map((x) => `https://${x}`),
+      fc.constantFrom("https://ja.wikipedia.org/wiki/日本", "https://例え.テスト/パス?q=値#ü", "http://a.test/%zz", "https://a.test:99999/"),
+    );
+    const noise = fc.constantFrom("", "<b>", "&amp;", "<!-- x -->", "&#x110000;", "<", '"', "<br/>");
+    const links = fc.sample(link, { numRuns: 80, seed: 11 });
+    const noises = fc.sample(noise, { numRuns: 80, seed: 12 });
+    const html = links.map((l, i) => `${noises[i]}<a href="${escapeAttribute(l)}">${i}</a>`).join("\n");
+    const expected = await extractTrackableLinks(html);
+    expect(expected.length).toBeGreaterThan(40);
+    const m = await sendAndCapture("property@example.org", { HTMLContent: html });
+    const tracked = m.links.filter((l) => l.includes("/t/c/"));
+    expect(tracked).toHaveLength(expected.length);
+    for (const [i, t] of tracked.entries()) {
+      const res = await app.fetch(path(t), { redirect: "manual" });
+      await res.arrayBuffer();
+      const original = expected[i]!;
+      if (res.status === 302) {
+        const location = res.headers.get("location")!;
+        expect(new URL(location).href, original).toBe(new URL(original).href);
+      } else {
+        expect(res.status, original).toBe(200);
+        expect(() => {
+          const u = new URL(original);
+          if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("not http(s)");
+        }, original).toThrow();
+      }
     }
   });
 });

@@ -85,7 +85,7 @@ export async function verifyDomainAction(rawId: unknown): Promise<ActionResult<{
 
 export async function addSuppressionAction(rawEmail: unknown): Promise<ActionResult<{ added: boolean }>> {
   return run(async (accountId) => {
-    const address = email.refine((e) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e), "Not an email address").parse(rawEmail);
+    const address = email.refine((e) => e.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e), "Not an email address").parse(rawEmail);
     const added = await addSuppression(getServerContext().database.db, { accountId, email: address, reason: "manual", detail: "Added in the dashboard" });
     return { ok: true, added };
   });

@@ -2,6 +2,7 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono, type Context } from "hono";
 import type { AppContext } from "../../context";
 import { decodeTrackingToken, type TrackingToken } from "../../delivery/tracking-tokens";
+import { clickTarget } from "../../domain/click-target";
 import { clientIp } from "../../domain/client-ip";
 import { geolocate } from "../../domain/geolocation";
 import { findRecipient, recordEngagement, type RecipientRef } from "../../domain/recipient-events";
@@ -11,7 +12,8 @@ import { getTrackingSecret } from "../../domain/tracking-secret";
 /**
  * Tracking under /t (CONTRACT.md "Tracking"):
  *   GET  /t/o/:token   open pixel (1×1 GIF) → `opened`
- *   GET  /t/c/:token   302 to the stored URL → `clicked` with Url
+ *   GET  /t/c/:token   302 to the stored URL (as the URL parser serialises it; a page
+ *                      with the link when it cannot) → `clicked` with Url
  *   GET  /t/u/:token   confirmation page (a GET never unsubscribes: link scanners fetch it)
  *   POST /t/u/:token   the page's button, or RFC 8058 one-click → `unsubscribed`
  * A token that fails its signature check is a 404, like any unknown path.
@@ -73,8 +75,14 @@ export function createTrackingRoutes(ctx: AppContext): Hono {
     if (!found) return notFound();
     const url = await findTrackedLink(ctx.database, found.token.messageId, found.token.link ?? -1);
     if (!url) return notFound();
+    // The answer is built first: once `clicked` is logged, nothing is left that could fail.
+    const target = clickTarget(url);
+    const response =
+      target.kind === "redirect"
+        ? new Response(null, { status: 302, headers: { Location: target.location, ...NO_STORE } })
+        : page("Link", `<h1>This link cannot be opened directly</h1><p>The address it points to:</p><p><a href="${escapeHtml(target.url)}" rel="noopener noreferrer">${escapeHtml(target.url)}</a></p>`);
     await recordEngagement(deps, found.recipient, { type: "clicked", url, ...(await where(c)) });
-    return new Response(null, { status: 302, headers: { Location: url, ...NO_STORE } });
+    return response;
   });
 
   app.get("/u/:token", async (c) => {

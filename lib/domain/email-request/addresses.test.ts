@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isValidEmail, parseAddress, parseAddressString } from "./addresses";
+import { MAX_ADDRESS_LENGTH, isValidEmail, parseAddress, parseAddressString } from "./addresses";
 
 describe("isValidEmail (CONTRACT.md address rules)", () => {
   it.each([
@@ -47,6 +47,11 @@ describe("parseAddressString", () => {
     ['"Smith, Ann" <a@b.test>', { name: "Smith, Ann", email: "a@b.test" }],
     ['"A \\"B\\"" <a@b.test>', { name: 'A "B"', email: "a@b.test" }],
     ["<a@b.test>", { name: "", email: "a@b.test" }],
+    ["Ann <>", { name: "Ann", email: "" }],
+    ["plain", { name: "", email: "plain" }],
+    ["a@b.test, c@d.test", { name: "", email: "a@b.test, c@d.test" }],
+    ["g: a@b.test;", { name: "", email: "g: a@b.test;" }],
+    ["用户 <用户@例子.广告>", { name: "用户", email: "用户@例子.广告" }],
   ])("%s", (text, expected) => {
     expect(parseAddressString(text)).toEqual(expected);
   });
@@ -62,5 +67,33 @@ describe("parseAddress", () => {
   });
   it("classifies non-addresses", () => {
     for (const v of [1, true, null, [], undefined]) expect(parseAddress(v)).toEqual({ kind: "not-address" });
+  });
+});
+
+describe("parseAddressString on hostile input", () => {
+  // Each worst case at the longest accepted length (998) and far beyond it: the
+  // old regex took 43 s on 200,000 spaces. Refusal past the bound is immediate;
+  // up to it, addressparser takes well under a millisecond (a generous bound: 100 ms on a shared machine).
+  const unit = [" ", "<", "a <", '"', "'", "&#x", "(", "\\", ",", "a@", "@", "<a@b.test>"];
+  it.each(unit)("%j repeated: bounded, linear, never throws", (u) => {
+    const atBound = `a${u.repeat(Math.floor(996 / u.length))}b`;
+    expect(atBound.length).toBeLessThanOrEqual(MAX_ADDRESS_LENGTH);
+    let t = performance.now();
+    const parsed = parseAddressString(atBound);
+    expect(performance.now() - t).toBeLessThan(100);
+    expect(typeof parsed.email).toBe("string");
+    const huge = `a${u.repeat(Math.ceil(10_000_000 / u.length))}b`;
+    t = performance.now();
+    expect(parseAddress(huge)).toMatchObject({ kind: "address", emailState: "invalid" });
+    expect(performance.now() - t).toBeLessThan(20);
+  });
+
+  it("refuses over-long names in objects, and strings just over the bound", () => {
+    expect(parseAddress({ name: "n".repeat(MAX_ADDRESS_LENGTH), email: "a@b.test" })).toMatchObject({ nameUnusable: false, emailState: "ok" });
+    expect(parseAddress({ name: "n".repeat(MAX_ADDRESS_LENGTH + 1), email: "a@b.test" })).toMatchObject({ nameUnusable: true });
+    const ok = `${"N".repeat(MAX_ADDRESS_LENGTH - "  <a@b.test>".length)} <a@b.test>`;
+    expect(ok.length).toBe(MAX_ADDRESS_LENGTH - 1);
+    expect(parseAddress(ok)).toMatchObject({ emailState: "ok", email: "a@b.test" });
+    expect(parseAddress(`${ok}  `)).toMatchObject({ emailState: "invalid" });
   });
 });

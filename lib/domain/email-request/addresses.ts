@@ -4,8 +4,16 @@
  * and valid labels, at most 254 octets in all; UTF-8 local parts and domains
  * are accepted. Display names are optional; a present name must be a string
  * without control characters.
+ *
+ * Address strings are untrusted text: they are bounded first (a string, a
+ * name or an email over MAX_ADDRESS_LENGTH characters is refused) and then
+ * read by nodemailer's `addressparser`, a linear tokenizer (docs/adr/0103).
  */
 
+/** RFC 5322's line limit: no address string, display name or email may be longer. */
+export const MAX_ADDRESS_LENGTH = 998;
+
+import addressparser from "nodemailer/lib/addressparser";
 import { isStorableText } from "../storable-text";
 
 const utf8Length = (s: string) => Buffer.byteLength(s, "utf8");
@@ -38,7 +46,7 @@ export function emailDomain(email: string): string {
 }
 
 export function isUsableName(name: string): boolean {
-  return !CONTROL.test(name) && isStorableText(name);
+  return name.length <= MAX_ADDRESS_LENGTH && !CONTROL.test(name) && isStorableText(name);
 }
 
 export type ParsedAddress =
@@ -57,13 +65,27 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** `"Ann <a@b.test>"`, `"\"Ann, B\" <a@b.test>"` or `"a@b.test"`. */
+/**
+ * `"Ann <a@b.test>"`, `"\"Ann, B\" <a@b.test>"` or `"a@b.test"`. A string
+ * that is not exactly one address (a list, a group, no address at all, or
+ * longer than MAX_ADDRESS_LENGTH) comes back as an email that fails
+ * isValidEmail, so that the field reports its "malformed" code.
+ */
 export function parseAddressString(text: string): { name: string; email: string } {
-  const m = /^(.*?)\s*<([^<>]*)>\s*$/s.exec(text.trim());
-  if (!m) return { name: "", email: text.trim() };
-  let name = m[1]!.trim();
-  if (name.length >= 2 && name.startsWith('"') && name.endsWith('"')) name = name.slice(1, -1).replace(/\\(.)/g, "$1");
-  return { name, email: m[2]!.trim() };
+  if (text.length > MAX_ADDRESS_LENGTH) return { name: "", email: text };
+  const trimmed = text.trim();
+  let parsed: ReturnType<typeof addressparser>;
+  try {
+    parsed = addressparser(trimmed);
+  } catch {
+    return { name: "", email: trimmed };
+  }
+  const one = parsed.length === 1 ? parsed[0]! : undefined;
+  if (!one || "group" in one) return { name: "", email: trimmed };
+  const email = one.address.trim();
+  // "Ann <>" has an empty address: that is a missing email, as before; text without any address is a malformed one.
+  if (email === "") return trimmed.includes("<") ? { name: one.name.trim(), email: "" } : { name: "", email: trimmed };
+  return { name: one.name.trim(), email };
 }
 
 /**
@@ -73,6 +95,8 @@ export function parseAddressString(text: string): { name: string; email: string 
 export function parseAddress(value: unknown): ParsedAddress {
   let name: unknown;
   let email: unknown;
+  // Past the bound nothing more is read: not even a trim of ten megabytes.
+  if (typeof value === "string" && value.length > MAX_ADDRESS_LENGTH) return { kind: "address", name: "", email: "", nameUnusable: false, emailState: "invalid" };
   if (typeof value === "string") {
     ({ name, email } = parseAddressString(value));
   } else if (isPlainObject(value)) {
@@ -82,7 +106,8 @@ export function parseAddress(value: unknown): ParsedAddress {
     return { kind: "not-address" };
   }
   const nameUnusable = !(name === undefined || name === null || (typeof name === "string" && isUsableName(name)));
-  const emailText = typeof email === "string" ? email.trim() : "";
-  const emailState = emailText === "" ? "missing" : isValidEmail(emailText) ? "ok" : "invalid";
-  return { kind: "address", name: typeof name === "string" ? name.trim() : "", email: emailText, nameUnusable, emailState };
+  const tooLong = typeof email === "string" && email.length > MAX_ADDRESS_LENGTH;
+  const emailText = typeof email === "string" && !tooLong ? email.trim() : "";
+  const emailState = tooLong ? "invalid" : emailText === "" ? "missing" : isValidEmail(emailText) ? "ok" : "invalid";
+  return { kind: "address", name: typeof name === "string" && !nameUnusable ? name.trim() : "", email: emailText, nameUnusable, emailState };
 }

@@ -148,7 +148,7 @@ function checkSubject(body: Body, errors: Errors): string | undefined {
     errors.add(8, "Subject");
     return undefined;
   }
-  if (typeof s !== "string" || codePoints(s) > MAX_SUBJECT_LENGTH || !isStorableText(s)) {
+  if (typeof s !== "string" || codePoints(s, MAX_SUBJECT_LENGTH) > MAX_SUBJECT_LENGTH || !isStorableText(s)) {
     errors.add(422, "Subject");
     return undefined;
   }
@@ -156,7 +156,9 @@ function checkSubject(body: Body, errors: Errors): string | undefined {
   return s.replace(/[\r\n]+/g, " ");
 }
 
-function codePoints(s: string): number {
+/** Code points of `s`, counted no further than max + 1 (a string of ten megabytes is not walked through). */
+function codePoints(s: string, max: number): number {
+  if (s.length > 2 * max) return max + 1; // at least length / 2 code points
   let n = 0;
   for (const _ of s) n++;
   return n;
@@ -205,13 +207,17 @@ function checkTags(body: Body, errors: Errors): string[] {
   }
   const out: string[] = [];
   tags.forEach((t, i) => {
-    if (typeof t !== "string" || t.trim() === "" || codePoints(t) > MAX_TAG_LENGTH || !isStorableText(t)) errors.add(422, `Tags[${i}]`);
+    if (typeof t !== "string" || codePoints(t, MAX_TAG_LENGTH) > MAX_TAG_LENGTH || t.trim() === "" || !isStorableText(t)) errors.add(422, `Tags[${i}]`);
     else out.push(t);
   });
   return out;
 }
 
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+/** A custom header's name and its value are each at most RFC 5322's line length (998 characters). */
+const MAX_HEADER_LENGTH = 998;
+/** Longer file names are refused: most file systems stop at 255. */
+const MAX_FILENAME_LENGTH = 255;
 const TRACKING_LOWER = TRACKING_HEADER.toLowerCase();
 
 // Step 11.
@@ -230,8 +236,17 @@ function checkHeaders(body: Body, errors: Errors): { list: [string, string][]; t
   const list: [string, string][] = [];
   let tracking: TrackingMode | undefined;
   for (const [name, value] of entries) {
-    const field = `Headers.${name}`;
-    if (!FIELD_NAME.test(name) || isOwnedHeader(name) || typeof value !== "string" || /[\r\n]/.test(value) || !isStorableText(value)) {
+    // The name is echoed in the error's Field: never more than the longest valid name.
+    const field = `Headers.${name.length > MAX_HEADER_LENGTH ? `${name.slice(0, 64)}…` : name}`;
+    if (
+      name.length > MAX_HEADER_LENGTH ||
+      !FIELD_NAME.test(name) ||
+      isOwnedHeader(name) ||
+      typeof value !== "string" ||
+      value.length > MAX_HEADER_LENGTH ||
+      /[\r\n]/.test(value) ||
+      !isStorableText(value)
+    ) {
       errors.add(422, field);
       continue;
     }
@@ -269,11 +284,11 @@ function checkAttachments(body: Body, errors: Errors): { list: ContentAttachment
     else bytes += size;
 
     const filename = typeof item.Filename === "string" ? sanitizeFilename(item.Filename) : "";
-    if (filename === "" || !isStorableText(filename)) fail("Filename");
+    if (filename === "" || filename.length > MAX_FILENAME_LENGTH || !isStorableText(filename)) fail("Filename");
 
     let type: string | undefined;
     if (isAbsent(item.Type) || item.Type === "") type = inferMimeType(filename);
-    else if (typeof item.Type === "string" && isMimeType(item.Type)) type = item.Type.trim();
+    else if (typeof item.Type === "string" && item.Type.length <= MAX_HEADER_LENGTH && isMimeType(item.Type)) type = item.Type.trim();
     else fail("Type");
 
     let disposition: "attachment" | "inline" = "attachment";
@@ -289,7 +304,7 @@ function checkAttachments(body: Body, errors: Errors): { list: ContentAttachment
     if (!isAbsent(cidRaw) && cidRaw !== "") {
       if (cidRaw instanceof JsonNumberText && cidRaw.integerText() !== undefined) contentId = cidRaw.integerText();
       else if (typeof cidRaw === "number" && Number.isSafeInteger(cidRaw)) contentId = String(cidRaw);
-      else if (typeof cidRaw === "string" && /^<?[\x21-\x3b\x3d\x3f-\x7e]+>?$/.test(cidRaw.trim())) contentId = cidRaw.trim().replace(/^<|>$/g, "");
+      else if (typeof cidRaw === "string" && cidRaw.length <= MAX_HEADER_LENGTH && /^<?[\x21-\x3b\x3d\x3f-\x7e]+>?$/.test(cidRaw.trim())) contentId = cidRaw.trim().replace(/^<|>$/g, "");
       else fail(cidKey);
     }
     if (ok) list.push({ content: item.Content as string, filename, type: type!, disposition, ...(contentId !== undefined && { contentId }) });

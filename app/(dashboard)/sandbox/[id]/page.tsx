@@ -22,7 +22,7 @@ export default async function SandboxMessagePage({ params }: { params: Promise<{
   const message = Number.isSafeInteger(id) ? await readSandboxMessage(getServerContext().database, id) : undefined;
   if (!message) notFound();
   const inline = message.attachments.filter((a) => a.contentId);
-  const prepared = message.html ? prepareSandboxHtml(message.html, inline) : null;
+  const prepared = message.html ? await prepareSandboxHtml(message.html, inline) : null;
   const unsubscribePath = message.unsubscribeUrl ? trackingPath(message.unsubscribeUrl, "u") : null;
   return (
     <div className="flex flex-col gap-4">

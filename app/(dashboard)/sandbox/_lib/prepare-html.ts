@@ -11,6 +11,8 @@
  *   open popups but runs no script and cannot navigate the dashboard).
  */
 
+import { escapeAttribute, scanHtml, type HtmlAttribute } from "@/lib/delivery/tracking-html";
+
 export interface InlinePart {
   contentId: string;
   contentType: string;
@@ -33,50 +35,103 @@ export interface PreparedHtml {
 /** The path of a tracking URL of the given kind (`/t/o/…`), or null when the URL is no such thing. */
 export function trackingPath(url: string, kind: "o" | "c" | "u"): string | null {
   try {
-    const parsed = new URL(url.replace(/&amp;/g, "&"), "http://placeholder.invalid");
-    if (!/^https?:$/.test(parsed.protocol)) return null;
+    const parsed = new URL(url, "http://placeholder.invalid");
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return null;
     return parsed.pathname.startsWith(`/t/${kind}/`) && /^\/t\/[ocu]\/[A-Za-z0-9._-]+$/.test(parsed.pathname) ? parsed.pathname : null;
   } catch {
     return null;
   }
 }
 
-function stripTags(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, "")
-    .replace(/&nbsp;/g, " ")
-    .replace(/&amp;/g, "&")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/\s+/g, " ")
-    .trim();
-}
+/** How much of a link's text the list beside the message shows. */
+const LINK_TEXT_MAX = 200;
 
-export function prepareSandboxHtml(html: string, inline: InlinePart[]): PreparedHtml {
-  let pixelPath: string | null = null;
-  let doc = html.replace(/<img\b[^>]*\bsrc\s*=\s*(["'])([^"']*)\1[^>]*>/gi, (tag, _q: string, src: string) => {
-    const path = trackingPath(src, "o");
-    if (!path) return tag;
-    pixelPath ??= path;
-    return "";
-  });
-
+/**
+ * Reads the HTML with the tokenizer of lib/delivery/tracking-html.ts (in
+ * chunks, entities decoded) and splices the changes in at its indices:
+ * the rest of the document is shown exactly as captured.
+ */
+export async function prepareSandboxHtml(html: string, inline: InlinePart[]): Promise<PreparedHtml> {
   const images = new Map(inline.filter((p) => p.contentId).map((p) => [p.contentId.toLowerCase(), `data:${p.contentType};base64,${p.contentBase64}`]));
-  doc = doc.replace(/(["'(])cid:([^"')\s]+)/gi, (m, q: string, id: string) => {
-    const data = images.get(decodeURIComponent(id).toLowerCase());
-    return data ? `${q}${data}` : m;
-  });
+  const edits: { start: number; end: number; text: string }[] = [];
+  const links: (MessageLink & { parts: string[]; size: number })[] = [];
+  let pixelPath: string | null = null;
+  let openLink: (typeof links)[number] | undefined;
+  let baseAt = -1;
+  const replaceAttribute = (a: HtmlAttribute, value: string) => edits.push({ start: a.start, end: a.end, text: `${a.rawName}="${escapeAttribute(value)}"` });
 
-  const links: MessageLink[] = [];
-  doc = doc.replace(/<a\b([^>]*?)\bhref\s*=\s*(["'])([^"']*)\2([^>]*)>([\s\S]*?)<\/a>/gi, (_m, pre: string, q: string, href: string, post: string, inner: string) => {
-    const path = trackingPath(href, "c") ?? trackingPath(href, "u");
-    const target = path ?? href.replace(/&amp;/g, "&");
-    if (/^(https?:|\/)/i.test(target)) links.push({ text: stripTags(inner) || target, href: target, tracked: path !== null });
-    return `<a${pre}href=${q}${path ?? href}${q}${post}>${inner}</a>`;
+  await scanHtml(html, {
+    attributes: new Set(["src", "href", "background"]),
+    openTag(tag) {
+      const attr = (name: string) => tag.attributes.find((a) => a.name === name);
+      const src = attr("src");
+      if (tag.name === "img" && src && !src.truncated) {
+        const path = trackingPath(src.value.trim(), "o");
+        if (path) {
+          pixelPath ??= path;
+          edits.push({ start: tag.start, end: tag.end, text: "" });
+          return;
+        }
+      }
+      for (const a of [src, attr("background")]) {
+        const value = a?.value.trim() ?? "";
+        if (!a || a.truncated || value.slice(0, 4).toLowerCase() !== "cid:") continue;
+        let id: string;
+        try {
+          id = decodeURIComponent(value.slice(4));
+        } catch {
+          id = value.slice(4);
+        }
+        const data = images.get(id.toLowerCase());
+        if (data) replaceAttribute(a, data);
+      }
+      if (tag.name === "head" && baseAt < 0) baseAt = tag.end;
+      if (tag.name === "a") {
+        openLink = undefined;
+        const href = attr("href");
+        if (!href || href.truncated) return;
+        const value = href.value.trim();
+        const path = trackingPath(value, "c") ?? trackingPath(value, "u");
+        if (path) replaceAttribute(href, path);
+        const target = path ?? value;
+        const lower = target.slice(0, 8).toLowerCase();
+        if (lower.startsWith("http:") || lower.startsWith("https:") || target.startsWith("/")) {
+          openLink = { text: "", href: target, tracked: path !== null, parts: [], size: 0 };
+          links.push(openLink);
+        }
+      }
+    },
+    closeTag(name) {
+      if (name === "a") openLink = undefined;
+    },
+    text(text) {
+      if (!openLink || openLink.size > LINK_TEXT_MAX * 4) return;
+      const piece = text.slice(0, LINK_TEXT_MAX * 4);
+      openLink.parts.push(piece);
+      openLink.size += piece.length;
+    },
   });
 
   const base = '<base target="_blank">';
-  doc = /<head[^>]*>/i.test(doc) ? doc.replace(/<head[^>]*>/i, (h) => `${h}${base}`) : `${base}${doc}`;
-  return { doc, pixelPath, links };
+  if (baseAt >= 0) {
+    const at = edits.findIndex((e) => e.start >= baseAt);
+    edits.splice(at < 0 ? edits.length : at, 0, { start: baseAt, end: baseAt, text: base });
+  }
+  const pieces: string[] = baseAt < 0 ? [base] : [];
+  let pos = 0;
+  for (const e of edits) {
+    pieces.push(html.slice(pos, e.start), e.text);
+    pos = e.end;
+  }
+  pieces.push(html.slice(pos));
+  return {
+    doc: pieces.join(""),
+    pixelPath,
+    links: links.map(({ parts, href, tracked }) => ({ text: collapseSpace(parts.join("")).slice(0, LINK_TEXT_MAX) || href, href, tracked })),
+  };
+}
+
+/** Runs of white space become one space; the ends are trimmed. */
+function collapseSpace(text: string): string {
+  return text.split(/\s+/u).filter(Boolean).join(" ");
 }
