@@ -48,6 +48,7 @@ const envSchema = z.object({
   MAILROOM_WEBHOOK_RETRY_SCHEDULE: durationList.optional(),
   MAILROOM_WEBHOOK_TIMEOUT: z.string().default("10s"),
   MAILROOM_ALLOW_PRIVATE_WEBHOOKS: booleanString.default(false),
+  MAILROOM_ALLOW_PRIVATE_MX: booleanString.default(false),
   MAILROOM_INBOUND_HOST: z.string().default("127.0.0.1"),
   MAILROOM_INBOUND_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   MAILROOM_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
@@ -136,6 +137,8 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       maxAgeMs: requireDuration("MAILROOM_DELIVERY_MAX_AGE", e.MAILROOM_DELIVERY_MAX_AGE),
       bounceDomain: e.MAILROOM_BOUNCE_DOMAIN,
       heloName: e.MAILROOM_HELO_NAME ?? new URL(publicUrl).hostname,
+      /** Direct-MX delivery may connect to loopback/private/reserved addresses (lib/net/address-ranges.ts). */
+      allowPrivateMx: e.MAILROOM_ALLOW_PRIVATE_MX,
       sandboxPort: e.MAILROOM_SANDBOX_PORT,
       sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
       sandboxRetentionMs: requireDuration("MAILROOM_SANDBOX_RETENTION", e.MAILROOM_SANDBOX_RETENTION),

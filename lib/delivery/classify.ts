@@ -60,6 +60,11 @@ export function classifySmtpAnswer(answer: SmtpAnswer): Classification {
     // The recipient domain does not exist (NXDOMAIN): no retry will help.
     return { outcome: "failed", smtpCode: null, enhancedCode: "5.1.2", diagnostic, bounceType: "hard", suppress: false };
   }
+  if (code === null && answer.errorCode === "EPRIVATEMX") {
+    // Every mail server of the domain is on a refused address (transports.ts): not retried,
+    // the operator's setting decides. 5.4.4: unable to route.
+    return { outcome: "failed", smtpCode: null, enhancedCode: "5.4.4", diagnostic, bounceType: "hard", suppress: false };
+  }
   const enh = enhanced && enhanced.startsWith("4.") ? enhanced : "4.4.1";
   return { outcome: "deferred", smtpCode: code, enhancedCode: enh, diagnostic, bounceType: "soft", suppress: false };
 }
