@@ -68,3 +68,27 @@ export function classifySmtpAnswer(answer: SmtpAnswer): Classification {
   const enh = enhanced && enhanced.startsWith("4.") ? enhanced : "4.4.1";
   return { outcome: "deferred", smtpCode: code, enhancedCode: enh, diagnostic, bounceType: "soft", suppress: false };
 }
+
+/**
+ * An exception inside delivery (not an SMTP outcome): a temporary failure,
+ * retried on the delivery schedule and failed when that runs out. The
+ * diagnostic names the class of the error (and its Node code), never its
+ * message or stack: those may carry message content and stay in the log.
+ */
+export function internalErrorClassification(err: unknown): Classification {
+  let kind = typeof err;
+  let code = "";
+  if (err instanceof Error) {
+    kind = (err.constructor?.name || err.name || "Error") as typeof kind;
+    const c = (err as { code?: unknown }).code;
+    if (typeof c === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(c)) code = ` (${c})`;
+  }
+  return {
+    outcome: "deferred",
+    smtpCode: null,
+    enhancedCode: "4.3.0",
+    diagnostic: `Internal error: ${kind}${code}`,
+    bounceType: "soft",
+    suppress: false,
+  };
+}

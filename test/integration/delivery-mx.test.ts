@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDelivery, type DeliveryRuntime } from "../../lib/delivery/start";
 import type { MxResolver } from "../../lib/delivery/transports";
 import { createTestAccount } from "../support/fixtures";
-import { sendViaApi, waitForEvent } from "../support/delivery-helpers";
+import { expectNoRecipientLeftQueued, sendViaApi, waitForEvent } from "../support/delivery-helpers";
 import { startSmtpSink, type SmtpSink } from "../support/smtp-sink";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -45,6 +45,8 @@ describe("mx delivery (MX lookup, A fallback, STARTTLS)", () => {
     delivery = await startDelivery(app.ctx, { workers: true, inbound: false, mx: { resolver, port: mx.port } });
   });
   afterAll(async () => {
+    // Every recipient this file accepted reached a final event (none left `queued`, none stranded).
+    if (app) await expectNoRecipientLeftQueued(app.ctx);
     await delivery?.stop();
     await app?.stop();
     await mx?.stop();
@@ -110,6 +112,8 @@ describe("mx delivery refuses private and reserved addresses by default", () => 
     delivery = await startDelivery(app.ctx, { workers: true, inbound: false, mx: { resolver, port } });
   });
   afterAll(async () => {
+    // Every recipient this file accepted reached a final event (none left `queued`, none stranded).
+    if (app) await expectNoRecipientLeftQueued(app.ctx);
     await delivery?.stop();
     await app?.stop();
     await new Promise((resolve) => listener?.close(resolve));
