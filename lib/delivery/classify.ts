@@ -76,10 +76,10 @@ export function classifySmtpAnswer(answer: SmtpAnswer): Classification {
  * message or stack: those may carry message content and stay in the log.
  */
 export function internalErrorClassification(err: unknown): Classification {
-  let kind = typeof err;
+  let kind: string = typeof err;
   let code = "";
   if (err instanceof Error) {
-    kind = (err.constructor?.name || err.name || "Error") as typeof kind;
+    kind = err.constructor?.name || err.name || "Error";
     const c = (err as { code?: unknown }).code;
     if (typeof c === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(c)) code = ` (${c})`;
   }
