@@ -177,5 +177,10 @@ describe("inbound SMTP limits", () => {
     }
     expect(replies.slice(0, -1).every((r) => r.startsWith("220 "))).toBe(true);
     expect(replies.at(-1)).toMatch(/^421 4\.7\.0 Too many connections from your address/);
+    // A report this process submits to its own server (the sandbox's complaints, "Report as
+    // spam") is then handled in process rather than lost.
+    const { submitReport } = await import("../../lib/inbound/submit-report");
+    const raw = Buffer.from("From: fbl@example.org\r\nTo: x@example.com\r\nSubject: report\r\n\r\nnothing to attribute\r\n");
+    expect(await submitReport(app.ctx, raw, { from: "fbl@example.org", to: "x@bounces.example.com" })).toBe("in-process");
   });
 });
