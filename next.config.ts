@@ -26,6 +26,9 @@ const nextConfig: NextConfig = {
     // The compose upload (POST /compose/send) carries up to 10 MB of files plus
     // the form; Next's proxy would otherwise pass on only the first 10 MiB.
     proxyClientMaxBodySize: "16mb",
+    // Server actions (settings, webhooks, sandbox...) carry small forms: Next's 1 MB, stated.
+    // The one large upload is the compose route handler, which bounds its own body (16 MB).
+    serverActions: { bodySizeLimit: "1mb" },
   },
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];

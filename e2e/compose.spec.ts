@@ -192,3 +192,14 @@ test("a large upload shows its progress", async ({ page }) => {
   expect(body.length).toBe(3 * 1024 * 1024);
   expect(body.every((b) => b === 7)).toBe(true);
 });
+
+test("the upload route refuses a body over its 16 MiB bound with 413, before parsing it", async ({ page }) => {
+  test.setTimeout(90_000);
+  await signIn(page, "admin");
+  const draft = JSON.stringify({ from: { local: "big", domain: "example.com", name: "" }, to: [], cc: [], bcc: [], replyTo: [], subject: "", html: "", text: "", tags: "", headers: [], attachments: [{ filename: "big.bin", type: "application/octet-stream", size: 1, disposition: "attachment", contentId: "" }] });
+  const res = await page.request.post("/compose/send", {
+    multipart: { draft, file0: { name: "big.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(17 * 1024 * 1024, 1) } },
+  });
+  expect(res.status()).toBe(413);
+  expect(((await res.json()) as { errors: Record<string, string> }).errors._form).toMatch(/larger than 16 MB/);
+});

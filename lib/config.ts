@@ -48,8 +48,12 @@ const envSchema = z.object({
   MAILROOM_WEBHOOK_RETRY_SCHEDULE: durationList.optional(),
   MAILROOM_WEBHOOK_TIMEOUT: z.string().default("10s"),
   MAILROOM_ALLOW_PRIVATE_WEBHOOKS: booleanString.default(false),
+  MAILROOM_ALLOW_PRIVATE_MX: booleanString.default(false),
   MAILROOM_INBOUND_HOST: z.string().default("127.0.0.1"),
   MAILROOM_INBOUND_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
+  MAILROOM_INBOUND_MAX_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(100),
+  MAILROOM_INBOUND_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+  MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
   MAILROOM_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   MAILROOM_SANDBOX_COMPLAINT_DELAY: z.string().default("3s"),
   MAILROOM_SANDBOX_RETENTION: z.string().default("7d"),
@@ -136,6 +140,8 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       maxAgeMs: requireDuration("MAILROOM_DELIVERY_MAX_AGE", e.MAILROOM_DELIVERY_MAX_AGE),
       bounceDomain: e.MAILROOM_BOUNCE_DOMAIN,
       heloName: e.MAILROOM_HELO_NAME ?? new URL(publicUrl).hostname,
+      /** Direct-MX delivery may connect to loopback/private/reserved addresses (lib/net/address-ranges.ts). */
+      allowPrivateMx: e.MAILROOM_ALLOW_PRIVATE_MX,
       sandboxPort: e.MAILROOM_SANDBOX_PORT,
       sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
       sandboxRetentionMs: requireDuration("MAILROOM_SANDBOX_RETENTION", e.MAILROOM_SANDBOX_RETENTION),
@@ -153,7 +159,16 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       timeoutMs: requireDuration("MAILROOM_WEBHOOK_TIMEOUT", e.MAILROOM_WEBHOOK_TIMEOUT),
       allowPrivate: e.MAILROOM_ALLOW_PRIVATE_WEBHOOKS,
     },
-    inbound: { host: e.MAILROOM_INBOUND_HOST, port: e.MAILROOM_INBOUND_PORT },
+    inbound: {
+      host: e.MAILROOM_INBOUND_HOST,
+      port: e.MAILROOM_INBOUND_PORT,
+      /** Concurrent SMTP sessions; more are answered 421. */
+      maxClients: e.MAILROOM_INBOUND_MAX_CLIENTS,
+      /** Largest message (DATA) kept; a bigger one is drained, not buffered, and answered 552. */
+      maxMessageBytes: e.MAILROOM_INBOUND_MAX_MESSAGE_BYTES,
+      /** New connections per client address (IPv6: per /64) per minute; more are answered 421. */
+      connectionsPerMinute: e.MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE,
+    },
     tracking: { secret: e.MAILROOM_TRACKING_SECRET, trustProxy: e.MAILROOM_TRUST_PROXY },
     api: {
       maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES,

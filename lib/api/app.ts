@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../context";
+import { bodyLimit, TRACKING_BODY_LIMIT_BYTES } from "../http/body-limit";
 import { httpMetricsFor } from "../http/metrics";
 import { onApiError } from "../http/on-error";
 import { requestContext } from "../http/request-context";
@@ -21,6 +22,9 @@ export function createApiApp(ctx: AppContext): Hono {
   // Request id, access log and request metrics for every path; the 500 envelope for defects.
   app.use("*", requestContext(ctx.log, httpMetricsFor(ctx)) as unknown as MiddlewareHandler);
   app.onError(onApiError(ctx.log));
+  // Bodies are bounded before anything reads them: /api/v1 by its routes' readJsonBody
+  // (MAILROOM_MAX_BODY_BYTES); the paths below take no body or a tiny one.
+  for (const path of ["/t/*", "/healthz", "/readyz", "/metrics"]) app.use(path, bodyLimit(TRACKING_BODY_LIMIT_BYTES));
   app.route("/", createMetricsRoutes(ctx));
   app.route("/", createHealthRoutes(ctx));
   app.route("/api/v1", createV1Routes(ctx) as unknown as Hono);

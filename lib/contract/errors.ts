@@ -35,6 +35,8 @@ export const ERROR_MESSAGES = {
   31: "Reply-To address count exceeds the allowed count",
   32: "Domain is not activated",
   404: "Resource not found",
+  // Extension: a body over the bound of a path that takes little or none (/t/*, /healthz, /metrics).
+  413: "Request body too large",
   422: "Invalid request parameters",
   429: "Too many requests",
   500: "Internal server error",
@@ -51,6 +53,7 @@ export function httpStatusOf(code: ErrorCode): number {
   if (code === 14) return 422;
   if (code === 17 || code === 429) return 429;
   if (code === 404) return 404;
+  if (code === 413) return 413;
   if (code === 422) return 422;
   if (code === 500) return 500;
   if (code === 503) return 503;

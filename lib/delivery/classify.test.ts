@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_DELIVERY_RETRY_SCHEDULE_MS } from "../config";
-import { classifySmtpAnswer, cleanReply, enhancedCodeOf } from "./classify";
+import { classifySmtpAnswer, cleanReply, enhancedCodeOf, internalErrorClassification } from "./classify";
 import { nextAttemptAt, retryDelayMs } from "./retry-schedule";
 
 describe("classifySmtpAnswer", () => {
@@ -59,5 +59,22 @@ describe("retry schedule", () => {
     expect(nextAttemptAt(short, { failedAttempts: 1, acceptedAt, now: t(0) })).toEqual(t(1));
     expect(nextAttemptAt(short, { failedAttempts: 3, acceptedAt, now: t(2) })).toEqual(t(3));
     expect(nextAttemptAt(short, { failedAttempts: 4, acceptedAt, now: t(3) })).toBeUndefined();
+  });
+});
+
+describe("internalErrorClassification", () => {
+  it("defers with the class and Node code of the error, never its message", () => {
+    const err = Object.assign(new TypeError("secret content <b>"), { code: "ERR_INVALID_ARG_TYPE" });
+    expect(internalErrorClassification(err)).toEqual({
+      outcome: "deferred",
+      smtpCode: null,
+      enhancedCode: "4.3.0",
+      diagnostic: "Internal error: TypeError (ERR_INVALID_ARG_TYPE)",
+      bounceType: "soft",
+      suppress: false,
+    });
+    expect(internalErrorClassification(new RangeError("x")).diagnostic).toBe("Internal error: RangeError");
+    expect(internalErrorClassification("a string").diagnostic).toBe("Internal error: string");
+    expect(internalErrorClassification(Object.assign(new Error("x"), { code: "not a code; rm -rf" })).diagnostic).toBe("Internal error: Error");
   });
 });

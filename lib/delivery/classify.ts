@@ -60,6 +60,35 @@ export function classifySmtpAnswer(answer: SmtpAnswer): Classification {
     // The recipient domain does not exist (NXDOMAIN): no retry will help.
     return { outcome: "failed", smtpCode: null, enhancedCode: "5.1.2", diagnostic, bounceType: "hard", suppress: false };
   }
+  if (code === null && answer.errorCode === "EPRIVATEMX") {
+    // Every mail server of the domain is on a refused address (transports.ts): not retried,
+    // the operator's setting decides. 5.4.4: unable to route.
+    return { outcome: "failed", smtpCode: null, enhancedCode: "5.4.4", diagnostic, bounceType: "hard", suppress: false };
+  }
   const enh = enhanced && enhanced.startsWith("4.") ? enhanced : "4.4.1";
   return { outcome: "deferred", smtpCode: code, enhancedCode: enh, diagnostic, bounceType: "soft", suppress: false };
+}
+
+/**
+ * An exception inside delivery (not an SMTP outcome): a temporary failure,
+ * retried on the delivery schedule and failed when that runs out. The
+ * diagnostic names the class of the error (and its Node code), never its
+ * message or stack: those may carry message content and stay in the log.
+ */
+export function internalErrorClassification(err: unknown): Classification {
+  let kind: string = typeof err;
+  let code = "";
+  if (err instanceof Error) {
+    kind = err.constructor?.name || err.name || "Error";
+    const c = (err as { code?: unknown }).code;
+    if (typeof c === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(c)) code = ` (${c})`;
+  }
+  return {
+    outcome: "deferred",
+    smtpCode: null,
+    enhancedCode: "4.3.0",
+    diagnostic: `Internal error: ${kind}${code}`,
+    bounceType: "soft",
+    suppress: false,
+  };
 }

@@ -4,7 +4,7 @@ import { createGroupCommit } from "../domain/group-commit";
 import type { DeliverJob } from "../queue/jobs";
 import { isRowDataError } from "../storage/sqlstate";
 import { buildMessage, type DkimKey } from "./build-message";
-import { classifySmtpAnswer, type Classification } from "./classify";
+import { classifySmtpAnswer, internalErrorClassification, type Classification } from "./classify";
 import { parseMessageContent, type MessageContent } from "./message-content";
 import { recordRound, type RoundResult } from "./record-outcomes";
 import { encodeTrackingToken } from "./tracking-tokens";
@@ -185,24 +185,49 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
     const domain = r.email.split("@").pop()!.toLowerCase();
     byDomain.set(domain, [...(byDomain.get(domain) ?? []), i]);
   });
-  const answers: TransportResult[] = new Array(recipients.length);
+  // A copy that cannot be built (a defect, a signing key that does not parse...) or a transport
+  // that throws is an internal error of that recipient's round: deferred on the normal retry
+  // schedule, then failed with the reason, like any other temporary failure (never a job that
+  // throws until pg-boss gives up and the recipient stays queued for ever).
+  const classifications: Classification[] = new Array(recipients.length);
+  const answers: (TransportResult | undefined)[] = new Array(recipients.length);
+  const internal = (i: number, err: unknown, where: string) => {
+    ctx.log.error({ err, messageId: message.id, recipient: recipients[i]!.email, requestId: job.requestId }, `delivery: ${where} threw; retried as an internal error`);
+    classifications[i] = internalErrorClassification(err);
+  };
   let size = 0;
   for (const [domain, indexes] of byDomain) {
     for (let k = 0; k < indexes.length; k += COPIES_IN_FLIGHT) {
       const chunk = indexes.slice(k, k + COPIES_IN_FLIGHT);
-      const envelopes = await Promise.all(chunk.map((i) => build(recipients[i]!)));
-      size ||= envelopes[0]!.raw.length;
-      const out = await transport.sendAll(domain, envelopes);
-      chunk.forEach((i, n) => (answers[i] = out[n]!));
+      const built = await Promise.all(
+        chunk.map((i) =>
+          build(recipients[i]!).then(
+            (envelope) => ({ i, envelope }),
+            (err: unknown) => internal(i, err, "building the copy"),
+          ),
+        ),
+      );
+      const ready = built.filter((b): b is { i: number; envelope: Envelope } => b !== undefined);
+      if (ready.length === 0) continue;
+      size ||= ready[0]!.envelope.raw.length;
+      try {
+        const out = await transport.sendAll(domain, ready.map((b) => b.envelope));
+        ready.forEach((b, n) => {
+          answers[b.i] = out[n]!;
+          classifications[b.i] = classifySmtpAnswer(out[n]!.answer);
+        });
+      } catch (err) {
+        for (const b of ready) internal(b.i, err, "the transport");
+      }
     }
   }
   const results: RoundResult[] = recipients.map((r, i) => ({
     recipientId: r.id,
     email: r.email,
     attempts: r.attempts,
-    classification: classifySmtpAnswer(answers[i]!.answer),
-    mxHost: answers[i]!.mxHost,
-    durationMs: answers[i]!.durationMs,
+    classification: classifications[i]!,
+    mxHost: answers[i]?.mxHost ?? "",
+    durationMs: answers[i]?.durationMs ?? 0,
   }));
   const retries = await recordRound(ctx, policy, { ...round, size, storedSize: message.size }, results);
   for (const at of retries) deps.onRetryScheduled?.(at);

@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { finalizeStrandedRecipients } from "./stranded-recipients";
 
 /**
  * Retention (the `maintenance` queue, scheduled hourly): events older than
@@ -6,11 +7,14 @@ import type { AppContext } from "../context";
  * whose recipients are all final and that no remaining event shows (a late
  * open keeps its message's headers), sandbox captures older than
  * MAILROOM_SANDBOX_RETENTION, rate-limit counters of past windows, and the
- * hourly event-count summaries past retention.
+ * hourly event-count summaries past retention. First, recipients left
+ * pending without a delivery job, or past the delivery max age, get their
+ * `failed` event (stranded-recipients.ts).
  * Deletes in batches so that no statement holds locks for long.
  */
 
 export interface MaintenanceReport {
+  strandedRecipients: number;
   events: number;
   messages: number;
   sandboxMessages: number;
@@ -29,6 +33,7 @@ async function deleteInBatches(ctx: AppContext, sql: string, params: unknown[]):
 
 export async function runMaintenance(ctx: AppContext, now = new Date()): Promise<MaintenanceReport> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  const strandedRecipients = await finalizeStrandedRecipients(ctx, now);
   const events = await deleteInBatches(
     ctx,
     `DELETE FROM events WHERE id IN (
@@ -63,5 +68,5 @@ export async function runMaintenance(ctx: AppContext, now = new Date()): Promise
       WHERE a.id = c.account_id AND c.hour + 3600 <= $1::bigint - a.retention_days::bigint * 86400`,
     [nowSeconds],
   );
-  return { events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0 };
+  return { strandedRecipients, events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0 };
 }

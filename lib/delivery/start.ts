@@ -76,7 +76,12 @@ export async function startDelivery(ctx: AppContext, options: DeliveryOptions): 
     } else if (ctx.config.delivery.mode === "relay") {
       transport = createFixedTransport("relay", parseRelayUrl(ctx.config.delivery.relayUrl!), transportOptions);
     } else {
-      transport = createMxTransport({ ...transportOptions, resolver: options.mx?.resolver, port: options.mx?.port });
+      transport = createMxTransport({
+        ...transportOptions,
+        resolver: options.mx?.resolver,
+        port: options.mx?.port,
+        allowPrivate: ctx.config.delivery.allowPrivateMx,
+      });
     }
     stoppers.push(async () => transport.close());
 

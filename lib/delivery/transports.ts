@@ -1,5 +1,6 @@
 import dns from "node:dns/promises";
 import net from "node:net";
+import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
 import { SmtpClient, type SmtpTarget } from "./smtp-client";
 
@@ -86,8 +87,17 @@ interface Hop {
 
 const dnsMissing = (err: unknown) => ["ENODATA", "ENOTFOUND", "ENODOMAIN"].includes((err as { code?: string }).code ?? "");
 
-/** MX hosts by preference, each resolved to addresses; the domain's own A record when it has no MX (RFC 5321 §5.1). */
-export async function resolveHops(resolver: MxResolver, domain: string): Promise<Hop[]> {
+/** The error code of a destination whose every mail server is on a refused address (see resolveHops). */
+export const PRIVATE_MX_CODE = "EPRIVATEMX";
+
+/**
+ * MX hosts by preference, each resolved to addresses; the domain's own A
+ * record when it has no MX (RFC 5321 §5.1). Unless `allowPrivate`, addresses
+ * that the webhook SSRF guard refuses too (loopback, private, link-local,
+ * reserved...: lib/net/address-ranges.ts) are dropped, and a domain left with
+ * none fails with PRIVATE_MX_CODE and a message that says why.
+ */
+export async function resolveHops(resolver: MxResolver, domain: string, options: { allowPrivate?: boolean } = {}): Promise<Hop[]> {
   let hosts: string[];
   try {
     const mx = await resolver.resolveMx(domain);
@@ -101,19 +111,29 @@ export async function resolveHops(resolver: MxResolver, domain: string): Promise
     hosts = [domain];
   }
   const hops: Hop[] = [];
+  const refused: Hop[] = [];
   for (const host of hosts) {
-    if (net.isIP(host)) {
-      hops.push({ host, address: host });
-      continue;
+    const addresses = net.isIP(host)
+      ? [host]
+      : await resolver.resolve4(host).catch(async () => (resolver.resolve6 ? resolver.resolve6(host).catch(() => []) : []));
+    for (const address of addresses) {
+      if (!options.allowPrivate && refusedRangeOf(address) !== undefined) refused.push({ host, address });
+      else hops.push({ host, address });
     }
-    const addresses = await resolver.resolve4(host).catch(async () => (resolver.resolve6 ? resolver.resolve6(host).catch(() => []) : []));
-    for (const address of addresses) hops.push({ host, address });
+  }
+  if (hops.length === 0 && refused.length > 0) {
+    const refusedHosts = [...new Set(refused.map((h) => h.host))];
+    const list = [...new Set(refused.map((h) => h.address))].slice(0, 4).join(", ");
+    const what = refusedHosts.length === 1 ? `MX host ${refusedHosts[0]} resolves` : `The MX hosts of ${domain} (${refusedHosts.slice(0, 4).join(", ")}) resolve`;
+    throw Object.assign(new Error(`${what} only to private/reserved addresses (${list}); set MAILROOM_ALLOW_PRIVATE_MX=true to allow`), {
+      code: PRIVATE_MX_CODE,
+    });
   }
   if (hops.length === 0) throw Object.assign(new Error(`No address for the mail servers of ${domain}`), { code: "ENOTFOUND" });
   return hops;
 }
 
-export function createMxTransport(options: TransportOptions & { resolver?: MxResolver; port?: number }): Transport {
+export function createMxTransport(options: TransportOptions & { resolver?: MxResolver; port?: number; allowPrivate?: boolean }): Transport {
   const client = new SmtpClient(options);
   const resolver = options.resolver ?? systemResolver;
   const port = options.port ?? 25;
@@ -122,7 +142,7 @@ export function createMxTransport(options: TransportOptions & { resolver?: MxRes
     async sendAll(domain, envelopes) {
       let hops: Hop[];
       try {
-        hops = await resolveHops(resolver, domain);
+        hops = await resolveHops(resolver, domain, { allowPrivate: options.allowPrivate ?? false });
       } catch (err) {
         const e = err as { code?: string; message?: string };
         return envelopes.map(() => ({ answer: { errorCode: e.code ?? "EDNS", response: e.message }, mxHost: "", durationMs: 0 }));

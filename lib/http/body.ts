@@ -62,6 +62,9 @@ const unread = new WeakSet<Request>();
 export function isBodyLeftUnread(request: Request): boolean {
   return unread.has(request);
 }
+export function markBodyLeftUnread(request: Request): void {
+  unread.add(request);
+}
 
 export async function readJsonBody(
   request: Request,
@@ -97,7 +100,7 @@ export async function readJsonBody(
 }
 
 /** The body, or undefined when it is larger than maxBytes (reading stops there). */
-async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared)) {
     // The HTTP parser holds the body to its declared length.

@@ -2,6 +2,7 @@ import nodemailer from "nodemailer";
 import { SMTPServer } from "smtp-server";
 import type { AppContext } from "../context";
 import { handleInboundMessage } from "./handle-message";
+import { ConnectionRate, readBoundedMessage } from "./smtp-limits";
 
 /**
  * The inbound SMTP server (MAILROOM_INBOUND_HOST:MAILROOM_INBOUND_PORT):
@@ -17,31 +18,37 @@ export interface InboundServer {
   stop(): Promise<void>;
 }
 
-export const MAX_INBOUND_BYTES = 25 * 1024 * 1024;
-
 export async function startInboundServer(ctx: AppContext, secret: string): Promise<InboundServer> {
+  const limits = ctx.config.inbound;
+  const rate = new ConnectionRate(limits.connectionsPerMinute);
   const server = new SMTPServer({
     name: ctx.config.delivery.heloName,
     banner: "Mailroom inbound",
     authOptional: true,
     disabledCommands: ["AUTH", "STARTTLS"],
     logger: false,
-    size: MAX_INBOUND_BYTES,
+    // Bounded sessions: at most maxClients at once (421 past it), messages up to
+    // maxMessageBytes (announced in EHLO SIZE, 552 past it), a connection rate
+    // per client address (421), no reverse DNS lookup per connection.
+    maxClients: limits.maxClients,
+    size: limits.maxMessageBytes,
+    disableReverseLookup: true,
+    onConnect(session, callback) {
+      if (rate.allow(session.remoteAddress)) return callback();
+      ctx.log.warn({ remote: session.remoteAddress }, "inbound SMTP connection refused: connection rate exceeded");
+      return callback(Object.assign(new Error("4.7.0 Too many connections from your address, try again later"), { responseCode: 421 }));
+    },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      stream.on("data", (c: Buffer) => {
-        bytes += c.length;
-        if (bytes <= MAX_INBOUND_BYTES) chunks.push(c);
-      });
-      stream.on("error", (err) => callback(err));
-      stream.on("end", () => {
-        if (stream.sizeExceeded) return callback(Object.assign(new Error("5.3.4 Message too big"), { responseCode: 552 }));
+      readBoundedMessage(stream, limits.maxMessageBytes).then(({ raw, exceeded }) => {
+        if (exceeded) {
+          ctx.log.warn({ remote: session.remoteAddress, limit: limits.maxMessageBytes }, "inbound message refused: too big");
+          return callback(Object.assign(new Error("5.3.4 Message too big"), { responseCode: 552 }));
+        }
         const envelope = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
         };
-        handleInboundMessage(ctx, secret, Buffer.concat(chunks), envelope).then(
+        handleInboundMessage(ctx, secret, raw, envelope).then(
           (outcome) => {
             if (outcome.kind === "dropped") ctx.log.info({ from: envelope.from, to: envelope.to, why: outcome.why }, "inbound message dropped");
             else ctx.log.info({ outcome }, "inbound report processed");
@@ -52,7 +59,7 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
             callback(Object.assign(new Error("4.3.0 Temporary failure, try again later"), { responseCode: 451 }));
           },
         );
-      });
+      }, (err: Error) => callback(err));
     },
   });
   server.on("error", (err) => ctx.log.warn({ err }, "inbound SMTP error"));

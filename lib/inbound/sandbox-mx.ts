@@ -1,4 +1,5 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from "smtp-server";
+import { readBoundedMessage } from "./smtp-limits";
 import type { AppContext } from "../context";
 import { createGroupCommit } from "../domain/group-commit";
 import { isRowDataError } from "../storage/sqlstate";
@@ -14,6 +15,9 @@ import { buildArfReport } from "./arf";
  *   anyone else 250 (delivered)
  * Everything it accepts is stored in sandbox_messages for the dashboard.
  */
+
+/** Largest copy the sandbox keeps (a 15 MiB API body with attachments encodes to ~20 MB of MIME). */
+const SANDBOX_MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 
 export interface SandboxMx {
   host: string;
@@ -98,7 +102,11 @@ export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): 
     authOptional: true,
     disabledCommands: ["AUTH", "STARTTLS"],
     logger: false,
-    size: 40 * 1024 * 1024,
+    // Only this process's delivery client connects (loopback, up to 32 pooled connections):
+    // no per-address rate, but bounded sessions and messages all the same.
+    size: SANDBOX_MAX_MESSAGE_BYTES,
+    maxClients: 256,
+    disableReverseLookup: true,
     onRcptTo(address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
       switch (sandboxBehaviour(address.address)) {
         case "bounce":
@@ -112,10 +120,9 @@ export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): 
       }
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("error", (err) => callback(err));
-      stream.on("end", () => {
+      readBoundedMessage(stream, SANDBOX_MAX_MESSAGE_BYTES).then(({ raw: data, exceeded }) => {
+        if (exceeded) return callback(smtpError(552, "5.3.4 Message too big (sandbox)"));
+        const chunks = [data];
         void (async () => {
           const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
           const rcptTo = session.envelope.rcptTo.map((r) => r.address);
@@ -147,7 +154,7 @@ export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): 
             callback(smtpError(451, "4.3.0 Temporary storage failure (sandbox)"));
           },
         );
-      });
+      }, (err: Error) => callback(err));
     },
   });
   server.on("error", (err) => ctx.log.warn({ err }, "sandbox MX error"));

@@ -17,7 +17,9 @@ export async function submitReport(ctx: AppContext, raw: Buffer, envelope: { fro
       await sendToInbound(target, raw, envelope);
       return "smtp";
     } catch (err) {
-      if (own) throw err;
+      // Our own server may refuse a burst of reports from this host (421: MAILROOM_INBOUND_MAX_CLIENTS
+      // or _CONNECTIONS_PER_MINUTE); the report is then handled in process rather than lost.
+      if (own && (err as { responseCode?: number }).responseCode !== 421) throw err;
       ctx.log.debug({ err }, "no inbound SMTP server reachable; handling the report in process");
     }
   }

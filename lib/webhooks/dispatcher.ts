@@ -329,16 +329,45 @@ export class NotificationDispatcher {
     this.activePosts++;
     try {
       await this.attemptNow(n, jobId);
+    } catch (err) {
+      // A defect after the post (a result that cannot be recorded): hand the row back rather than
+      // leak its slot; it is due again after deferMs.
+      this.ctx.log.error({ err, notificationId: n.id }, "webhook attempt threw; handed back");
+      this.handBack(n.id, jobId, this.options.deferMs);
     } finally {
       this.activePosts--;
     }
   }
 
   private async attemptNow(n: ClaimedNotification, jobId: string): Promise<void> {
-    const parsed = eventDataSchema.safeParse(n.payload);
-    // Canonical member order (jsonb reorders keys); a payload that no longer parses goes as stored.
-    const eventData = parsed.success ? parsed.data : n.payload;
-    const signed = signNotification({ signingKey: n.signingKey, notificationId: n.id, eventData });
+    let signed: ReturnType<typeof signNotification>;
+    try {
+      signed = this.build(n);
+    } catch (err) {
+      // Not a receiver's failure and no retry would change it: one recorded failed attempt
+      // (the webhook's last response and try counter show it), never a crash or a silent loop.
+      const kind = err instanceof Error ? err.constructor?.name || err.name : typeof err;
+      this.ctx.log.error({ err, notificationId: n.id, webhookId: n.webhookId }, "webhook notification could not be built; recorded as failed");
+      appMetricsFor(this.ctx).webhookAttempts.inc({ result: "failed" });
+      const now = new Date();
+      this.buffer.push({
+        jobId,
+        record: {
+          notificationId: n.id,
+          webhookId: n.webhookId,
+          attempts: n.attempts + 1,
+          status: "failed",
+          statusCode: 0,
+          body: "",
+          durationMs: 0,
+          error: `Internal error: the notification could not be built (${kind}); not sent, not retried`,
+          startedAt: now,
+          endedAt: now,
+        },
+      });
+      this.scheduleFlush();
+      return;
+    }
     const result = await postJson(n.url, signed.body, signed.headers, this.postOptions);
     this.stats.posts++;
     this.stats.postMs += result.durationMs;
@@ -364,6 +393,17 @@ export class NotificationDispatcher {
     );
     this.buffer.push({ record, jobId });
     this.scheduleFlush();
+  }
+
+  /** The signed request of a notification; throws when its stored payload is no event data at all. */
+  private build(n: ClaimedNotification): ReturnType<typeof signNotification> {
+    if (n.payload === null || typeof n.payload !== "object" || Array.isArray(n.payload)) {
+      throw new TypeError("the stored payload is not an object");
+    }
+    const parsed = eventDataSchema.safeParse(n.payload);
+    // Canonical member order (jsonb reorders keys); an object that no longer parses goes as stored.
+    const eventData = parsed.success ? parsed.data : n.payload;
+    return signNotification({ signingKey: n.signingKey, notificationId: n.id, eventData });
   }
 
   private scheduleFlush(): void {

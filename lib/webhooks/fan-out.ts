@@ -27,7 +27,15 @@ export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: LoggedE
   for (const e of events) {
     const names = webhookEventsMatching(e.type);
     if (names.length === 0) continue;
-    const payload = buildEventData({ ...e, domain: "" });
+    // An event whose data cannot be mapped must not fail the transaction that logs it (a delivery
+    // outcome, an open...): its notification is stored without a payload and the dispatcher
+    // records it as a failed attempt (dispatcher.ts).
+    let payload: ReturnType<typeof buildEventData> | null;
+    try {
+      payload = buildEventData({ ...e, domain: "" });
+    } catch {
+      payload = null;
+    }
     candidates.push({ event_id: e.id, account_id: e.accountId, message_id: e.messageId, names, payload });
   }
   if (candidates.length === 0) return;
@@ -40,7 +48,8 @@ export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: LoggedE
          AS e(event_id bigint, account_id uuid, message_id uuid, names text[], payload jsonb)
      ), ins AS (
        INSERT INTO webhook_notifications (webhook_id, account_id, event_id, payload)
-       SELECT w.id, w.account_id, e.event_id, e.payload || jsonb_build_object('Domain', coalesce(m.from_domain, ''))
+       SELECT w.id, w.account_id, e.event_id,
+              CASE WHEN jsonb_typeof(e.payload) = 'object' THEN e.payload || jsonb_build_object('Domain', coalesce(m.from_domain, '')) ELSE 'null'::jsonb END
          FROM e
          JOIN webhooks w ON w.account_id = e.account_id AND w.event = ANY (e.names) AND w.status = 'Enabled'
          LEFT JOIN messages m ON m.id = e.message_id

@@ -1,5 +1,6 @@
 import dns from "node:dns";
 import ipaddr from "ipaddr.js";
+import { isPublicAddress, refusedRangeOf } from "../net/address-ranges";
 
 /**
  * SSRF guard for webhook destinations (CONTRACT.md "Webhooks"). A webhook
@@ -22,24 +23,8 @@ export class SsrfRefusedError extends Error {
   }
 }
 
-/** Why an address is refused, or undefined when it is a public unicast address. */
-export function refusedRangeOf(address: string): string | undefined {
-  if (!ipaddr.isValid(address)) return "invalid";
-  const ip = ipaddr.parse(address);
-  const range = ip.range();
-  if (range !== "unicast") return range;
-  if (ip.kind() === "ipv6") {
-    const v6 = ip as ipaddr.IPv6;
-    // IPv4-mapped ::ffff:a.b.c.d is refused above (range ipv4Mapped); the
-    // deprecated IPv4-compatible ::a.b.c.d reaches IPv4 hosts too: refuse it.
-    if (v6.match(ipaddr.IPv6.parse("::"), 96)) return "ipv4Compatible";
-  }
-  return undefined;
-}
-
-export function isPublicAddress(address: string): boolean {
-  return refusedRangeOf(address) === undefined;
-}
+// The range policy is shared with direct-MX delivery: one list, in lib/net.
+export { isPublicAddress, refusedRangeOf };
 
 export interface ResolvedAddress {
   address: string;

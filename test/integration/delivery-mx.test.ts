@@ -1,8 +1,9 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDelivery, type DeliveryRuntime } from "../../lib/delivery/start";
 import type { MxResolver } from "../../lib/delivery/transports";
 import { createTestAccount } from "../support/fixtures";
-import { sendViaApi, waitForEvent } from "../support/delivery-helpers";
+import { expectNoRecipientLeftQueued, sendViaApi, waitForEvent } from "../support/delivery-helpers";
 import { startSmtpSink, type SmtpSink } from "../support/smtp-sink";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -38,11 +39,14 @@ describe("mx delivery (MX lookup, A fallback, STARTTLS)", () => {
         throw Object.assign(new Error("queryA ENOTFOUND"), { code: "ENOTFOUND" });
       },
     };
-    app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_DELIVERY: "mx" });
+    // The test's MX servers listen on loopback: allowed here, refused by default (see below).
+    app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_DELIVERY: "mx", MAILROOM_ALLOW_PRIVATE_MX: "true" });
     apiKey = (await createTestAccount(app.ctx)).apiKey;
     delivery = await startDelivery(app.ctx, { workers: true, inbound: false, mx: { resolver, port: mx.port } });
   });
   afterAll(async () => {
+    // Every recipient this file accepted reached a final event (none left `queued`, none stranded).
+    if (app) await expectNoRecipientLeftQueued(app.ctx);
     await delivery?.stop();
     await app?.stop();
     await mx?.stop();
@@ -74,5 +78,60 @@ describe("mx delivery (MX lookup, A fallback, STARTTLS)", () => {
     const id2 = await send("nobody@mx.example");
     const e2 = await waitForEvent(app.ctx, id2, "failed", "nobody@mx.example");
     expect(e2.reason).toBe("550 5.1.1 No such user here");
+  });
+});
+
+describe("mx delivery refuses private and reserved addresses by default", () => {
+  let app: TestApp;
+  let delivery: DeliveryRuntime;
+  let apiKey: string;
+  let listener: net.Server;
+  let connections = 0;
+
+  beforeAll(async () => {
+    // A plain TCP listener plays the MX: it counts connections (there must be none).
+    listener = net.createServer((socket) => {
+      connections++;
+      socket.end("220 private.mx ESMTP\r\n");
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const port = (listener.address() as net.AddressInfo).port;
+    const resolver: MxResolver = {
+      async resolveMx(domain) {
+        if (domain === "internal.example") return [{ exchange: "mail.internal.example", priority: 10 }];
+        throw Object.assign(new Error("queryMx ENODATA"), { code: "ENODATA" });
+      },
+      async resolve4(host) {
+        if (host === "mail.internal.example") return ["127.0.0.1"];
+        if (host === "metadata.example") return ["169.254.169.254"];
+        throw Object.assign(new Error("queryA ENOTFOUND"), { code: "ENOTFOUND" });
+      },
+    };
+    app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_DELIVERY: "mx" });
+    apiKey = (await createTestAccount(app.ctx)).apiKey;
+    delivery = await startDelivery(app.ctx, { workers: true, inbound: false, mx: { resolver, port } });
+  });
+  afterAll(async () => {
+    // Every recipient this file accepted reached a final event (none left `queued`, none stranded).
+    if (app) await expectNoRecipientLeftQueued(app.ctx);
+    await delivery?.stop();
+    await app?.stop();
+    await new Promise((resolve) => listener?.close(resolve));
+  });
+
+  const send = (to: string) =>
+    sendViaApi(app, apiKey, { From: { email: "shop@example.com" }, To: [to], Subject: "mx", ContentType: "Text", PlainContent: "hello" });
+
+  it("fails a recipient whose MX is on loopback, says why, and connects nowhere", async () => {
+    const id = await send("ann@internal.example");
+    const e = await waitForEvent(app.ctx, id, "failed", "ann@internal.example");
+    expect(e.reason).toBe(
+      "MX host mail.internal.example resolves only to private/reserved addresses (127.0.0.1); set MAILROOM_ALLOW_PRIVATE_MX=true to allow",
+    );
+    expect(e.details).toMatchObject({ enhancedCode: "5.4.4" });
+    const id2 = await send("bob@metadata.example"); // no MX: the A fallback is checked the same way
+    const e2 = await waitForEvent(app.ctx, id2, "failed", "bob@metadata.example");
+    expect(e2.reason).toMatch(/^MX host metadata\.example resolves only to private\/reserved addresses \(169\.254\.169\.254\)/);
+    expect(connections).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestAccount } from "../support/fixtures";
-import { sendViaApi, waitForEvent } from "../support/delivery-helpers";
+import { expectNoRecipientLeftQueued, sendViaApi, waitForEvent } from "../support/delivery-helpers";
 import { startSmtpSink, type SmtpSink } from "../support/smtp-sink";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -26,6 +26,8 @@ describe("relay delivery (SMTP_RELAY_URL) to a real SMTP server", () => {
     ({ apiKey, accountId } = await createTestAccount(app.ctx));
   });
   afterAll(async () => {
+    // Every recipient this file accepted reached a final event (none left `queued`, none stranded).
+    if (app) await expectNoRecipientLeftQueued(app.ctx);
     await app?.stop();
     await relay?.stop();
   });
@@ -134,6 +136,8 @@ describe("relay over implicit TLS (smtps://)", () => {
     app = await startTestApp({ MAILROOM_DELIVERY: "relay", SMTP_RELAY_URL: `smtps://u:p@127.0.0.1:${relay.port}` });
   });
   afterAll(async () => {
+    // Every recipient this file accepted reached a final event (none left `queued`, none stranded).
+    if (app) await expectNoRecipientLeftQueued(app.ctx);
     await app?.stop();
     await relay?.stop();
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, createTestAccount } from "../support/fixtures";
-import { eventsOf, sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";
+import { eventsOf, expectNoRecipientLeftQueued, sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 describe("sandbox delivery: every sandbox address and its event", () => {
@@ -15,6 +15,8 @@ describe("sandbox delivery: every sandbox address and its event", () => {
     apiKey = (await createTestAccount(app.ctx)).apiKey;
   });
   afterAll(async () => {
+    // Every recipient this file accepted reached a final event (none left `queued`, none stranded).
+    if (app) await expectNoRecipientLeftQueued(app.ctx);
     await app?.stop();
   });
 

@@ -60,3 +60,25 @@ export function simpleEmail(to: string | string[], extra: Record<string, unknown
     ...extra,
   };
 }
+
+/**
+ * The end-of-file check of the delivery tests: every recipient of this
+ * database reaches a final status. Waits (up to `timeoutMs`) for `queued`
+ * recipients to be worked off, then fails if any is still `queued`, or if a
+ * `deferred` one has no live `deliver` job left to retry it (stranded).
+ */
+export async function expectNoRecipientLeftQueued(ctx: AppContext, timeoutMs = 20_000): Promise<void> {
+  const pool = ctx.database.pool;
+  const queued = async () =>
+    (await pool.query<{ email: string; status: string }>("SELECT email, status FROM message_recipients WHERE status = 'queued' ORDER BY id")).rows;
+  const until = Date.now() + timeoutMs;
+  while ((await queued()).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+  const { rows: stranded } = await pool.query<{ email: string; status: string }>(
+    `SELECT r.email, r.status FROM message_recipients r
+      WHERE r.status = 'deferred'
+        AND NOT EXISTS (SELECT 1 FROM pgboss.job j, jsonb_path_query(j.data, '$.recipientIds[*]') AS rid
+                         WHERE j.name = 'deliver' AND j.state < 'completed' AND j.data->>'messageId' = r.message_id::text AND rid::text = r.id::text)`,
+  );
+  const left = [...(await queued()), ...stranded];
+  if (left.length > 0) throw new Error(`recipients left without a final event: ${JSON.stringify(left)}`);
+}

@@ -3,6 +3,7 @@ import { ApiRequestError, getApiClient } from "@/lib/api-client";
 import { describeApiError } from "@/lib/api-client/describe-error";
 import { requireRoleForRoute } from "@/lib/auth/require-role";
 import { emailRequestSchema, MAX_MESSAGE_BYTES } from "@/lib/contract/email";
+import { readBytes } from "@/lib/http/body";
 import { mapApiErrors } from "../_lib/api-errors";
 import { fieldPath, toEmailRequest, validateDraft, type Draft } from "../_lib/draft";
 
@@ -45,6 +46,13 @@ const draftSchema = z.object({
     .max(500),
 }) satisfies z.ZodType<Draft>;
 
+/**
+ * The largest upload read: the API's 10 MB of bodies and files, plus JSON
+ * escaping of the draft and multipart framing. Equal to next.config.ts's
+ * proxyClientMaxBodySize, which only truncates; this refuses.
+ */
+const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
+
 function refuse(errors: Record<string, string>, status = 400): Response {
   return Response.json({ ok: false, errors }, { status });
 }
@@ -52,9 +60,12 @@ function refuse(errors: Record<string, string>, status = 400): Response {
 export async function POST(request: Request): Promise<Response> {
   const staff = await requireRoleForRoute("compose");
   if (staff instanceof Response) return staff;
+  // Bounded before it is read, with or without Content-Length (see MAX_UPLOAD_BYTES).
+  const bytes = await readBytes(request, MAX_UPLOAD_BYTES);
+  if (!bytes) return refuse({ _form: "The message and its files are larger than 16 MB. Remove some files." }, 413);
   let form: FormData;
   try {
-    form = await request.formData();
+    form = await new Request(request.url, { method: "POST", headers: request.headers, body: bytes as Uint8Array<ArrayBuffer> }).formData();
   } catch {
     return refuse({ _form: "The upload did not arrive complete. Send again." });
   }

@@ -1,0 +1,85 @@
+import type { Readable } from "node:stream";
+import ipaddr from "ipaddr.js";
+
+/**
+ * Limits of the SMTP servers Mailroom runs (the inbound server, the sandbox
+ * MX): a bounded message reader and a per-address connection rate. Pure
+ * apart from the stream; no unbounded buffering anywhere.
+ */
+
+/**
+ * Reads a DATA stream, keeping at most `maxBytes`: past that it goes on
+ * draining (SMTP needs the whole DATA read before the reply) but keeps
+ * nothing, and reports `exceeded` so the caller answers 552.
+ */
+export function readBoundedMessage(stream: Readable & { sizeExceeded?: boolean }, maxBytes: number): Promise<{ raw: Buffer; exceeded: boolean }> {
+  return new Promise((resolve, reject) => {
+    let chunks: Buffer[] = [];
+    let bytes = 0;
+    let exceeded = false;
+    stream.on("data", (c: Buffer) => {
+      if (exceeded) return;
+      bytes += c.length;
+      if (bytes > maxBytes) {
+        exceeded = true;
+        chunks = [];
+        return;
+      }
+      chunks.push(c);
+    });
+    stream.on("error", reject);
+    stream.on("end", () => {
+      exceeded ||= Boolean(stream.sizeExceeded);
+      resolve({ raw: exceeded ? Buffer.alloc(0) : Buffer.concat(chunks), exceeded });
+    });
+  });
+}
+
+/** The key an address is counted under: the address itself for IPv4, its /64 for IPv6 (one host holds a whole /64). */
+export function rateKeyOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === "ipv4") return ip.toString();
+  const parts = (ip as ipaddr.IPv6).parts.slice(0, 4);
+  return `${parts.map((p) => p.toString(16)).join(":")}::/64`;
+}
+
+/**
+ * Connections per client address per minute (sliding over two fixed
+ * windows, like a leaky counter). Memory is bounded: at most `maxKeys`
+ * addresses are remembered; beyond that the oldest window is forgotten
+ * (an attacker rotating addresses is then held by maxClients alone).
+ */
+export class ConnectionRate {
+  private current = new Map<string, number>();
+  private previous = new Map<string, number>();
+  private windowStart = 0;
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly maxKeys = 100_000,
+  ) {}
+
+  /** Counts a connection from `address`; false when it is over the rate (refuse it). */
+  allow(address: string, nowMs: number = Date.now()): boolean {
+    const window = 60_000;
+    if (nowMs - this.windowStart >= window) {
+      const elapsedWindows = Math.floor((nowMs - this.windowStart) / window);
+      this.previous = elapsedWindows === 1 ? this.current : new Map();
+      this.current = new Map();
+      this.windowStart = nowMs - ((nowMs - this.windowStart) % window);
+      if (elapsedWindows > 1) this.windowStart = nowMs;
+    }
+    if (this.current.size >= this.maxKeys) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
+    const key = rateKeyOf(address);
+    const weight = 1 - (nowMs - this.windowStart) / window;
+    const estimate = (this.current.get(key) ?? 0) + (this.previous.get(key) ?? 0) * weight;
+    if (estimate >= this.perMinute) return false;
+    this.current.set(key, (this.current.get(key) ?? 0) + 1);
+    return true;
+  }
+}
