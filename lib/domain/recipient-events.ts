@@ -34,22 +34,6 @@ export async function findRecipient(database: Database, id: number): Promise<Rec
   return rows[0];
 }
 
-export async function findRecipientByEmail(database: Database, messageId: string, email: string): Promise<RecipientRef | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(messageId)) return undefined;
-  const { rows } = await database.pool.query<RecipientRef>(`${SELECT} WHERE message_id = $1 AND lower(email) = lower($2) ORDER BY id LIMIT 1`, [
-    messageId,
-    email.trim(),
-  ]);
-  return rows[0];
-}
-
-/** The only recipient of a message, when it has exactly one. */
-export async function findSoleRecipient(database: Database, messageId: string): Promise<RecipientRef | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(messageId)) return undefined;
-  const { rows } = await database.pool.query<RecipientRef>(`${SELECT} WHERE message_id = $1 ORDER BY id LIMIT 2`, [messageId]);
-  return rows.length === 1 ? rows[0] : undefined;
-}
-
 export interface EngagementInput {
   type: "opened" | "clicked" | "unsubscribed" | "complained";
   ip?: string;
