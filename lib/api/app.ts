@@ -21,7 +21,7 @@ export function createApiApp(ctx: AppContext): Hono {
   const app = new Hono({ strict: false });
   // Request id, access log and request metrics for every path; the 500 envelope for defects.
   app.use("*", requestContext(ctx.log, httpMetricsFor(ctx)) as unknown as MiddlewareHandler);
-  app.use("*", securityHeaders()); // nosniff everywhere; CSP and framing rules on every text/html page (ADR 0505)
+  app.use("*", securityHeaders()); // nosniff everywhere; CSP and framing rules on every text/html page (ADR 0503)
   app.onError(onApiError(ctx.log));
   app.route("/", createMetricsRoutes(ctx));
   app.route("/", createHealthRoutes(ctx));

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 
 /**
- * Security headers of the Hono side (docs/adr/0505). Every response gets
+ * Security headers of the Hono side (docs/adr/0503, amendment). Every response gets
  * `X-Content-Type-Options: nosniff`; every text/html response (the
  * unsubscribe pages, the click fallback page, any later one) also gets a
  * Content-Security-Policy that allows nothing but its own inline style and

@@ -9,7 +9,7 @@ import { parseReport, type ParsedReport } from "./report-parser";
  * - a DSN (report-type=delivery-status) → `failed` for the copy it is about;
  * - an ARF report (report-type=feedback-report) → `complained`.
  *
- * Attribution is by signed tokens only (docs/adr/0504): the VERP address the
+ * Attribution is by signed tokens only (docs/adr/0306): the VERP address the
  * report was sent to, the ARF's Original-Mail-From, or, in the returned
  * original's headers, its Return-Path (VERP) or List-Unsubscribe mailto
  * address. Each names one recipient row (one copy). A report is ignored,
