@@ -1,7 +1,10 @@
 import "server-only";
+import { CredentialsSignin } from "@auth/core/errors";
 import type { NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
+import { requestClientIp } from "../domain/client-ip";
 import { getOrCreateAuthSecret } from "../domain/dashboard-auth-secret";
+import { beginSignInAttempt, signInSucceeded } from "../domain/sign-in-throttle";
 import { getStaffUser, verifyStaffPassword } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
 import { isRole } from "./roles";
@@ -16,6 +19,26 @@ import { isRole } from "./roles";
  */
 
 export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
+
+/**
+ * A refused sign-in attempt (too many failures). Auth.js puts `code` in the
+ * sign-in page's URL (`?error=CredentialsSignin&code=throttled-<seconds>`)
+ * and throws the error itself to a server action.
+ */
+export class SignInThrottled extends CredentialsSignin {
+  constructor(readonly retryAfterSeconds: number) {
+    super();
+    this.code = `throttled-${retryAfterSeconds}`;
+  }
+}
+
+/** The wait a CredentialsSignin code carries (`throttled-<seconds>`), else undefined. */
+export function throttledSeconds(code: unknown): number | undefined {
+  if (typeof code !== "string" || !code.startsWith("throttled-")) return undefined;
+  const digits = code.slice("throttled-".length);
+  if (!/^[0-9]{1,6}$/.test(digits)) return undefined;
+  return Number(digits);
+}
 
 let secretPromise: Promise<string> | undefined;
 function resolveSecret(): Promise<string> {
@@ -36,12 +59,17 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
       id: "credentials",
       name: "Email and password",
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(credentials) {
+      async authorize(credentials, request) {
         const email = typeof credentials?.email === "string" ? credentials.email : "";
         const password = typeof credentials?.password === "string" ? credentials.password : "";
         if (!email || !password) return null;
+        // Throttled before the password is checked, the form and a direct POST to the callback alike (ADR 0504).
+        const address = requestClientIp(request?.headers, ctx.config.tracking.trustProxy);
+        const attempt = await beginSignInAttempt(ctx.database, email, address);
+        if (!attempt.allowed) throw new SignInThrottled(attempt.retryAfterSeconds);
         const user = await verifyStaffPassword(ctx.database.db, email, password);
         if (!user) return null;
+        await signInSucceeded(ctx.database, email, address);
         return { id: user.id, email: user.email, name: user.name || user.email, role: user.role };
       },
     }),

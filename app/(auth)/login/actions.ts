@@ -4,11 +4,15 @@ import { redirect } from "next/navigation";
 import { AuthError } from "next-auth";
 import { z } from "zod";
 import { signIn } from "@/lib/auth/auth";
+import { throttledSeconds } from "@/lib/auth/auth-config";
 import { safeReturnPath } from "@/lib/auth/safe-return";
+import { throttleMessage } from "@/lib/domain/sign-in-throttle";
 import { getServerContext } from "@/lib/runtime";
 
 export interface SignInState {
   error?: string;
+  /** The line under the error (what to do). */
+  hint?: string;
   fieldErrors?: { email?: string[]; password?: string[] };
   email?: string;
 }
@@ -36,7 +40,13 @@ export async function signInWithPassword(_prev: SignInState, formData: FormData)
     });
   } catch (err) {
     // signIn() redirects by throwing; only Auth.js's own errors mean "refused".
-    if (err instanceof AuthError) return { error: "Wrong email or password.", email: parsed.data.email };
+    if (err instanceof AuthError) {
+      const wait = throttledSeconds((err as { code?: unknown }).code);
+      if (wait !== undefined) {
+        return { error: throttleMessage(wait), hint: "Sign-in is paused after repeated wrong passwords, to stop guessing.", email: parsed.data.email };
+      }
+      return { error: "Wrong email or password.", email: parsed.data.email };
+    }
     throw err;
   }
   return {};
