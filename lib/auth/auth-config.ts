@@ -70,7 +70,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         const user = await verifyStaffPassword(ctx.database.db, email, password);
         if (!user) return null;
         await signInSucceeded(ctx.database, email, address);
-        return { id: user.id, email: user.email, name: user.name || user.email, role: user.role };
+        return { id: user.id, email: user.email, name: user.name || user.email, role: user.role, mustChangePassword: user.mustChangePassword };
       },
     }),
   ];
@@ -98,6 +98,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
           // the role of the staff user with the same email, else the configured one.
           const fromUser = (user as { role?: unknown }).role;
           token.role = isRole(fromUser) ? fromUser : oidc?.role;
+          token.mustChangePassword = (user as { mustChangePassword?: unknown }).mustChangePassword === true;
           token.provider = account.provider;
           return token;
         }
@@ -105,14 +106,16 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         // change or a removal takes effect at once (one indexed read).
         if (typeof token.email === "string") {
           const staff = await getStaffUser(ctx.database.db, token.email);
-          if (staff) token.role = staff.role;
-          else if (token.provider !== "oidc") token.role = undefined;
+          if (staff) {
+            token.role = staff.role;
+            token.mustChangePassword = staff.mustChangePassword && token.provider !== "oidc";
+          } else if (token.provider !== "oidc") token.role = undefined;
         }
         return token;
       },
       session({ session, token }) {
         const role = isRole(token.role) ? token.role : undefined;
-        return { ...session, user: { ...session.user, role } } as typeof session;
+        return { ...session, user: { ...session.user, role, mustChangePassword: token.mustChangePassword === true } } as typeof session;
       },
     },
   };

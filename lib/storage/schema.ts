@@ -221,6 +221,8 @@ export const staffUsers = pgTable("staff_users", {
   passwordHash: text("password_hash").notNull(),
   createdAt: tstz("created_at").notNull().defaultNow(),
   lastLoginAt: tstz("last_login_at"),
+  /** The password was generated for the user (first start, CLI): they are asked to choose their own (migration 0501). */
+  mustChangePassword: boolean("must_change_password").notNull().default(false),
 });
 
 export const sandboxMessages = pgTable("sandbox_messages", {

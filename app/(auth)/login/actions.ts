@@ -7,6 +7,7 @@ import { signIn } from "@/lib/auth/auth";
 import { throttledSeconds } from "@/lib/auth/auth-config";
 import { safeReturnPath } from "@/lib/auth/safe-return";
 import { throttleMessage } from "@/lib/domain/sign-in-throttle";
+import { getStaffUser } from "@/lib/domain/staff-users";
 import { getServerContext } from "@/lib/runtime";
 
 export interface SignInState {
@@ -32,14 +33,12 @@ export async function signInWithPassword(_prev: SignInState, formData: FormData)
   if (!parsed.success) {
     return { fieldErrors: z.flattenError(parsed.error).fieldErrors, email: String(formData.get("email") ?? "") };
   }
+  const returnTo = safeReturnPath(parsed.data.callbackUrl, "/");
+  let target: string;
   try {
-    await signIn("credentials", {
-      email: parsed.data.email,
-      password: parsed.data.password,
-      redirectTo: safeReturnPath(parsed.data.callbackUrl, "/"),
-    });
+    target = await signIn("credentials", { email: parsed.data.email, password: parsed.data.password, redirectTo: returnTo, redirect: false });
   } catch (err) {
-    // signIn() redirects by throwing; only Auth.js's own errors mean "refused".
+    // Only Auth.js's own errors mean "refused" (a wrong password, or too many failures).
     if (err instanceof AuthError) {
       const wait = throttledSeconds((err as { code?: unknown }).code);
       if (wait !== undefined) {
@@ -49,7 +48,10 @@ export async function signInWithPassword(_prev: SignInState, formData: FormData)
     }
     throw err;
   }
-  return {};
+  // Signed in with a password generated for them: offer to choose their own first (ADR 0505).
+  const staff = await getStaffUser(getServerContext().database.db, parsed.data.email);
+  if (staff?.mustChangePassword) redirect(`/account/password?next=${encodeURIComponent(returnTo)}`);
+  redirect(target);
 }
 
 export async function signInWithOidc(formData: FormData): Promise<void> {
