@@ -11,6 +11,7 @@ import { createApiApp, isApiPath } from "./lib/api/app";
 import { buildConfig, type Config } from "./lib/config";
 import { startDelivery } from "./lib/delivery/start";
 import { ensureFirstStart, type FirstStartReport } from "./lib/domain/bootstrap";
+import { CLIENT_ADDRESS_HEADER } from "./lib/domain/client-ip";
 import type { AppContext } from "./lib/context";
 import { createLogger } from "./lib/logger";
 import { createStopStack, openProcessContext } from "./lib/process-context";
@@ -52,6 +53,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     }
 
     const server = http.createServer((req, res) => {
+      req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? ""; // trusted: never the client's own value (sign-in throttle)
       const pathname = (req.url ?? "/").split("?", 1)[0]!;
       if (isApiPath(pathname) || !nextHandler) return api(req, res);
       return nextHandler(req, res);

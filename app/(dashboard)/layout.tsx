@@ -1,6 +1,7 @@
 import { cookies, headers } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { ChangePasswordBanner } from "@/components/shell/change-password-banner";
 import { MessageSearch } from "@/components/shell/message-search";
 import { NavLinks } from "@/components/shell/nav-links";
 import { parseTheme, THEME_COOKIE } from "@/components/shell/theme";
@@ -42,6 +43,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
               <span className="max-w-48 truncate text-sm" data-testid="current-user">
                 {staff.email}
               </span>
+              <Link href="/account/password" className="text-xs text-slate-600 underline-offset-2 hover:underline dark:text-slate-400">
+                Change password
+              </Link>
               <Badge tone="accent">{staff.role}</Badge>
             </div>
             <form action={signOutAction}>
@@ -56,6 +60,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         </div>
       </header>
       <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
+        {staff.mustChangePassword && <ChangePasswordBanner />}
         {children}
       </main>
     </div>

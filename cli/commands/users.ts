@@ -19,6 +19,7 @@ function userJson(u: StaffUser) {
     role: u.role,
     createdAt: u.createdAt.toISOString(),
     lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
+    mustChangePassword: u.mustChangePassword,
   };
 }
 
@@ -34,10 +35,17 @@ export function registerUsers(program: Command, app: CliApp): void {
     .action((opts: JsonOptions & { email: string; role: string; password?: string; name?: string }) =>
       app.run(async ({ db }) => {
         const generated = opts.password === undefined ? generatePassword() : undefined;
-        const user = await addStaffUser(db, { email: opts.email, role: opts.role, password: opts.password ?? generated!, name: opts.name });
+        // A generated password is asked to be changed at the first sign-in (ADR 0505).
+        const user = await addStaffUser(db, {
+          email: opts.email,
+          role: opts.role,
+          password: opts.password ?? generated!,
+          name: opts.name,
+          mustChangePassword: Boolean(generated),
+        });
         emit(opts, { ...userJson(user), ...(generated && { password: generated }) }, () => [
           `Added ${user.role} ${user.email}`,
-          ...(generated ? [`  password (shown once): ${generated}`] : []),
+          ...(generated ? [`  password (shown once): ${generated}`, "  the dashboard asks to change it at the first sign-in"] : []),
         ]);
       }),
     );
@@ -85,10 +93,10 @@ export function registerUsers(program: Command, app: CliApp): void {
     .action((email: string, opts: JsonOptions & { password?: string }) =>
       app.run(async ({ db }) => {
         const generated = opts.password === undefined ? generatePassword() : undefined;
-        const user = await setStaffPassword(db, email, opts.password ?? generated!);
+        const user = await setStaffPassword(db, email, opts.password ?? generated!, { mustChangePassword: Boolean(generated) });
         emit(opts, { ...userJson(user), ...(generated && { password: generated }) }, () => [
           `Changed the password of ${user.email}`,
-          ...(generated ? [`  password (shown once): ${generated}`] : []),
+          ...(generated ? [`  password (shown once): ${generated}`, "  the dashboard asks to change it at the next sign-in"] : []),
         ]);
       }),
     );

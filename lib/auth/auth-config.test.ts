@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildConfig } from "../config";
 import type { AppContext } from "../context";
 import { setServerContext } from "../runtime";
-import { buildAuthConfig } from "./auth-config";
+import { buildAuthConfig, SignInThrottled, throttledSeconds } from "./auth-config";
 
 function contextWith(env: Record<string, string>): AppContext {
   // Only the configuration is read on these paths (an explicit AUTH_SECRET needs no database).
@@ -44,5 +44,13 @@ describe("Auth.js configuration", () => {
       account: { provider: "credentials", type: "credentials", providerAccountId: "sam" },
     } as Parameters<NonNullable<NonNullable<typeof config.callbacks>["jwt"]>>[0]);
     expect(staffToken).toMatchObject({ role: "support" });
+  });
+
+  it("carries a throttled sign-in's wait in the CredentialsSignin code, and reads it back strictly", () => {
+    const err = new SignInThrottled(754);
+    expect(err.code).toBe("throttled-754");
+    expect(err.type).toBe("CredentialsSignin");
+    expect(throttledSeconds(err.code)).toBe(754);
+    for (const bad of ["credentials", "throttled-", "throttled-12x", "throttled-1234567", undefined, ["throttled-5"]]) expect(throttledSeconds(bad)).toBeUndefined();
   });
 });

@@ -1,7 +1,10 @@
 import "server-only";
+import { CredentialsSignin } from "@auth/core/errors";
 import type { NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
+import { requestClientIp } from "../domain/client-ip";
 import { getOrCreateAuthSecret } from "../domain/dashboard-auth-secret";
+import { beginSignInAttempt, signInSucceeded } from "../domain/sign-in-throttle";
 import { getStaffUser, verifyStaffPassword } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
 import { isRole } from "./roles";
@@ -16,6 +19,26 @@ import { isRole } from "./roles";
  */
 
 export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
+
+/**
+ * A refused sign-in attempt (too many failures). Auth.js puts `code` in the
+ * sign-in page's URL (`?error=CredentialsSignin&code=throttled-<seconds>`)
+ * and throws the error itself to a server action.
+ */
+export class SignInThrottled extends CredentialsSignin {
+  constructor(readonly retryAfterSeconds: number) {
+    super();
+    this.code = `throttled-${retryAfterSeconds}`;
+  }
+}
+
+/** The wait a CredentialsSignin code carries (`throttled-<seconds>`), else undefined. */
+export function throttledSeconds(code: unknown): number | undefined {
+  if (typeof code !== "string" || !code.startsWith("throttled-")) return undefined;
+  const digits = code.slice("throttled-".length);
+  if (!/^[0-9]{1,6}$/.test(digits)) return undefined;
+  return Number(digits);
+}
 
 let secretPromise: Promise<string> | undefined;
 function resolveSecret(): Promise<string> {
@@ -36,13 +59,18 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
       id: "credentials",
       name: "Email and password",
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(credentials) {
+      async authorize(credentials, request) {
         const email = typeof credentials?.email === "string" ? credentials.email : "";
         const password = typeof credentials?.password === "string" ? credentials.password : "";
         if (!email || !password) return null;
+        // Throttled before the password is checked, the form and a direct POST to the callback alike (ADR 0504).
+        const address = requestClientIp(request?.headers, ctx.config.tracking.trustProxy);
+        const attempt = await beginSignInAttempt(ctx.database, email, address);
+        if (!attempt.allowed) throw new SignInThrottled(attempt.retryAfterSeconds);
         const user = await verifyStaffPassword(ctx.database.db, email, password);
         if (!user) return null;
-        return { id: user.id, email: user.email, name: user.name || user.email, role: user.role };
+        await signInSucceeded(ctx.database, email, address);
+        return { id: user.id, email: user.email, name: user.name || user.email, role: user.role, mustChangePassword: user.mustChangePassword };
       },
     }),
   ];
@@ -70,6 +98,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
           // the role of the staff user with the same email, else the configured one.
           const fromUser = (user as { role?: unknown }).role;
           token.role = isRole(fromUser) ? fromUser : oidc?.role;
+          token.mustChangePassword = (user as { mustChangePassword?: unknown }).mustChangePassword === true;
           token.provider = account.provider;
           return token;
         }
@@ -77,14 +106,16 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         // change or a removal takes effect at once (one indexed read).
         if (typeof token.email === "string") {
           const staff = await getStaffUser(ctx.database.db, token.email);
-          if (staff) token.role = staff.role;
-          else if (token.provider !== "oidc") token.role = undefined;
+          if (staff) {
+            token.role = staff.role;
+            token.mustChangePassword = staff.mustChangePassword && token.provider !== "oidc";
+          } else if (token.provider !== "oidc") token.role = undefined;
         }
         return token;
       },
       session({ session, token }) {
         const role = isRole(token.role) ? token.role : undefined;
-        return { ...session, user: { ...session.user, role } } as typeof session;
+        return { ...session, user: { ...session.user, role, mustChangePassword: token.mustChangePassword === true } } as typeof session;
       },
     },
   };

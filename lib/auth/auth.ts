@@ -15,6 +15,8 @@ export interface StaffSession {
   email: string;
   name: string;
   role: Role;
+  /** Signed in with a password generated for them (first start, CLI): offered the change (ADR 0505). */
+  mustChangePassword: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface StaffSession {
  */
 export const getStaffSession = cache(async (): Promise<StaffSession | undefined> => {
   const session = await auth();
-  const user = session?.user as { email?: string | null; name?: string | null; role?: unknown } | undefined;
+  const user = session?.user as { email?: string | null; name?: string | null; role?: unknown; mustChangePassword?: unknown } | undefined;
   if (!user?.email || !isRole(user.role)) return undefined;
-  return { email: user.email, name: user.name ?? user.email, role: user.role };
+  return { email: user.email, name: user.name ?? user.email, role: user.role, mustChangePassword: user.mustChangePassword === true };
 });

@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
 import { finalizeStrandedRecipients } from "./stranded-recipients";
+import { purgeSignInFailures } from "../domain/sign-in-throttle";
 
 /**
  * Retention (the `maintenance` queue, scheduled hourly): events older than
@@ -7,7 +8,8 @@ import { finalizeStrandedRecipients } from "./stranded-recipients";
  * whose recipients are all final and that no remaining event shows (a late
  * open keeps its message's headers), sandbox captures older than
  * MAILROOM_SANDBOX_RETENTION, rate-limit counters of past windows, and the
- * hourly event-count summaries past retention. First, recipients left
+ * hourly event-count summaries past retention, failed sign-ins older than
+ * the throttle's window. First, recipients left
  * pending without a delivery job, or past the delivery max age, get their
  * `failed` event (stranded-recipients.ts).
  * Deletes in batches so that no statement holds locks for long.
@@ -20,6 +22,7 @@ export interface MaintenanceReport {
   sandboxMessages: number;
   limitCounters: number;
   eventSummaries: number;
+  signInFailures: number;
 }
 
 async function deleteInBatches(ctx: AppContext, sql: string, params: unknown[]): Promise<number> {
@@ -68,5 +71,6 @@ export async function runMaintenance(ctx: AppContext, now = new Date()): Promise
       WHERE a.id = c.account_id AND c.hour + 3600 <= $1::bigint - a.retention_days::bigint * 86400`,
     [nowSeconds],
   );
-  return { strandedRecipients, events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0 };
+  const signInFailures = await purgeSignInFailures(ctx.database, now);
+  return { strandedRecipients, events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0, signInFailures };
 }

@@ -76,7 +76,8 @@ export async function ensureFirstStart(ctx: AppContext): Promise<FirstStartRepor
     const [admin] = await tx.db.select({ id: staffUsers.id }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
     if (!admin) {
       const password = generatePassword();
-      await addStaffUser(tx.db, { email: DEMO_ADMIN_EMAIL, role: "admin", password, name: "Admin" });
+      // Printed once to the terminal: the admin is asked to choose their own at first sign-in (ADR 0505).
+      await addStaffUser(tx.db, { email: DEMO_ADMIN_EMAIL, role: "admin", password, name: "Admin", mustChangePassword: true });
       report.demo.adminEmail = DEMO_ADMIN_EMAIL;
       report.demo.adminPassword = password;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientIp, isPublicIp } from "./client-ip";
+import { CLIENT_ADDRESS_HEADER, clientIp, isPublicIp, requestClientIp } from "./client-ip";
 
 describe("clientIp", () => {
   it("uses the socket address unless the proxy is trusted", () => {
@@ -15,5 +15,15 @@ describe("clientIp", () => {
     expect(isPublicIp("192.168.1.1")).toBe(false);
     expect(isPublicIp("::1")).toBe(false);
     expect(isPublicIp("81.2.69.142")).toBe(true);
+  });
+});
+
+describe("requestClientIp", () => {
+  it("reads the address server.ts put in its own header, and X-Forwarded-For only behind a trusted proxy", () => {
+    const h = new Headers({ [CLIENT_ADDRESS_HEADER]: "::ffff:10.0.0.2", "x-forwarded-for": "81.2.69.142" });
+    expect(requestClientIp(h, false)).toBe("10.0.0.2");
+    expect(requestClientIp(h, true)).toBe("81.2.69.142");
+    expect(requestClientIp(new Headers({ "x-forwarded-for": "81.2.69.142" }), false)).toBe("");
+    expect(requestClientIp(undefined, false)).toBe("");
   });
 });

@@ -30,3 +30,15 @@ export function clientIp(remoteAddress: string | undefined, forwardedFor: string
   for (let i = hops.length - 1; i >= 0; i--) if (isPublicIp(hops[i]!)) return hops[i]!;
   return hops[0] ?? remote;
 }
+
+/**
+ * The request header that carries the socket's address to Next.js route
+ * handlers and server actions (which cannot see the socket). server.ts sets
+ * it on every request, replacing whatever the client sent.
+ */
+export const CLIENT_ADDRESS_HEADER = "x-mailroom-client-address";
+
+/** The client address of a request that went through server.ts (see CLIENT_ADDRESS_HEADER). */
+export function requestClientIp(headers: { get(name: string): string | null } | undefined, trustProxy: boolean): string {
+  return clientIp(headers?.get(CLIENT_ADDRESS_HEADER) ?? undefined, headers?.get("x-forwarded-for") ?? undefined, trustProxy);
+}

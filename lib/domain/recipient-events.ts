@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { PgBoss } from "../queue/boss";
 import type { Database } from "../storage/database";
 import { withTransaction } from "../storage/transaction";
@@ -34,22 +35,6 @@ export async function findRecipient(database: Database, id: number): Promise<Rec
   return rows[0];
 }
 
-export async function findRecipientByEmail(database: Database, messageId: string, email: string): Promise<RecipientRef | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(messageId)) return undefined;
-  const { rows } = await database.pool.query<RecipientRef>(`${SELECT} WHERE message_id = $1 AND lower(email) = lower($2) ORDER BY id LIMIT 1`, [
-    messageId,
-    email.trim(),
-  ]);
-  return rows[0];
-}
-
-/** The only recipient of a message, when it has exactly one. */
-export async function findSoleRecipient(database: Database, messageId: string): Promise<RecipientRef | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(messageId)) return undefined;
-  const { rows } = await database.pool.query<RecipientRef>(`${SELECT} WHERE message_id = $1 ORDER BY id LIMIT 2`, [messageId]);
-  return rows.length === 1 ? rows[0] : undefined;
-}
-
 export interface EngagementInput {
   type: "opened" | "clicked" | "unsubscribed" | "complained";
   ip?: string;
@@ -59,13 +44,43 @@ export interface EngagementInput {
   details?: Record<string, unknown>;
 }
 
+/** Repeated opens of a copy, or clicks of one of its links, within this many seconds of the last logged one only count (ADR 0306). */
+export const ENGAGEMENT_WINDOW_SECONDS = 10;
+
 /**
- * Logs an engagement event. Opens and clicks are logged every time;
- * unsubscribes and complaints once per recipient (returns undefined for a
- * repeat) and add the address to the account's suppression list.
+ * One load of the pixel or a link, counted atomically in PostgreSQL (so it
+ * holds across app processes): true when it opens a new window and is to be
+ * logged. The row stays locked until the caller's transaction ends, so a
+ * concurrent load waits and then sees the window this one opened.
+ */
+const COUNT_ENGAGEMENT = `
+  INSERT INTO engagement_windows AS w (recipient_id, kind, link_key, window_start, hits, logged)
+  VALUES ($1, $2, $3, now(), 1, 1)
+  ON CONFLICT (recipient_id, kind, link_key) DO UPDATE
+     SET hits = w.hits + 1,
+         logged = w.logged + CASE WHEN w.window_start <= now() - make_interval(secs => $4) THEN 1 ELSE 0 END,
+         window_start = CASE WHEN w.window_start <= now() - make_interval(secs => $4) THEN now() ELSE w.window_start END
+  RETURNING w.window_start = now() AS fresh`;
+
+/**
+ * Logs an engagement event. Opens (per recipient) and clicks (per recipient
+ * and link) are logged once per ENGAGEMENT_WINDOW_SECONDS: repeats within the
+ * window are counted in engagement_windows.hits but log no event and fire no
+ * webhook (returns undefined). Unsubscribes and complaints are logged once
+ * per recipient (undefined for a repeat) and add the address to the
+ * account's suppression list.
  */
 export async function recordEngagement(deps: Deps, recipient: RecipientRef, input: EngagementInput): Promise<LoggedEvent | undefined> {
   return withTransaction(deps.database, async (tx) => {
+    if (input.type === "opened" || input.type === "clicked") {
+      const linkKey = input.type === "clicked" ? createHash("md5").update(input.url ?? "").digest("hex") : "";
+      const { rows } = await tx.client.query<{ fresh: boolean }>({
+        name: "mailroom_count_engagement",
+        text: COUNT_ENGAGEMENT,
+        values: [recipient.id, input.type, linkKey, ENGAGEMENT_WINDOW_SECONDS],
+      });
+      if (!rows[0]?.fresh) return undefined;
+    }
     if (input.type === "unsubscribed" || input.type === "complained") {
       // Serialise repeats for this recipient (one-click POST retried, duplicate ARF).
       await tx.client.query("SELECT id FROM message_recipients WHERE id = $1 FOR UPDATE", [recipient.id]);

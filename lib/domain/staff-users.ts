@@ -22,6 +22,8 @@ export interface StaffUser {
   role: StaffRole;
   createdAt: Date;
   lastLoginAt: Date | null;
+  /** The password was generated for the user (first start, CLI); cleared when they choose their own. */
+  mustChangePassword: boolean;
 }
 
 type StaffRow = typeof staffUsers.$inferSelect;
@@ -61,12 +63,20 @@ export function hashStaffPassword(password: string): Promise<string> {
 }
 
 function toStaffUser(r: StaffRow): StaffUser {
-  return { id: r.id, email: r.email, name: r.name, role: r.role, createdAt: r.createdAt, lastLoginAt: r.lastLoginAt };
+  return {
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    createdAt: r.createdAt,
+    lastLoginAt: r.lastLoginAt,
+    mustChangePassword: r.mustChangePassword,
+  };
 }
 
 export async function addStaffUser(
   db: Db,
-  input: { email: string; role: string; password: string; name?: string },
+  input: { email: string; role: string; password: string; name?: string; mustChangePassword?: boolean },
 ): Promise<StaffUser> {
   const email = requireEmail(input.email);
   const role = parseStaffRole(input.role);
@@ -74,7 +84,7 @@ export async function addStaffUser(
   const passwordHash = await hashStaffPassword(input.password);
   const [row] = await db
     .insert(staffUsers)
-    .values({ email, role, passwordHash, name: input.name?.trim() ?? "" })
+    .values({ email, role, passwordHash, name: input.name?.trim() ?? "", mustChangePassword: input.mustChangePassword ?? false })
     .onConflictDoNothing()
     .returning();
   if (!row) throw new DomainError(`A staff user with the email ${email} already exists`);
@@ -137,13 +147,41 @@ export async function changeStaffRole(db: Db, rawEmail: string, rawRole: string)
   });
 }
 
-export async function setStaffPassword(db: Db, rawEmail: string, password: string): Promise<StaffUser> {
+/** Sets a password (CLI). `mustChangePassword`: it was generated, the user is asked to choose their own at sign-in. */
+export async function setStaffPassword(db: Db, rawEmail: string, password: string, options: { mustChangePassword?: boolean } = {}): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
   requirePassword(password);
   const passwordHash = await hashStaffPassword(password);
-  const [row] = await db.update(staffUsers).set({ passwordHash }).where(eq(staffUsers.email, email)).returning();
+  const [row] = await db
+    .update(staffUsers)
+    .set({ passwordHash, mustChangePassword: options.mustChangePassword ?? false })
+    .where(eq(staffUsers.email, email))
+    .returning();
   if (!row) throw new DomainError(`No staff user with the email ${email}`);
   return toStaffUser(row);
+}
+
+/**
+ * A signed-in staff member chooses a new password (the dashboard's
+ * /account/password): the current one must be given and the new one must
+ * differ from it. Clears mustChangePassword.
+ */
+export async function changeOwnPassword(db: Db, rawEmail: string, current: string, next: string): Promise<StaffUser> {
+  const email = normalizeStaffEmail(rawEmail);
+  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, email));
+  if (!row) throw new DomainError(`No staff user with the email ${email}`);
+  let ok = false;
+  try {
+    ok = await verify(row.passwordHash, current);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new DomainError("The current password is not right");
+  requirePassword(next);
+  if (next === current) throw new DomainError("Choose a password that differs from the current one");
+  const passwordHash = await hashStaffPassword(next);
+  const [updated] = await db.update(staffUsers).set({ passwordHash, mustChangePassword: false }).where(eq(staffUsers.id, row.id)).returning();
+  return toStaffUser(updated!);
 }
 
 // Verified against when the email is unknown, so that a missing user costs

@@ -1,23 +1,23 @@
 import type { AppContext } from "../context";
 import { parseSignedAddress } from "../delivery/verp";
-import {
-  findRecipient,
-  findRecipientByEmail,
-  findSoleRecipient,
-  recordEngagement,
-  recordLateBounce,
-  type RecipientRef,
-} from "../domain/recipient-events";
-import { parseReport } from "./report-parser";
+import { findRecipient, recordEngagement, recordLateBounce } from "../domain/recipient-events";
+import { parseReport, type ParsedReport } from "./report-parser";
 
 /**
  * What the inbound SMTP server does with one received message:
  * - to a signed `unsubscribe+…` address (List-Unsubscribe mailto) → unsubscribed;
- * - a DSN (report-type=delivery-status) → `failed` for each failed recipient;
+ * - a DSN (report-type=delivery-status) → `failed` for the copy it is about;
  * - an ARF report (report-type=feedback-report) → `complained`.
- * Attribution: the VERP address it was sent to (or the ARF's
- * Original-Mail-From), else the returned message's Message-ID plus the
- * recipient address. Anything unattributable is dropped with a log line.
+ *
+ * Attribution is by signed tokens only (docs/adr/0306): the VERP address the
+ * report was sent to, the ARF's Original-Mail-From, or, in the returned
+ * original's headers, its Return-Path (VERP) or List-Unsubscribe mailto
+ * address. Each names one recipient row (one copy). A report is ignored,
+ * with a warning, when it carries no token (a Message-ID alone attributes
+ * nothing: every recipient of a message can quote it), when its tokens name
+ * different copies, or when it names a recipient other than the token's
+ * (a DSN's Final-/Original-Recipient, an ARF's Original-Rcpt-To): holding one
+ * copy must not let anyone fail or suppress another recipient.
  */
 
 export type InboundOutcome =
@@ -29,9 +29,39 @@ export interface InboundEnvelope {
   to: string[];
 }
 
-function messageIdOf(header: string): string | undefined {
-  return /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@/i.exec(header)?.[1]?.toLowerCase();
+export type TokenSource = "envelope" | "original-mail-from" | "return-path" | "list-unsubscribe";
+
+/** The mailto addresses of a List-Unsubscribe value (`<https://…>, <mailto:a@b?subject=x>`). Linear: splits, no regex. */
+export function listUnsubscribeMailtos(value: string): string[] {
+  const out: string[] = [];
+  for (const part of value.slice(0, 4096).split(",")) {
+    const t = part.trim().replace(/^</, "").replace(/>$/, "");
+    if (!t.toLowerCase().startsWith("mailto:")) continue;
+    const address = t.slice("mailto:".length).split("?")[0]!;
+    try {
+      out.push(decodeURIComponent(address));
+    } catch {
+      out.push(address);
+    }
+  }
+  return out;
 }
+
+/** The recipient ids named by the report's signed tokens, with where each was found (pure). */
+export function signedRecipientIds(secret: string, report: ParsedReport, envelopeTo: string[]): { id: number; source: TokenSource }[] {
+  const found: { id: number; source: TokenSource }[] = [];
+  const add = (purpose: "bounces" | "unsubscribe", address: string, source: TokenSource) => {
+    const id = address ? parseSignedAddress(secret, purpose, address) : undefined;
+    if (id !== undefined) found.push({ id, source });
+  };
+  for (const rcpt of envelopeTo) add("bounces", rcpt, "envelope");
+  add("bounces", report.feedback?.originalMailFrom ?? "", "original-mail-from");
+  add("bounces", report.original.returnPath, "return-path");
+  for (const mailto of listUnsubscribeMailtos(report.original.listUnsubscribe)) add("unsubscribe", mailto, "list-unsubscribe");
+  return found;
+}
+
+const sameAddress = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
 export async function handleInboundMessage(ctx: AppContext, secret: string, raw: Buffer, envelope: InboundEnvelope): Promise<InboundOutcome> {
   const deps = { database: ctx.database, boss: ctx.boss };
@@ -48,23 +78,23 @@ export async function handleInboundMessage(ctx: AppContext, secret: string, raw:
   const report = await parseReport(raw);
   if (report.kind === "unknown") return { kind: "dropped", why: "neither a delivery status notification nor a feedback report" };
 
-  const verpIds = [...envelope.to, report.feedback?.originalMailFrom ?? "", report.original.returnPath]
-    .map((a) => parseSignedAddress(secret, "bounces", a))
-    .filter((id): id is number => id !== undefined);
-  const verpRecipient = verpIds.length ? await findRecipient(ctx.database, verpIds[0]!) : undefined;
-  const originalId = messageIdOf(report.original.messageId);
-
-  const resolve = async (email: string): Promise<RecipientRef | undefined> => {
-    if (verpRecipient && (!email || verpRecipient.email.toLowerCase() === email.toLowerCase())) return verpRecipient;
-    const messageId = verpRecipient?.messageId ?? originalId;
-    if (!messageId) return undefined;
-    if (email) return findRecipientByEmail(ctx.database, messageId, email);
-    return findSoleRecipient(ctx.database, messageId);
+  const ignore = (why: string, extra: Record<string, unknown> = {}): InboundOutcome => {
+    ctx.log.warn({ kind: report.kind, from: envelope.from, to: envelope.to, originalMessageId: report.original.messageId, reason: why, ...extra }, "inbound report ignored");
+    return { kind: "dropped", why };
   };
 
+  const tokens = signedRecipientIds(secret, report, envelope.to);
+  const ids = [...new Set(tokens.map((t) => t.id))];
+  if (!ids.length) return ignore("no signed VERP address or token of ours (a Message-ID alone attributes nothing)");
+  if (ids.length > 1) return ignore("its signed tokens name different copies", { tokens });
+  const recipient = await findRecipient(ctx.database, ids[0]!);
+  if (!recipient) return ignore("its signed token names no stored recipient (purged?)", { tokens });
+
   if (report.kind === "arf") {
-    const recipient = (await resolve(report.feedback?.originalRcptTo ?? "")) ?? (report.original.to.length === 1 ? await resolve(report.original.to[0]!) : undefined);
-    if (!recipient) return { kind: "dropped", why: "feedback report for no known message and recipient" };
+    const named = report.feedback?.originalRcptTo ?? "";
+    if (named && !sameAddress(named, recipient.email)) {
+      return ignore("the feedback report names a recipient other than the copy its token belongs to", { named, tokens });
+    }
     await recordEngagement(deps, recipient, {
       type: "complained",
       reason: `Feedback report (${report.feedback?.type ?? "abuse"}) from ${report.feedback?.userAgent || envelope.from || "a feedback loop"}`,
@@ -73,20 +103,17 @@ export async function handleInboundMessage(ctx: AppContext, secret: string, raw:
     return { kind: "complained", recipients: [recipient.email] };
   }
 
-  const bounced: string[] = [];
   const failed = report.recipients.filter((r) => r.action === "failed" || (!r.action && r.status.startsWith("5.")));
-  for (const entry of failed) {
-    const recipient = (await resolve(entry.recipient)) ?? (failed.length === 1 ? verpRecipient : undefined);
-    if (!recipient) continue;
-    const event = await recordLateBounce(deps, recipient, {
-      status: entry.status || "5.0.0",
-      diagnostic: entry.diagnostic,
-      remoteMta: entry.remoteMta,
-      source: "dsn",
-    });
-    if (event) bounced.push(recipient.email);
-  }
   if (!failed.length) return { kind: "dropped", why: "delivery status notification without a failed recipient (delayed or relayed)" };
-  if (!bounced.length && !verpRecipient && !originalId) return { kind: "dropped", why: "delivery status notification for no known message" };
-  return { kind: "bounced", recipients: bounced };
+  const entry = failed.find((r) => sameAddress(r.recipient, recipient.email) || (r.originalRecipient && sameAddress(r.originalRecipient, recipient.email)));
+  const others = failed.filter((r) => r !== entry).map((r) => r.recipient);
+  if (!entry) return ignore("the delivery status notification names a recipient other than the copy its token belongs to", { named: others, tokens });
+  if (others.length) ctx.log.warn({ named: others, to: envelope.to, reason: "not the copy its token belongs to" }, "inbound report: other recipients ignored");
+  const event = await recordLateBounce(deps, recipient, {
+    status: entry.status || "5.0.0",
+    diagnostic: entry.diagnostic,
+    remoteMta: entry.remoteMta,
+    source: "dsn",
+  });
+  return { kind: "bounced", recipients: event ? [recipient.email] : [] };
 }

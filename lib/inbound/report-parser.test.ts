@@ -64,8 +64,8 @@ describe("parseReport", () => {
     const r = await parseReport(dsn);
     expect(r.kind).toBe("dsn");
     expect(r.recipients).toEqual([
-      { recipient: "gone@example.org", action: "failed", status: "5.1.1", diagnostic: "550 5.1.1 <gone@example.org>: User unknown", remoteMta: "" },
-      { recipient: "later@example.org", action: "delayed", status: "4.4.1", diagnostic: "", remoteMta: "" },
+      { recipient: "gone@example.org", originalRecipient: "", action: "failed", status: "5.1.1", diagnostic: "550 5.1.1 <gone@example.org>: User unknown", remoteMta: "" },
+      { recipient: "later@example.org", originalRecipient: "later@example.org", action: "delayed", status: "4.4.1", diagnostic: "", remoteMta: "" },
     ]);
     expect(r.original.messageId).toBe("0f8fad5b-d9cb-469f-a165-70867728950e@example.com");
   });

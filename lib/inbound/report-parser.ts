@@ -8,6 +8,8 @@
 export interface DsnRecipient {
   /** Final-Recipient (or Original-Recipient) address. */
   recipient: string;
+  /** Original-Recipient address, when given (it survives forwarding). */
+  originalRecipient: string;
   action: string;
   status: string;
   diagnostic: string;
@@ -21,7 +23,7 @@ export interface ParsedReport {
   /** ARF: the complaining recipient and the original envelope sender. */
   feedback?: { type: string; originalRcptTo: string; originalMailFrom: string; userAgent: string };
   /** From the returned original message or its headers. */
-  original: { messageId: string; to: string[]; returnPath: string };
+  original: { messageId: string; to: string[]; returnPath: string; listUnsubscribe: string };
   subject: string;
 }
 
@@ -140,7 +142,7 @@ export function splitMultipart(raw: Buffer): { contentType: string; params: Reco
 }
 
 export async function parseReport(raw: Buffer): Promise<ParsedReport> {
-  const out: ParsedReport = { kind: "unknown", recipients: [], original: { messageId: "", to: [], returnPath: "" }, subject: "" };
+  const out: ParsedReport = { kind: "unknown", recipients: [], original: { messageId: "", to: [], returnPath: "", listUnsubscribe: "" }, subject: "" };
   let top;
   try {
     top = splitMultipart(raw);
@@ -161,6 +163,7 @@ export async function parseReport(raw: Buffer): Promise<ParsedReport> {
       .map((s) => angleAddress(s) ?? s.trim())
       .filter((s) => s.includes("@"));
     out.original.returnPath = addressOf(h.get("return-path"));
+    out.original.listUnsubscribe = h.get("list-unsubscribe") ?? "";
   }
 
   const status = find("message/delivery-status", "message/global-delivery-status");
@@ -172,6 +175,7 @@ export async function parseReport(raw: Buffer): Promise<ParsedReport> {
       if (!recipient) continue;
       out.recipients.push({
         recipient,
+        originalRecipient: addressOf(g.get("original-recipient")),
         action: (g.get("action") ?? "").toLowerCase(),
         status: g.get("status") ?? "",
         diagnostic: (g.get("diagnostic-code") ?? "").replace(/^smtp;\s*/i, ""),

@@ -223,6 +223,8 @@ export const staffUsers = pgTable("staff_users", {
   passwordHash: text("password_hash").notNull(),
   createdAt: tstz("created_at").notNull().defaultNow(),
   lastLoginAt: tstz("last_login_at"),
+  /** The password was generated for the user (first start, CLI): they are asked to choose their own (migration 0501). */
+  mustChangePassword: boolean("must_change_password").notNull().default(false),
 });
 
 export const sandboxMessages = pgTable("sandbox_messages", {
@@ -253,3 +255,25 @@ export const eventRollupState = pgTable("event_rollup_state", {
   accountId: uuid("account_id").primaryKey(),
   rolledUntil: bigint("rolled_until", { mode: "number" }).notNull(),
 });
+
+/** Failed staff sign-ins, counted per email and client address (migration 0500, lib/domain/sign-in-throttle.ts). */
+export const signInFailures = pgTable("sign_in_failures", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  email: text("email").notNull(),
+  address: text("address").notNull(),
+  failedAt: tstz("failed_at").notNull().defaultNow(),
+});
+
+/** Repeated opens and clicks of one copy within a window (migration 0500, recordEngagement). */
+export const engagementWindows = pgTable(
+  "engagement_windows",
+  {
+    recipientId: bigint("recipient_id", { mode: "number" }).notNull(),
+    kind: text("kind").$type<"opened" | "clicked">().notNull(),
+    linkKey: text("link_key").notNull(),
+    windowStart: tstz("window_start").notNull(),
+    hits: bigint("hits", { mode: "number" }).notNull(),
+    logged: bigint("logged", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.recipientId, t.kind, t.linkKey] })],
+);

@@ -39,7 +39,7 @@ describe("first start provisioning", () => {
     expect(auth).toMatchObject({ ok: true, key: { accountId: demo!.accountId } });
 
     const admin = await verifyStaffPassword(db, "admin@example.com", demo!.adminPassword!);
-    expect(admin).toMatchObject({ email: "admin@example.com", role: "admin" });
+    expect(admin).toMatchObject({ email: "admin@example.com", role: "admin", mustChangePassword: true }); // printed once: asked to change it
   });
 
   it("provisions a separate dashboard key for the default account", async () => {

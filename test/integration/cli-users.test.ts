@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { verifyStaffPassword } from "../../lib/domain/staff-users";
+import { changeOwnPassword, verifyStaffPassword } from "../../lib/domain/staff-users";
 import { openDatabase } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";
@@ -9,6 +9,7 @@ interface UserJson {
   role: string;
   password?: string;
   lastLoginAt: string | null;
+  mustChangePassword: boolean;
 }
 
 async function canSignIn(url: string, email: string, password: string): Promise<boolean> {
@@ -32,10 +33,12 @@ describe("mailroom users", { timeout: 180_000 }, () => {
     const ann = await runCliJson<UserJson>(["users", "add", "--email", "Ann@Example.com", "--role", "admin", "--password", "s3cret-pass"], env);
     expect(ann).toMatchObject({ email: "ann@example.com", role: "admin", lastLoginAt: null });
     expect(ann.password).toBeUndefined();
+    expect(ann.mustChangePassword).toBe(false); // the admin chose it
     expect(await canSignIn(url, "ann@example.com", "s3cret-pass")).toBe(true);
 
     const bob = await runCliJson<UserJson>(["users", "add", "--email", "bob@example.com", "--role", "support"], env);
     expect(bob.password).toMatch(/^[A-Za-z0-9_-]{24}$/); // generated, shown once
+    expect(bob.mustChangePassword).toBe(true); // so the dashboard asks bob to choose his own
     expect(await canSignIn(url, "bob@example.com", bob.password!)).toBe(true);
 
     const list = await runCliJson<UserJson[]>(["users", "list"], env);
@@ -59,6 +62,19 @@ describe("mailroom users", { timeout: 180_000 }, () => {
 
     await runCliJson(["users", "set-password", "bob@example.com", "--password", "another-pass"], env);
     expect(await canSignIn(url, "bob@example.com", "another-pass")).toBe(true);
+    const generated = await runCliJson<UserJson>(["users", "set-password", "bob@example.com"], env);
+    expect(generated.mustChangePassword).toBe(true);
+    // Bob chooses his own (the dashboard's /account/password): the request is cleared.
+    const database = openDatabase(url, { max: 1 });
+    try {
+      await expect(changeOwnPassword(database.db, "bob@example.com", "wrong-current", "bobs-own-pass")).rejects.toThrow("The current password is not right");
+      await expect(changeOwnPassword(database.db, "bob@example.com", generated.password!, generated.password!)).rejects.toThrow("differs from the current one");
+      await expect(changeOwnPassword(database.db, "bob@example.com", generated.password!, "short")).rejects.toThrow("at least 8 characters");
+      expect(await changeOwnPassword(database.db, "bob@example.com", generated.password!, "bobs-own-pass")).toMatchObject({ mustChangePassword: false });
+    } finally {
+      await database.close();
+    }
+    expect(await canSignIn(url, "bob@example.com", "bobs-own-pass")).toBe(true);
     expect(await runCliJson(["users", "remove", "bob@example.com"], env)).toMatchObject({ email: "bob@example.com", removed: true });
     expect((await runCliJson<UserJson[]>(["users", "list"], env)).map((u) => u.email)).toEqual(["ann@example.com"]);
   });

@@ -1,5 +1,5 @@
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getInboundAddress, sendToInbound } from "../../lib/inbound/inbound-server";
 import { createTestAccount } from "../support/fixtures";
 import { eventsOf, sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
@@ -105,15 +105,28 @@ describe("inbound SMTP: DSN bounces, ARF complaints, mailto unsubscribes", () =>
     await app?.stop();
   });
 
-  async function delivered(to: string) {
-    const id = await sendViaApi(app, apiKey, simpleEmail(to));
+  async function copyOf(id: string, to: string) {
     await waitForEvent(app.ctx, id, "delivered", to);
-    const row = await waitFor("the sandbox copy", async () => {
-      const { rows } = await app.ctx.database.pool.query("SELECT mail_from, raw FROM sandbox_messages WHERE mailroom_message_id = $1", [id]);
+    const row = await waitFor(`the sandbox copy of ${to}`, async () => {
+      const { rows } = await app.ctx.database.pool.query(
+        "SELECT mail_from, raw FROM sandbox_messages WHERE mailroom_message_id = $1 AND $2 = ANY(rcpt_to)",
+        [id, to],
+      );
       return rows[0] as { mail_from: string; raw: Buffer } | undefined;
     });
     const text = row.raw.toString("utf8");
     return { id, verp: row.mail_from, raw: text, headers: text.slice(0, text.indexOf("\r\n\r\n")) };
+  }
+
+  async function delivered(to: string) {
+    return copyOf(await sendViaApi(app, apiKey, simpleEmail(to)), to);
+  }
+
+  async function stateOf(id: string, email: string) {
+    const { rows } = await app.ctx.database.pool.query("SELECT status FROM message_recipients WHERE message_id = $1 AND email = $2", [id, email]);
+    const sup = await app.ctx.database.pool.query("SELECT 1 FROM suppressions WHERE email = $1", [email]);
+    const types = (await eventsOf(app.ctx, id)).filter((e) => e.recipient === email).map((e) => e.type);
+    return { status: rows[0]?.status as string, suppressed: sup.rowCount! > 0, types };
   }
 
   it("turns a DSN sent to the VERP address into `failed` (once) and suppresses 5.1.x", async () => {
@@ -131,8 +144,10 @@ describe("inbound SMTP: DSN bounces, ARF complaints, mailto unsubscribes", () =>
     expect(rows[0]?.reason).toBe("hard-bounce");
   });
 
-  it("attributes a DSN sent elsewhere by the returned Message-ID and Final-Recipient", async () => {
+  it("attributes a DSN sent elsewhere by the signed tokens in the returned headers (Return-Path, List-Unsubscribe)", async () => {
     const m = await delivered("full@example.org");
+    expect(m.headers).toMatch(/^Return-Path: <bounces\+/m);
+    expect(m.headers).toMatch(/<mailto:unsubscribe\+/);
     const report = dsn({ to: "postmaster@bounces.example.com", finalRecipient: "full@example.org", status: "5.2.2", diagnostic: "552 5.2.2 Mailbox full", originalHeaders: m.headers });
     await sendToInbound(inbound, report, { from: "", to: "postmaster@bounces.example.com" });
     const failed = await waitForEvent(app.ctx, m.id, "failed", "full@example.org");
@@ -179,5 +194,60 @@ describe("inbound SMTP: DSN bounces, ARF complaints, mailto unsubscribes", () =>
     await waitForEvent(app.ctx, m.id, "failed", "keep@example.org");
     const types = (await eventsOf(app.ctx, m.id)).map((e) => e.type);
     expect(types).toEqual(["accepted", "delivered", "failed"]);
+  });
+
+  describe("forged reports: one copy must not fail or suppress another recipient", () => {
+    let alice: Awaited<ReturnType<typeof copyOf>>;
+    let bob: Awaited<ReturnType<typeof copyOf>>;
+    const A = "alice-victimtest@example.org";
+    const B = "bob-victimtest@example.org";
+    beforeAll(async () => {
+      const id = await sendViaApi(app, apiKey, simpleEmail([A, B]));
+      alice = await copyOf(id, A);
+      bob = await copyOf(id, B);
+      expect(alice.verp).not.toBe(bob.verp);
+    });
+
+    const messageIdLine = (headers: string) => headers.split("\r\n").find((l) => /^Message-ID:/i.test(l))!;
+
+    it("ignores a DSN that quotes a real Message-ID of the message but names bob (no token)", async () => {
+      const warn = vi.spyOn(app.ctx.log, "warn");
+      const forged = dsn({ to: "postmaster@bounces.example.com", finalRecipient: B, status: "5.1.1", diagnostic: "550 5.1.1 User unknown", originalHeaders: `${messageIdLine(alice.headers)}\r\nSubject: Hello` });
+      expect(await sendToInbound(inbound, forged, { from: "", to: "postmaster@bounces.example.com" })).toMatch(/^250/);
+      expect(await stateOf(bob.id, B)).toEqual({ status: "delivered", suppressed: false, types: ["accepted", "delivered"] });
+      expect(warn.mock.calls.some(([o, msg]) => msg === "inbound report ignored" && /no signed VERP/.test((o as { reason: string }).reason))).toBe(true);
+      warn.mockRestore();
+    });
+
+    it("ignores a DSN sent to alice's VERP address, or quoting alice's headers, that names bob", async () => {
+      const toVerp = dsn({ to: alice.verp, finalRecipient: B, status: "5.1.1", diagnostic: "550 5.1.1 User unknown", originalHeaders: alice.headers });
+      expect(await sendToInbound(inbound, toVerp, { from: "", to: alice.verp })).toMatch(/^250/);
+      const quoting = dsn({ to: "postmaster@bounces.example.com", finalRecipient: B, status: "5.1.1", diagnostic: "550 5.1.1 User unknown", originalHeaders: alice.headers });
+      expect(await sendToInbound(inbound, quoting, { from: "", to: "postmaster@bounces.example.com" })).toMatch(/^250/);
+      // alice's VERP with bob's returned headers: tokens of two copies.
+      const mixed = dsn({ to: alice.verp, finalRecipient: A, status: "5.1.1", diagnostic: "550 5.1.1 User unknown", originalHeaders: bob.headers });
+      expect(await sendToInbound(inbound, mixed, { from: "", to: alice.verp })).toMatch(/^250/);
+      expect(await stateOf(bob.id, B)).toEqual({ status: "delivered", suppressed: false, types: ["accepted", "delivered"] });
+      expect(await stateOf(alice.id, A)).toEqual({ status: "delivered", suppressed: false, types: ["accepted", "delivered"] });
+    });
+
+    it("ignores ARF complaints about bob carried by alice's copy or by a Message-ID alone", async () => {
+      const viaVerp = arf({ to: alice.verp, rcpt: B, mailFrom: alice.verp, original: alice.raw });
+      expect(await sendToInbound(inbound, viaVerp, { from: "fbl@mailbox.example.org", to: alice.verp })).toMatch(/^250/);
+      const byMessageId = arf({ to: "fbl@bounces.example.com", rcpt: B, mailFrom: "someone@bounces.example.com", original: `${messageIdLine(alice.headers)}\r\nTo: ${B}\r\nSubject: Hello\r\n\r\nHi\r\n` });
+      expect(await sendToInbound(inbound, byMessageId, { from: "fbl@mailbox.example.org", to: "fbl@bounces.example.com" })).toMatch(/^250/);
+      expect(await stateOf(bob.id, B)).toEqual({ status: "delivered", suppressed: false, types: ["accepted", "delivered"] });
+      expect(await stateOf(alice.id, A)).toEqual({ status: "delivered", suppressed: false, types: ["accepted", "delivered"] });
+    });
+
+    it("still takes genuine reports: bob's ARF through bob's VERP, alice's DSN naming her by Original-Recipient", async () => {
+      const complaint = arf({ to: bob.verp, rcpt: B, mailFrom: bob.verp, original: bob.raw });
+      await sendToInbound(inbound, complaint, { from: "fbl@mailbox.example.org", to: bob.verp });
+      expect((await stateOf(bob.id, B)).types).toEqual(["accepted", "delivered", "complained"]);
+      const forwarded = dsn({ to: alice.verp, finalRecipient: "alice@forwarded.example.net", status: "5.2.2", diagnostic: "552 5.2.2 Mailbox full", originalHeaders: alice.headers }).toString("latin1")
+        .replace(`Original-Recipient: rfc822;alice@forwarded.example.net`, `Original-Recipient: rfc822;${A}`);
+      await sendToInbound(inbound, Buffer.from(forwarded, "latin1"), { from: "", to: alice.verp });
+      expect(await stateOf(alice.id, A)).toEqual({ status: "failed", suppressed: false, types: ["accepted", "delivered", "failed"] });
+    });
   });
 });

@@ -4,11 +4,16 @@ import { redirect } from "next/navigation";
 import { AuthError } from "next-auth";
 import { z } from "zod";
 import { signIn } from "@/lib/auth/auth";
+import { throttledSeconds } from "@/lib/auth/auth-config";
 import { safeReturnPath } from "@/lib/auth/safe-return";
+import { throttleMessage } from "@/lib/domain/sign-in-throttle";
+import { getStaffUser } from "@/lib/domain/staff-users";
 import { getServerContext } from "@/lib/runtime";
 
 export interface SignInState {
   error?: string;
+  /** The line under the error (what to do). */
+  hint?: string;
   fieldErrors?: { email?: string[]; password?: string[] };
   email?: string;
 }
@@ -28,18 +33,25 @@ export async function signInWithPassword(_prev: SignInState, formData: FormData)
   if (!parsed.success) {
     return { fieldErrors: z.flattenError(parsed.error).fieldErrors, email: String(formData.get("email") ?? "") };
   }
+  const returnTo = safeReturnPath(parsed.data.callbackUrl, "/");
+  let target: string;
   try {
-    await signIn("credentials", {
-      email: parsed.data.email,
-      password: parsed.data.password,
-      redirectTo: safeReturnPath(parsed.data.callbackUrl, "/"),
-    });
+    target = await signIn("credentials", { email: parsed.data.email, password: parsed.data.password, redirectTo: returnTo, redirect: false });
   } catch (err) {
-    // signIn() redirects by throwing; only Auth.js's own errors mean "refused".
-    if (err instanceof AuthError) return { error: "Wrong email or password.", email: parsed.data.email };
+    // Only Auth.js's own errors mean "refused" (a wrong password, or too many failures).
+    if (err instanceof AuthError) {
+      const wait = throttledSeconds((err as { code?: unknown }).code);
+      if (wait !== undefined) {
+        return { error: throttleMessage(wait), hint: "Sign-in is paused after repeated wrong passwords, to stop guessing.", email: parsed.data.email };
+      }
+      return { error: "Wrong email or password.", email: parsed.data.email };
+    }
     throw err;
   }
-  return {};
+  // Signed in with a password generated for them: offer to choose their own first (ADR 0505).
+  const staff = await getStaffUser(getServerContext().database.db, parsed.data.email);
+  if (staff?.mustChangePassword) redirect(`/account/password?next=${encodeURIComponent(returnTo)}`);
+  redirect(target);
 }
 
 export async function signInWithOidc(formData: FormData): Promise<void> {

@@ -4,7 +4,9 @@ import { Button } from "@/components/ui/button";
 import { Card, CardBody } from "@/components/ui/card";
 import { getStaffSession } from "@/lib/auth/auth";
 import { homeFor } from "@/lib/auth/roles";
+import { throttledSeconds } from "@/lib/auth/auth-config";
 import { safeReturnPath } from "@/lib/auth/safe-return";
+import { throttleMessage } from "@/lib/domain/sign-in-throttle";
 import { getServerContext } from "@/lib/runtime";
 import { LoginForm } from "./_components/login-form";
 import { signInWithOidc } from "./actions";
@@ -17,7 +19,9 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const staff = await getStaffSession();
   if (staff) redirect(callbackUrl || homeFor(staff.role));
   const hasOidc = Boolean(getServerContext().config.auth.oidc);
-  const oauthError = typeof params.error === "string";
+  // A direct POST to /api/auth/callback/credentials that was throttled lands here with code=throttled-<seconds>.
+  const wait = params.error === "CredentialsSignin" ? throttledSeconds(params.code) : undefined;
+  const oauthError = typeof params.error === "string" && wait === undefined;
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
       <div className="w-full max-w-sm">
@@ -29,6 +33,11 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         </div>
         <Card>
           <CardBody className="flex flex-col gap-4 p-6">
+            {wait !== undefined && (
+              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+                {throttleMessage(wait)}
+              </p>
+            )}
             {oauthError && (
               <p role="alert" className="text-sm text-red-700 dark:text-red-400">
                 Sign-in did not complete. Try again.

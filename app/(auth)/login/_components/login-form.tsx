@@ -12,7 +12,11 @@ export function LoginForm({ callbackUrl }: { callbackUrl?: string }) {
   const passwordError = state.fieldErrors?.password?.[0];
   return (
     <form action={action} className="flex flex-col gap-4" noValidate>
-      {state.error && <Alert tone="error" title={state.error}>Check both fields and try again.</Alert>}
+      {state.error && (
+        <Alert tone="error" title={state.error}>
+          {state.hint ?? "Check both fields and try again."}
+        </Alert>
+      )}
       <input type="hidden" name="callbackUrl" value={callbackUrl ?? ""} />
       <Field id="email" label="Email" error={emailError}>
         <Input
