@@ -25,10 +25,12 @@ import { startTestApp, type TestApp } from "../support/test-app";
  * JSON.parse of 10 MB are single steps (~30 ms on an idle core). So each
  * group measures a control before and after its cases, an ordinary 10 MB
  * message accepted and delivered, and the budget is 200 ms or three times
- * the larger control, whichever is larger: on an idle machine exactly the
- * issue's 200 ms; under load, hostile input may cost no more than a small
- * multiple of what ordinary input of its size costs (the load of the
- * machine moves by that much within a group).
+ * the larger control, whichever is larger: hostile input may cost no more
+ * than a small multiple of what ordinary input of its size costs (the load
+ * of the machine moves by that much within a group). This is not yet the
+ * issue's flat 200 ms: an accepted 10 MB message delivered inline costs
+ * 300–650 ms of delay even when it is ordinary (parse, insert, MIME build,
+ * sandbox capture), until delivery leaves the API's process (issue 15).
  * The old code failed either way (11–24 s for 100 KB of spaces in an
  * address, 14 s for 300 KB of `<a ` in a body).
  */
@@ -96,7 +98,7 @@ describe("stall budget: hostile input never holds the event loop", () => {
     ({ apiKey } = await createTestAccount(app.ctx));
   });
   afterAll(async () => {
-    console.log("Worst event loop delay per case (budget: %d ms, or twice the control of its group when that is more)", BUDGET_MS);
+    console.log("Worst event loop delay per case (budget: %d ms, or three times the control of its group when that is more)", BUDGET_MS);
     console.table(table);
     await app?.stop();
   });
