@@ -79,15 +79,15 @@ for (const [key, entry] of Object.entries(packages)) {
       process.exit(1);
     }
     const at = packages[`node_modules/${name}`] ? `${key}/node_modules/${name}` : `node_modules/${name}`;
-    const stub = { version: spec };
+    const lockEntry = { version: spec };
     const platform = checkOnly ? null : platformOf(name, spec);
-    if (platform?.cpu) stub.cpu = platform.cpu;
-    if (entry.dev) stub.dev = true;
-    if (platform?.libc) stub.libc = platform.libc;
-    stub.optional = true;
-    if (platform?.os) stub.os = platform.os;
-    packages[at] = stub;
-    const where = [stub.os, stub.cpu, stub.libc].flat().filter(Boolean).join(' ');
+    if (platform?.cpu) lockEntry.cpu = platform.cpu;
+    if (entry.dev) lockEntry.dev = true;
+    if (platform?.libc) lockEntry.libc = platform.libc;
+    lockEntry.optional = true;
+    if (platform?.os) lockEntry.os = platform.os;
+    packages[at] = lockEntry;
+    const where = [lockEntry.os, lockEntry.cpu, lockEntry.libc].flat().filter(Boolean).join(' ');
     added.push(checkOnly ? `${name}@${spec}` : `${name}@${spec} (${where || 'platform unknown: npm will try it and skip it'})`);
   }
 }
