@@ -35,6 +35,12 @@ describe("readJsonBody: numbers kept exactly where asked", () => {
     expect(typeof r.value.ContentId).toBe("number");
   });
 
+  it("walks a body holding an array of millions of values without overflowing the stack", async () => {
+    const text = JSON.stringify({ Attachments: [{ ContentId: 1 }], x: Array.from({ length: 3_000_000 }, () => 0) });
+    const r = await readJsonBody(post(text), 16 * 1024 * 1024, keys);
+    expect(r.ok).toBe(true);
+  });
+
   it("a 10 MB body with a Python-SDK ContentId: exact, with the event-loop stall printed", async () => {
     const content = Buffer.alloc(7.4 * 1024 * 1024, 7).toString("base64");
     const text = JSON.stringify({ From: "sender@domain", To: ["a@example.net"], Subject: "s", PlainContent: "p", Attachments: [{ Content: content, Filename: "a.pdf", Type: "application/pdf", Disposition: "attachment", ContentId: 1 }] }).replace(

@@ -45,14 +45,17 @@ function needsSource(value: unknown, keys: ReadonlySet<string>): boolean | undef
   let found = false;
   while (stack.length) {
     const v = stack.pop();
-    if (++seen > MAX_VALUES_FOR_SOURCE) return undefined;
-    if (Array.isArray(v)) stack.push(...v);
-    else if (v !== null && typeof v === "object") {
+    if (v === null || typeof v !== "object") continue;
+    // Counted before they are pushed, one at a time: an array of millions of
+    // values stops the walk at the bound (a spread of it would overflow the stack).
+    const children = Array.isArray(v) ? v : Object.values(v);
+    if ((seen += children.length) > MAX_VALUES_FOR_SOURCE) return undefined;
+    if (!Array.isArray(v)) {
       for (const [k, child] of Object.entries(v)) {
         if (keys.has(k) && typeof child === "number" && !Number.isSafeInteger(child)) found = true;
-        stack.push(child);
       }
     }
+    for (const child of children) stack.push(child);
   }
   return found;
 }
