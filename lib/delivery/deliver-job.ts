@@ -1,6 +1,6 @@
 import { domainToASCII } from "node:url";
 import type { AppContext } from "../context";
-import { createGroupCommit } from "../domain/group-commit";
+import { createGroupCommit } from "../storage/group-commit";
 import type { DeliverJob } from "../queue/jobs";
 import { isRowDataError } from "../storage/sqlstate";
 import { buildMessage, type DkimKey } from "./build-message";

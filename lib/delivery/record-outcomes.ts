@@ -2,7 +2,7 @@ import { appMetricsFor } from "../metrics";
 import type { AppContext } from "../context";
 import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
-import { createGroupCommit } from "../domain/group-commit";
+import { createGroupCommit } from "../storage/group-commit";
 import { QUEUE, type DeliverJob } from "../queue/jobs";
 import { withTransaction, type Tx } from "../storage/transaction";
 import type { Classification } from "./classify";

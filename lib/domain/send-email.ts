@@ -12,7 +12,7 @@ import { messageHeadersOf } from "./email-request/message-record";
 import { validateEmailRequest } from "./email-request/validate";
 import { acceptMessages, type AcceptOutcome, type Acceptance, type AcceptRecipient } from "./accept-messages";
 import { nowSeconds } from "./event-log";
-import { createGroupCommit } from "./group-commit";
+import { createGroupCommit } from "../storage/group-commit";
 import { readUsage } from "./limit-counters";
 import { hasLimits, rateLimitHeaders, refusingWindow, secondsToReset, type RateLimitHeaders } from "./limits";
 import { normalizeEmail } from "./suppressions";

@@ -1,7 +1,7 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from "smtp-server";
 import { readBoundedMessage } from "./smtp-limits";
 import type { AppContext } from "../context";
-import { createGroupCommit } from "../domain/group-commit";
+import { createGroupCommit } from "../storage/group-commit";
 import { isRowDataError } from "../storage/sqlstate";
 import { buildArfReport } from "./arf";
 

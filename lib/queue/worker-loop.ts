@@ -1,5 +1,5 @@
 import type { Logger } from "../logger";
-import { createGroupCommit } from "../domain/group-commit";
+import { createGroupCommit } from "../storage/group-commit";
 import type { PgBoss } from "./boss";
 
 /**
