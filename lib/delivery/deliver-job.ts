@@ -7,11 +7,11 @@ import { buildMessage, type DkimKey } from "./build-message";
 import { classifySmtpAnswer, internalErrorClassification, type Classification } from "./classify";
 import { parseMessageContent, type MessageContent } from "./message-content";
 import { recordRound, type RoundResult } from "./record-outcomes";
-import { encodeTrackingToken } from "./tracking-tokens";
+import { encodeTrackingToken } from "../tracking/tracking-tokens";
 import { storeTrackedLinks } from "../domain/tracked-links";
-import { planTracking, renderTrackingPieces } from "./tracking-html";
+import { planTracking, renderTrackingPieces } from "../tracking/tracking-html";
 import type { Envelope, Transport, TransportResult } from "./transports";
-import { bounceDomainFor, signedAddress, verpAddress } from "./verp";
+import { bounceDomainFor, signedAddress, verpAddress } from "../tracking/verp";
 
 /**
  * One `deliver` job: the pending recipients (of one domain) of one message.

@@ -1,4 +1,4 @@
-import { extractTrackableLinks } from "../delivery/tracking-html";
+import { extractTrackableLinks } from "../tracking/tracking-html";
 import type { Database } from "../storage/database";
 
 /**

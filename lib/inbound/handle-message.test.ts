@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signedAddress } from "../delivery/verp";
+import { signedAddress } from "../tracking/verp";
 import { listUnsubscribeMailtos, signedRecipientIds } from "./handle-message";
 import type { ParsedReport } from "./report-parser";
 

@@ -1,5 +1,5 @@
 import type { AppContext } from "../context";
-import { parseSignedAddress } from "../delivery/verp";
+import { parseSignedAddress } from "../tracking/verp";
 import { findRecipient, recordEngagement, recordLateBounce } from "../domain/recipient-events";
 import { parseReport, type ParsedReport } from "./report-parser";
 

@@ -80,7 +80,7 @@ export const messages = pgTable("messages", {
   subject: text("subject").notNull(),
   headers: jsonb("headers").notNull(),
   content: jsonb("content").notNull(),
-  /** The trackable links of the HTML body (lib/delivery/tracking-html.ts), once listed; NULL until then. */
+  /** The trackable links of the HTML body (lib/tracking/tracking-html.ts), once listed; NULL until then. */
   trackedLinks: jsonb("tracked_links").$type<string[]>(),
   tags: text("tags").array().notNull().default([]),
   size: integer("size").notNull().default(0),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listSandboxMessages, readSandboxMessage, reportSandboxMessageAsSpam } from "../../lib/delivery/sandbox-inbox";
+import { listSandboxMessages, readSandboxMessage, reportSandboxMessageAsSpam } from "../../lib/inbound/sandbox-inbox";
 import { createTestAccount } from "../support/fixtures";
 import { sendViaApi, waitForEvent } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";

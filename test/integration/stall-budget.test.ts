@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeTrackingToken } from "../../lib/delivery/tracking-tokens";
+import { encodeTrackingToken } from "../../lib/tracking/tracking-tokens";
 import { getTrackingSecret } from "../../lib/domain/tracking-secret";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { waitFor } from "../support/delivery-helpers";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { simpleParser } from "mailparser";
-import { escapeAttribute, extractTrackableLinks } from "../../lib/delivery/tracking-html";
+import { escapeAttribute, extractTrackableLinks } from "../../lib/tracking/tracking-html";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestAccount } from "../support/fixtures";
 import { eventsOf, sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { requireRole } from "@/lib/auth/require-role";
-import { reportSandboxMessageAsSpam } from "@/lib/delivery/sandbox-inbox";
+import { reportSandboxMessageAsSpam } from "@/lib/inbound/sandbox-inbox";
 import { getServerContext } from "@/lib/runtime";
 
 /**

@@ -6,7 +6,7 @@ import { Card } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireRole } from "@/lib/auth/require-role";
-import { listSandboxMessages } from "@/lib/delivery/sandbox-inbox";
+import { listSandboxMessages } from "@/lib/inbound/sandbox-inbox";
 import { getServerContext } from "@/lib/runtime";
 
 export const metadata: Metadata = { title: "Sandbox inbox" };

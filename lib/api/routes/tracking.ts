@@ -1,7 +1,7 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono, type Context } from "hono";
 import type { AppContext } from "../../context";
-import { decodeTrackingToken, type TrackingToken } from "../../delivery/tracking-tokens";
+import { decodeTrackingToken, type TrackingToken } from "../../tracking/tracking-tokens";
 import { clickTarget } from "../../domain/click-target";
 import { clientIp } from "../../domain/client-ip";
 import { geolocate } from "../../domain/geolocation";

@@ -7,7 +7,7 @@ import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireRole } from "@/lib/auth/require-role";
 import { canAccess } from "@/lib/auth/roles";
-import { readSandboxMessage } from "@/lib/delivery/sandbox-inbox";
+import { readSandboxMessage } from "@/lib/inbound/sandbox-inbox";
 import { getServerContext } from "@/lib/runtime";
 import { prepareSandboxHtml, trackingPath } from "../_lib/prepare-html";
 import { ReportSpamButton } from "../_components/report-spam-button";

@@ -11,7 +11,7 @@
  *   open popups but runs no script and cannot navigate the dashboard).
  */
 
-import { escapeAttribute, scanHtml, type HtmlAttribute } from "@/lib/delivery/tracking-html";
+import { escapeAttribute, scanHtml, type HtmlAttribute } from "@/lib/tracking/tracking-html";
 
 export interface InlinePart {
   contentId: string;
@@ -47,7 +47,7 @@ export function trackingPath(url: string, kind: "o" | "c" | "u"): string | null 
 const LINK_TEXT_MAX = 200;
 
 /**
- * Reads the HTML with the tokenizer of lib/delivery/tracking-html.ts (in
+ * Reads the HTML with the tokenizer of lib/tracking/tracking-html.ts (in
  * chunks, entities decoded) and splices the changes in at its indices:
  * the rest of the document is shown exactly as captured.
  */

@@ -1,5 +1,5 @@
 import { requireRoleForRoute } from "@/lib/auth/require-role";
-import { readSandboxMessage } from "@/lib/delivery/sandbox-inbox";
+import { readSandboxMessage } from "@/lib/inbound/sandbox-inbox";
 import { getServerContext } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { simpleParser } from "mailparser";
 import type { AppContext } from "../context";
-import { buildArfReport } from "../inbound/arf";
-import { submitReport } from "../inbound/submit-report";
+import { buildArfReport } from "./arf";
+import { submitReport } from "./submit-report";
 import type { Database } from "../storage/database";
 
 /**
