@@ -35,6 +35,8 @@ export const ERROR_MESSAGES = {
   31: "Reply-To address count exceeds the allowed count",
   32: "Domain is not activated",
   404: "Resource not found",
+  // Extension: an Idempotency-Key that other requests keep claiming and releasing (docs/adr/0110).
+  409: "Idempotency-Key in use by another request",
   // Extension: a body over the bound of a path that takes little or none (/t/*, /healthz, /metrics).
   413: "Request body too large",
   422: "Invalid request parameters",
@@ -53,6 +55,7 @@ export function httpStatusOf(code: ErrorCode): number {
   if (code === 14) return 422;
   if (code === 17 || code === 429) return 429;
   if (code === 404) return 404;
+  if (code === 409) return 409;
   if (code === 413) return 413;
   if (code === 422) return 422;
   if (code === 500) return 500;

@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import { finalizeStrandedRecipients } from "./stranded-recipients";
 import { purgeSignInFailures } from "../domain/sign-in-throttle";
+import { purgeIdempotencyKeys } from "../domain/idempotency-keys";
 
 /**
  * Retention (the `maintenance` queue, scheduled hourly): events older than
@@ -9,7 +10,7 @@ import { purgeSignInFailures } from "../domain/sign-in-throttle";
  * open keeps its message's headers), sandbox captures older than
  * MAILROOM_SANDBOX_RETENTION, rate-limit counters of past windows, and the
  * hourly event-count summaries past retention, failed sign-ins older than
- * the throttle's window. First, recipients left
+ * the throttle's window, Idempotency-Key answers older than 24 hours. First, recipients left
  * pending without a delivery job, or past the delivery max age, get their
  * `failed` event (stranded-recipients.ts).
  * Deletes in batches so that no statement holds locks for long.
@@ -23,6 +24,7 @@ export interface MaintenanceReport {
   limitCounters: number;
   eventSummaries: number;
   signInFailures: number;
+  idempotencyKeys: number;
 }
 
 async function deleteInBatches(ctx: AppContext, sql: string, params: unknown[]): Promise<number> {
@@ -72,5 +74,6 @@ export async function runMaintenance(ctx: AppContext, now = new Date()): Promise
     [nowSeconds],
   );
   const signInFailures = await purgeSignInFailures(ctx.database, now);
-  return { strandedRecipients, events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0, signInFailures };
+  const idempotencyKeys = await purgeIdempotencyKeys(ctx.database, now);
+  return { strandedRecipients, events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0, signInFailures, idempotencyKeys };
 }

@@ -1,3 +1,4 @@
+import { errorItem } from "../contract/errors";
 import type { MessageHeaders } from "../contract/events";
 import type { PgBoss } from "../queue/boss";
 import { QUEUE, type DeliverJob } from "../queue/jobs";
@@ -8,6 +9,8 @@ import { emailDomain } from "./email-request/addresses";
 import type { ContentAddress, MessageContent } from "./email-request/message-content";
 import { estimateMimeSize } from "./email-request/message-record";
 import { logEvents, type NewEvent } from "./event-log";
+import { acceptedAnswer, refusedAnswer } from "./idempotency-key";
+import { claimIdempotencyKeys, reanswerIdempotencyKeys, releaseIdempotencyKeys, type KeyClaim } from "./idempotency-keys";
 import { consumeLimits } from "./limit-counters";
 import { hasLimits, type WindowKind, type WindowUsage } from "./limits";
 
@@ -37,6 +40,8 @@ export interface Acceptance {
   requestId?: string;
   /** Unix seconds. */
   now: number;
+  /** The request's Idempotency-Key, claimed with this acceptance (docs/adr/0110). */
+  idempotency?: { key: string; requestHash: Buffer };
 }
 
 export type AcceptOutcome =
@@ -44,10 +49,14 @@ export type AcceptOutcome =
   /** Every recipient is suppressed (step 15): nothing stored. */
   | { ok: false; reason: "suppressed" }
   /** A plan limit refused the message (step 16): nothing stored or consumed. */
-  | { ok: false; reason: "limit"; refused: WindowKind[] };
+  | { ok: false; reason: "limit"; refused: WindowKind[] }
+  /** Another request holds its Idempotency-Key: nothing stored or consumed. */
+  | { ok: false; reason: "duplicate" };
 
 export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]): Promise<AcceptOutcome[]> {
   const outcomes: (AcceptOutcome | undefined)[] = items.map(() => undefined);
+  // First, before any counter row is locked: a duplicate consumes nothing.
+  const claims = await claimKeysOf(tx, items, outcomes);
   const usages = await consumeLimitsOf(tx, items, outcomes);
 
   const admitted = items.filter((_, i) => outcomes[i] === undefined);
@@ -66,6 +75,7 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]):
     events.push(...eventsOf(item, rows));
     jobs.push(...jobsOf(item, rows));
   });
+  await settleKeysOf(tx, claims, outcomes);
   await logEvents(tx, boss, events);
   // Constant text, so prepared once per connection (planning it costs more than running it).
   if (jobs.length > 0) await boss.insert(jobs, { db: preparedSql(tx.client) });
@@ -81,7 +91,7 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]):
  */
 async function consumeLimitsOf(tx: Tx, items: Acceptance[], outcomes: (AcceptOutcome | undefined)[]): Promise<Map<number, WindowUsage[]>> {
   const usages = new Map<number, WindowUsage[]>();
-  const limited = items.map((item, i) => ({ item, i })).filter(({ item }) => hasLimits(item.key.limits));
+  const limited = items.map((item, i) => ({ item, i })).filter(({ item, i }) => outcomes[i] === undefined && hasLimits(item.key.limits));
   if (limited.length === 0) return usages;
   limited.sort((a, b) => (a.item.key.keyId < b.item.key.keyId ? -1 : a.item.key.keyId > b.item.key.keyId ? 1 : a.i - b.i));
 
@@ -112,6 +122,40 @@ async function consumeLimitsOf(tx: Tx, items: Acceptance[], outcomes: (AcceptOut
     }
   }
   return usages;
+}
+
+/** Claims the Idempotency-Keys of the batch with a 200 answer; items whose key is held are duplicates. */
+async function claimKeysOf(tx: Tx, items: Acceptance[], outcomes: (AcceptOutcome | undefined)[]): Promise<Map<number, KeyClaim>> {
+  const claims = new Map<number, KeyClaim>();
+  items.forEach((item, i) => {
+    if (!item.idempotency) return;
+    const { key, requestHash } = item.idempotency;
+    claims.set(i, { apiKeyId: item.key.keyId, key, requestHash, messageId: item.messageId, answer: acceptedAnswer(item.messageId) });
+  });
+  if (claims.size === 0) return claims;
+  const won = await claimIdempotencyKeys(tx, [...claims.values()]);
+  for (const [i, claim] of claims) {
+    if (won.has(claim.messageId)) continue;
+    outcomes[i] = { ok: false, reason: "duplicate" };
+    claims.delete(i);
+  }
+  return claims;
+}
+
+/**
+ * A claim whose message was refused by a limit is released (the answer says
+ * "retry later", a replay would contradict it); one whose recipients were
+ * all suppressed keeps that refusal as its answer.
+ */
+async function settleKeysOf(tx: Tx, claims: Map<number, KeyClaim>, outcomes: (AcceptOutcome | undefined)[]): Promise<void> {
+  if (claims.size === 0) return;
+  const refusedFor = (reason: "limit" | "suppressed") =>
+    [...claims].filter(([i]) => {
+      const o = outcomes[i];
+      return o !== undefined && !o.ok && o.reason === reason;
+    }).map(([, claim]) => claim);
+  await releaseIdempotencyKeys(tx, refusedFor("limit"));
+  await reanswerIdempotencyKeys(tx, refusedFor("suppressed"), refusedAnswer([errorItem(14)]));
 }
 
 interface RecipientRow {

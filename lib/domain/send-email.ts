@@ -12,6 +12,8 @@ import { messageHeadersOf } from "./email-request/message-record";
 import { validateEmailRequest } from "./email-request/validate";
 import { acceptMessages, type AcceptOutcome, type Acceptance, type AcceptRecipient } from "./accept-messages";
 import { nowSeconds } from "./event-log";
+import { CLAIM_LOST, refusedAnswer } from "./idempotency-key";
+import { storeIdempotentAnswer } from "./idempotency-keys";
 import { createGroupCommit } from "../storage/group-commit";
 import { readUsage } from "./limit-counters";
 import { hasLimits, rateLimitHeaders, refusingWindow, secondsToReset, type RateLimitHeaders } from "./limits";
@@ -42,6 +44,25 @@ export interface SendOptions {
 }
 
 export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unknown, options: SendOptions = {}): Promise<SendResult> {
+  const result = await sendClaiming(deps, key, body, options);
+  // Without a key there is no claim to lose.
+  if (result === CLAIM_LOST) throw new Error("no Idempotency-Key was claimed");
+  return result;
+}
+
+/**
+ * sendEmail that also claims `claim`, an Idempotency-Key, with its answer
+ * (send-email-once.ts): in the acceptance transaction, or alone for a From
+ * domain that is not verified. CLAIM_LOST: another request holds the key and
+ * nothing was done. Requests refused by validation (steps 1–13) claim nothing.
+ */
+export async function sendClaiming(
+  deps: SendDeps,
+  key: AuthenticatedKey,
+  body: unknown,
+  options: SendOptions,
+  claim?: { key: string; requestHash: Buffer },
+): Promise<SendResult | typeof CLAIM_LOST> {
   const now = options.now ?? nowSeconds();
   const refuse = async (errors: ApiErrorItem[]): Promise<SendResult> => ({ ok: false, errors, rateLimit: await currentHeaders(deps, key, now) });
 
@@ -49,7 +70,11 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
   if (!v.ok) return refuse(v.errors);
   const content = v.content;
 
-  if (!(await isVerifiedDomain(deps.database, key.accountId, emailDomain(content.from.email)))) return refuse([errorItem(32, "From.email")]);
+  if (!(await isVerifiedDomain(deps.database, key.accountId, emailDomain(content.from.email)))) {
+    const errors = [errorItem(32, "From.email")];
+    if (claim && !(await storeIdempotentAnswer(deps.database, { apiKeyId: key.keyId, ...claim, answer: refusedAnswer(errors) }))) return CLAIM_LOST;
+    return refuse(errors);
+  }
 
   // Each address once (first occurrence wins), To before CC before BCC.
   const recipients: AcceptRecipient[] = [];
@@ -73,8 +98,10 @@ export async function sendEmail(deps: SendDeps, key: AuthenticatedKey, body: unk
     transport: options.transport ?? "api",
     ...(options.requestId && { requestId: options.requestId }),
     now,
+    ...(claim && { idempotency: claim }),
   });
   if (outcome.ok) return { ok: true, messageId, rateLimit: rateLimitHeaders(outcome.usages, now) };
+  if (outcome.reason === "duplicate") return CLAIM_LOST;
   // Every recipient suppressed (step 15): nothing is stored, as no MessageID is given out.
   if (outcome.reason === "suppressed") return refuse([errorItem(14)]);
   const w = refusingWindow(outcome.refused)!;

@@ -5,6 +5,7 @@ import { JsonNumberText } from "../domain/json-number";
 /**
  * Reads a JSON request body with a byte cap (CONTRACT.md: over 15 MiB → 422;
  * malformed JSON or invalid UTF-8 → 422). Never throws for client input.
+ * The raw bytes come back too (an Idempotency-Key request is identified by their hash).
  *
  * Numbers under the keys named in `exactNumbersAt` that JSON.parse cannot
  * hold exactly (beyond 2^53, or not integers) come back as JsonNumberText,
@@ -16,7 +17,7 @@ import { JsonNumberText } from "../domain/json-number";
  * only for bodies of at most MAX_VALUES_FOR_SOURCE values, so that neither
  * pass blocks the loop for long (docs/adr/0104-exact-content-id.md).
  */
-export type BodyResult = { ok: true; value: unknown } | { ok: false; reason: "too-large" | "malformed" };
+export type BodyResult = { ok: true; value: unknown; bytes: Uint8Array } | { ok: false; reason: "too-large" | "malformed" };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -92,14 +93,14 @@ export async function readJsonBody(
     return { ok: false, reason: "malformed" };
   }
   const keys = new Set(options.exactNumbersAt ?? []);
-  if (keys.size === 0 || !sourceAccess || !needsSource(value, keys)) return { ok: true, value };
+  if (keys.size === 0 || !sourceAccess || !needsSource(value, keys)) return { ok: true, value, bytes };
   // The first parse of a large body took its share of the loop: let timers and I/O run before the second.
   await timersPhase(0);
   await checkPhase();
   const exact = parseWithSource(text, (key, v, context) =>
     keys.has(key) && typeof v === "number" && !Number.isSafeInteger(v) && context?.source !== undefined ? new JsonNumberText(context.source) : v,
   );
-  return { ok: true, value: exact };
+  return { ok: true, value: exact, bytes };
 }
 
 /** The body, or undefined when it is larger than maxBytes (reading stops there). */

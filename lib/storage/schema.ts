@@ -277,3 +277,18 @@ export const engagementWindows = pgTable(
   },
   (t) => [primaryKey({ columns: [t.recipientId, t.kind, t.linkKey] })],
 );
+
+/** Idempotency-Key answers of POST /email per API key (migration 0710, lib/domain/idempotency-keys.ts). */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    apiKeyId: uuid("api_key_id").notNull(),
+    key: text("key").notNull(),
+    requestHash: bytea("request_hash").notNull(),
+    messageId: uuid("message_id"),
+    responseStatus: integer("response_status").notNull(),
+    responseBody: text("response_body").notNull(),
+    createdAt: tstz("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.key] })],
+);

@@ -3,7 +3,9 @@ import type { AppContext } from "../../context";
 import { errorItem } from "../../contract/errors";
 import type { EmailResponse as EmailResponseBody } from "../../contract/email";
 import { nowSeconds } from "../../domain/event-log";
+import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from "../../domain/idempotency-key";
 import { currentHeaders, sendEmail } from "../../domain/send-email";
+import { sendEmailOnce } from "../../domain/send-email-once";
 import { readJsonBody } from "../../http/body";
 import type { ApiEnv } from "../../http/env";
 import { errorResponse } from "../../http/errors";
@@ -13,6 +15,10 @@ const rateLimitHeaders = {
   "X-RateLimit-Limit": { description: "Limit of the tightest sending window", schema: { type: "string" as const } },
   "X-RateLimit-Remaining": { description: "Emails left in that window", schema: { type: "string" as const } },
   "X-RateLimit-Reset": { description: "Unix seconds at which that window resets", schema: { type: "string" as const } },
+};
+
+const replayedHeader = {
+  "Idempotent-Replayed": { description: "`true` when the answer is the stored answer of an earlier request with the same Idempotency-Key", schema: { type: "string" as const } },
 };
 
 /**
@@ -26,23 +32,55 @@ const sendEmailRoute = createRoute({
   operationId: "sendEmail",
   summary: "Send one message",
   request: { body: bodyOf("EmailRequest") },
+  // Documented, not declared as a zod header schema: the domain's parser decides (docs/adr/0110).
+  parameters: [
+    {
+      name: IDEMPOTENCY_HEADER,
+      in: "header",
+      required: false,
+      description:
+        "Makes a retry safe: 1–256 printable ASCII characters, kept 24 hours per API key. The same key with the same body " +
+        "replays the first answer (status and body, with `Idempotent-Replayed: true`); with another body, or an invalid key, " +
+        "422 (code 422, `Field` `Idempotency-Key`). Requests refused by validation, limits or an outage leave the key free.",
+      schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: "^[ -~]+$" },
+    },
+  ],
   responses: {
-    200: { description: "Accepted and stored durably", headers: rateLimitHeaders, content: { "application/json": { schema: EmailResponse } } },
-    ...errorResponses(400, 403, 422, ...COMMON_ERRORS),
+    200: {
+      description: "Accepted and stored durably",
+      headers: { ...rateLimitHeaders, ...replayedHeader },
+      content: { "application/json": { schema: EmailResponse } },
+    },
+    ...errorResponses(400, 403, 409, 422, ...COMMON_ERRORS),
   },
 });
 
-/** Read the body (capped), hand it to the send use case, render its answer. */
+/** Read the Idempotency-Key and the body (capped), hand them to the send use case, render its answer. */
 export function addEmailRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
   app.openapi(sendEmailRoute, async (c) => {
     const key = c.get("auth");
     const deps = { database: ctx.database, boss: ctx.boss, log: c.get("log") };
+    const idempotency = parseIdempotencyKey(c.req.header(IDEMPOTENCY_HEADER));
+    if (!idempotency.ok) {
+      const headers = await currentHeaders(deps, key, nowSeconds());
+      return errorResponse(c, [errorItem(422, IDEMPOTENCY_HEADER)], { headers: { ...headers } });
+    }
     const body = await readJsonBody(c.req.raw, ctx.config.api.maxBodyBytes, { exactNumbersAt: ["ContentId", "ContentID"] });
     if (!body.ok) {
       const headers = await currentHeaders(deps, key, nowSeconds());
       return errorResponse(c, [errorItem(422)], { headers: { ...headers } });
     }
-    const result = await sendEmail(deps, key, body.value, { requestId: c.get("requestId") });
+    const options = { requestId: c.get("requestId") };
+    const result =
+      idempotency.key === undefined
+        ? await sendEmail(deps, key, body.value, options)
+        : await sendEmailOnce(deps, key, body.value, { idempotencyKey: idempotency.key, rawBody: body.bytes }, options);
+    if ("replayed" in result) {
+      return new Response(result.replayed.body, {
+        status: result.replayed.status,
+        headers: { "Content-Type": "application/json", ...result.rateLimit, "Idempotent-Replayed": "true" },
+      });
+    }
     if (result.ok) {
       c.get("log").info({ messageId: result.messageId }, "message accepted");
       const response: EmailResponseBody = { MessageID: result.messageId };
