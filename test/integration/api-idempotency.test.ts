@@ -124,21 +124,18 @@ describe("POST /email with an Idempotency-Key (one process)", () => {
     expect(await messagesOf(db, account.accountId)).toBe(2);
   });
 
-  it("refuses a key of 257 characters or with a control character (422 naming the header) and takes 256", async () => {
+  it("refuses a key of 257 characters, a tab or a non-ASCII character (422 naming the header) and takes 256", async () => {
     const account = await createTestAccount(app.ctx);
-    for (const bad of ["k".repeat(257), "a\u0001b"]) {
-      const res = await fetch(`${app.url}/api/v1/email`, {
-        method: "POST",
-        headers: { ...bearer(account.apiKey), "Idempotency-Key": bad },
-        body: emailBody(),
-      }).catch(() => undefined);
-      // fetch itself refuses to send a control character in a header; the server must refuse what reaches it.
-      if (!res) continue;
-      expect(res.status).toBe(422);
-      expect(await res.json()).toEqual({ Errors: [{ Code: 422, Message: "Invalid request parameters", Field: "Idempotency-Key" }] });
+    for (const bad of ["k".repeat(257), "a\tb", "cl\u00e9"]) {
+      const refused = await send(account.apiKey, emailBody(), bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(422);
+      expect(refused.headers.get("content-type")).toBe("application/json");
+      expect(JSON.parse(refused.text)).toEqual({ Errors: [{ Code: 422, Message: "Invalid request parameters", Field: "Idempotency-Key" }] });
     }
     expect(await messagesOf(db, account.accountId)).toBe(0);
-    expect((await send(account.apiKey, emailBody(), "k".repeat(256))).status).toBe(200);
+    const longest = await send(account.apiKey, emailBody(), "k".repeat(256));
+    expect([longest.status, longest.replayed]).toEqual([200, null]);
+    expect((await send(account.apiKey, emailBody(), "k".repeat(256))).replayed).toBe("true");
   });
 
   it("leaves the key free when the request fails validation, so the corrected request sends", async () => {
