@@ -77,7 +77,7 @@ describe("SMTP submission: error replies", () => {
     const info = await send(apiKey, mail({ to: many(10, "t"), cc: many(10, "c"), bcc: many(6, "b") }));
     // The 26th is refused at RCPT; the message goes to the other 25 (10 To, 10 Cc, 5 Bcc), which SMTP clients decide.
     expect(info.rejected).toEqual(["b5@example.org"]);
-    expect((info.rejectedErrors?.[0] as { response?: string }).response).toMatch(/^452 4\.5\.3 Too many recipients/);
+    expect((info as { rejectedErrors?: { response?: string }[] }).rejectedErrors?.[0]?.response).toMatch(/^452 4\.5\.3 Too many recipients/);
     expect(info.response).toMatch(/^250 2\.0\.0 OK [0-9a-f-]{36}$/);
 
     expect(await refusal(apiKey, mail({ to: "t@example.org", bcc: many(6, "b") }))).toMatch(/^554 5\.5\.3 Too many BCC recipients: 6, at most 5/);
