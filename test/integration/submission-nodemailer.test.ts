@@ -7,10 +7,12 @@ import { eventsOf, expectNoRecipientLeftQueued, sendViaApi, waitForEvent } from 
 import { startSmtpSink, type SmtpSink } from "../support/smtp-sink";
 import { submissionEnv, verifyDkim } from "../support/submission";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { registerWebhook, startReceiver, type Receiver } from "./webhooks-helpers";
 
 /** SMTP submission with nodemailer over STARTTLS and implicit TLS, delivered through a real relay peer. */
 describe("SMTP submission: nodemailer", () => {
   let relay: SmtpSink;
+  let receiver: Receiver;
   let app: TestApp;
   let apiKey: string;
   let accountId: string;
@@ -21,11 +23,14 @@ describe("SMTP submission: nodemailer", () => {
     ports = s;
     app = await startTestApp({ MAILROOM_DELIVERY: "relay", SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`, ...s.env });
     ({ apiKey, accountId } = await createTestAccount(app.ctx));
+    receiver = await startReceiver();
+    await registerWebhook(app, apiKey, "delivery", `${receiver.url}/delivery`);
   });
   afterAll(async () => {
     if (app) await expectNoRecipientLeftQueued(app.ctx);
     await app?.stop();
     await relay?.stop();
+    await receiver?.close();
   });
 
   const transport = (secure: boolean) =>
@@ -110,5 +115,21 @@ describe("SMTP submission: nodemailer", () => {
     await waitForEvent(app.ctx, apiId, "delivered", "api@example.org");
     const types = async (m: string) => (await eventsOf(app.ctx, m)).map((e) => e.type).sort();
     expect(await types(id)).toEqual(await types(apiId));
+
+    // The same delivery notifications (webhook) as an API message's.
+    type Note = { EventData: Record<string, unknown> };
+    const notes = async (m: string, n: number) => {
+      for (let i = 0; i < 150; i++) {
+        const found = receiver.requests.map((r) => r.json as Note).filter((j) => j.EventData?.MessageID === m);
+        if (found.length >= n) return found.map((j) => j.EventData);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no ${n} notifications for ${m}`);
+    };
+    const smtpNotes = await notes(id, 2);
+    const apiNotes = await notes(apiId, 2);
+    expect(smtpNotes.map((e) => e.To).sort()).toEqual(["hidden1@example.org", "hidden2@example.net"]);
+    const shape = (e: Record<string, unknown>) => ({ keys: Object.keys(e).sort(), Event: e.Event, Domain: e.Domain });
+    expect(smtpNotes.map(shape)).toEqual(apiNotes.map(shape));
   });
 });
