@@ -51,7 +51,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
   const tls = await loadTlsMaterial({ certFile: cfg.certFile, keyFile: cfg.keyFile, dataDir: ctx.config.dataDir, hostname: ctx.config.delivery.heloName });
   if (!tls) ctx.log.warn("SMTP submission: no certificate (set MAILROOM_SUBMISSION_TLS_CERT/_KEY, or install openssl); running without TLS, AUTH from loopback only");
 
-  const keyOf = (session: SMTPServerSession) => session.user as unknown as AuthenticatedKey;
+  const keyOf = (session: SMTPServerSession) => session.user as AuthenticatedKey;
 
   const options: SMTPServerOptions = {
     name: ctx.config.delivery.heloName,
@@ -85,7 +85,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
             return callback(refuse(result.code === 12 ? REPLY.accountSuspended : REPLY.badCredentials));
           }
           sessions.set(session, { password });
-          callback(null, { user: result.key as unknown as string });
+          callback(null, { user: result.key });
         },
         (err: Error) => {
           ctx.log.error({ err }, "SMTP submission: AUTH failed");
