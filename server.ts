@@ -2,7 +2,8 @@
  * The composition root. One Node process, one port: the public API (Hono,
  * lib/api) and Next.js's request handler (the dashboard) behind one HTTP
  * server. Start order: config → storage → migrations → queue → first-start
- * provisioning → delivery services and workers → HTTP. Stop in reverse.
+ * provisioning → HTTP → SMTP submission → delivery services and workers.
+ * Stop in reverse.
  * Importing this module starts nothing; `startServer()` does.
  */
 import http from "node:http";
@@ -16,6 +17,7 @@ import type { AppContext } from "./lib/context";
 import { createLogger } from "./lib/logger";
 import { createStopStack, openProcessContext } from "./lib/process-context";
 import { startNotifications } from "./lib/webhooks/start";
+import { startSubmissionServer } from "./lib/submission/submission-server";
 
 export interface StartOptions {
   config?: Config;
@@ -74,6 +76,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
     // PORT=0 (tests): the public URL is known only now that the port is.
     if (!config.publicUrlExplicit) config.publicUrl = `http://${hostForUrl === "127.0.0.1" ? "localhost" : hostForUrl}:${port}`;
+
+    // SMTP submission beside the HTTP server (lib/submission), stopped before it.
+    const submission = await startSubmissionServer(ctx);
+    stack.push(submission.stop);
 
     // Delivery and notification workers last: they build tracking URLs from
     // the public URL, and anything accepted before they run waits in the queue.

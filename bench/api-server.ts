@@ -24,6 +24,8 @@ async function main() {
     PORT: "0",
     MAILROOM_WORKERS: "off",
     MAILROOM_INBOUND_PORT: "0",
+    MAILROOM_SUBMISSION_PORT: "0",
+    MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_SANDBOX_PORT: "0",
     MAILROOM_QUIET_START: "true",
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",

@@ -73,6 +73,8 @@ async function main() {
     MAILROOM_DATA_DIR: dataDir,
     MAILROOM_EMBEDDED_PG_PORT: "0",
     MAILROOM_INBOUND_PORT: "0",
+    MAILROOM_SUBMISSION_PORT: "0",
+    MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_SANDBOX_PORT: "0",
     LOG_LEVEL: "warn",
   });

@@ -134,6 +134,8 @@ async function main() {
     MAILROOM_EMBEDDED_PG_PORT: "0",
     PORT: "0",
     MAILROOM_INBOUND_PORT: "0",
+    MAILROOM_SUBMISSION_PORT: "0",
+    MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_WORKERS: "off",
     MAILROOM_DELIVERY: "relay",
     SMTP_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,

@@ -37,6 +37,7 @@ describe("the command tree", () => {
         "keys list",
         "keys revoke",
         "plans",
+        "smtp-test",
         "suppressions add",
         "suppressions list",
         "suppressions remove",

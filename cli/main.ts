@@ -8,6 +8,7 @@ import { registerAccounts } from "./commands/accounts";
 import { registerDomains } from "./commands/domains";
 import { registerKeys } from "./commands/keys";
 import { registerPlans } from "./commands/plans";
+import { registerSmtpTest } from "./commands/smtp-test";
 import { registerSuppressions } from "./commands/suppressions";
 import { registerUsers } from "./commands/users";
 import { registerWorker } from "./commands/worker";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerUsers(program, app);
   registerSuppressions(program, app);
   registerWorker(program, app);
+  registerSmtpTest(program, app);
   return program;
 }
 

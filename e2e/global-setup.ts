@@ -24,6 +24,8 @@ export default async function globalSetup() {
     MAILROOM_DATA_DIR: dataDir,
     MAILROOM_EMBEDDED_PG_PORT: "0",
     MAILROOM_INBOUND_PORT: "0",
+    MAILROOM_SUBMISSION_PORT: "0",
+    MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_SANDBOX_PORT: "0",
     LOG_LEVEL: "warn",
     // The webhooks spec registers a receiver on 127.0.0.1 and watches a retry (issue 6).

@@ -54,6 +54,15 @@ const envSchema = z.object({
   MAILROOM_INBOUND_MAX_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(100),
   MAILROOM_INBOUND_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
   MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  // SMTP submission (lib/submission, docs/smtp.md); unset ports take the defaults of lib/submission/ports.ts.
+  MAILROOM_SUBMISSION_HOST: z.string().optional(),
+  MAILROOM_SUBMISSION_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  MAILROOM_SUBMISSION_TLS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  MAILROOM_SUBMISSION_TLS_CERT: z.string().optional(),
+  MAILROOM_SUBMISSION_TLS_KEY: z.string().optional(),
+  MAILROOM_SUBMISSION_MAX_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(100),
+  MAILROOM_SUBMISSION_IDLE_TIMEOUT: z.string().default("60s"),
+  MAILROOM_SUBMISSION_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
   MAILROOM_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   MAILROOM_SANDBOX_COMPLAINT_DELAY: z.string().default("3s"),
   MAILROOM_SANDBOX_RETENTION: z.string().default("7d"),
@@ -117,6 +126,9 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (Boolean(e.MAILROOM_SUBMISSION_TLS_CERT) !== Boolean(e.MAILROOM_SUBMISSION_TLS_KEY)) {
+    throw new ConfigError("MAILROOM_SUBMISSION_TLS_CERT and MAILROOM_SUBMISSION_TLS_KEY: set both (PEM files) or neither (a self-signed certificate is generated)");
+  }
   if (e.MAILROOM_DELIVERY === "relay" && !e.SMTP_RELAY_URL) {
     throw new ConfigError("SMTP_RELAY_URL: required when MAILROOM_DELIVERY=relay (smtp://user:pass@host:port)");
   }
@@ -168,6 +180,20 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       maxMessageBytes: e.MAILROOM_INBOUND_MAX_MESSAGE_BYTES,
       /** New connections per client address (IPv6: per /64) per minute; more are answered 421. */
       connectionsPerMinute: e.MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE,
+    },
+    submission: {
+      host: e.MAILROOM_SUBMISSION_HOST ?? e.HOST,
+      /** undefined: the default (587, or 2587 where 587 may not be bound); 0: off. */
+      port: e.MAILROOM_SUBMISSION_PORT,
+      /** undefined: the default (465, or 2465 where 465 may not be bound); 0: off. */
+      tlsPort: e.MAILROOM_SUBMISSION_TLS_PORT,
+      certFile: e.MAILROOM_SUBMISSION_TLS_CERT,
+      keyFile: e.MAILROOM_SUBMISSION_TLS_KEY,
+      /** Concurrent sessions; more are answered 421. */
+      maxClients: e.MAILROOM_SUBMISSION_MAX_CLIENTS,
+      idleTimeoutMs: requireDuration("MAILROOM_SUBMISSION_IDLE_TIMEOUT", e.MAILROOM_SUBMISSION_IDLE_TIMEOUT),
+      /** Failed AUTH attempts per client address (IPv6: per /64) per minute before AUTH is refused with 454. */
+      authFailuresPerMinute: e.MAILROOM_SUBMISSION_AUTH_FAILURES_PER_MINUTE,
     },
     tracking: { secret: e.MAILROOM_TRACKING_SECRET, trustProxy: e.MAILROOM_TRUST_PROXY },
     api: {

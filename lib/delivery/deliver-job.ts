@@ -4,6 +4,7 @@ import { createGroupCommit } from "../storage/group-commit";
 import type { DeliverJob } from "../queue/jobs";
 import { isRowDataError } from "../storage/sqlstate";
 import { buildMessage, type DkimKey } from "./build-message";
+import { buildRawCopy, extractHtmlPart } from "./raw-copy";
 import { classifySmtpAnswer, internalErrorClassification, type Classification } from "./classify";
 import { parseMessageContent, type MessageContent } from "./message-content";
 import { recordRound, type RoundResult } from "./record-outcomes";
@@ -102,7 +103,8 @@ function loaderFor(ctx: AppContext) {
 
 export function trackingFor(content: MessageContent, account: { track_opens: boolean; track_clicks: boolean }) {
   const mode = content.tracking;
-  const hasHtml = Boolean(content.html);
+  // A raw MIME submission has an HTML part when acceptance saw one (contentType "HTML").
+  const hasHtml = Boolean(content.html) || (content.mime !== undefined && content.contentType === "HTML");
   return {
     opens: hasHtml && account.track_opens && (mode === undefined || mode === "opens" || mode === "all"),
     clicks: hasHtml && account.track_clicks && (mode === undefined || mode === "clicks" || mode === "all"),
@@ -150,30 +152,36 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
   const bounceDomain = bounceDomainFor(domainToASCII(message.from_domain) || message.from_domain, ctx.config.delivery.bounceDomain);
 
+  // An SMTP submission is sent as its own bytes (raw-copy.ts); its first text/html part is what tracking rewrites.
+  const mime = content.mime !== undefined ? Buffer.from(content.mime, "base64") : undefined;
+  const trackedHtml = mime ? (tracking.opens || tracking.clicks ? await extractHtmlPart(mime) : undefined) : content.html;
   // The body is tokenized once per job (in chunks, yielding to the event loop); each copy is then spliced from the plan.
-  const plan = content.html && (tracking.opens || tracking.clicks) ? await planTracking(content.html) : undefined;
+  const plan = trackedHtml && (tracking.opens || tracking.clicks) ? await planTracking(trackedHtml) : undefined;
   if (plan && tracking.clicks && !message.links_listed) await storeTrackedLinks(ctx.database, message.id, plan.links);
 
   const build = async (r: RecipientRow): Promise<Envelope> => {
     const token = (kind: "o" | "u") => encodeTrackingToken(secret, { kind, messageId: message.id, recipientId: r.id });
     const html =
-      content.html && plan
-        ? renderTrackingPieces(content.html, plan, {
+      trackedHtml && plan
+        ? renderTrackingPieces(trackedHtml, plan, {
             pixelUrl: tracking.opens ? `${base}/t/o/${token("o")}` : undefined,
             linkUrl: tracking.clicks
               ? (link) => `${base}/t/c/${encodeTrackingToken(secret, { kind: "c", messageId: message.id, recipientId: r.id, link })}`
               : undefined,
           })
         : content.html;
-    const raw = await buildMessage({
-      messageId: message.id,
-      fromDomain: domainToASCII(message.from_domain) || message.from_domain,
-      date: message.created_at,
-      content,
-      html,
-      unsubscribe: { url: `${base}/t/u/${token("u")}`, mailto: signedAddress(secret, "unsubscribe", r.id, bounceDomain) },
-      dkim,
-    });
+    const unsubscribe = { url: `${base}/t/u/${token("u")}`, mailto: signedAddress(secret, "unsubscribe", r.id, bounceDomain) };
+    const raw = mime
+      ? await buildRawCopy({ raw: mime, html: plan ? html : undefined, unsubscribe, dkim })
+      : await buildMessage({
+          messageId: message.id,
+          fromDomain: domainToASCII(message.from_domain) || message.from_domain,
+          date: message.created_at,
+          content,
+          html,
+          unsubscribe,
+          dkim,
+        });
     return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw };
   };
 

@@ -59,6 +59,8 @@ export const messageContentSchema = z.object({
   tags: list(z.string()),
   /** From the `X-Mailroom-Track` header; null/absent = account default. */
   tracking: trackingModeSchema.nullish().transform((v) => v ?? undefined),
+  /** An SMTP submission: base64 of the raw message, sent as-is (lib/delivery/raw-copy.ts, docs/adr/0700). */
+  mime: z.string().nullish().transform((v) => v || undefined),
 });
 
 /** What the acceptance code writes (input side of the schema). */

@@ -37,6 +37,8 @@ export interface Acceptance {
   /** Deduplicated, To before CC before BCC. */
   recipients: AcceptRecipient[];
   transport: "api" | "smtp";
+  /** The message's size when known exactly (a raw MIME submission); else estimated from the content. */
+  size?: number;
   requestId?: string;
   /** Unix seconds. */
   now: number;
@@ -181,7 +183,7 @@ async function insertMessages(tx: Tx, items: Acceptance[]): Promise<Map<string, 
     headers: m.headers,
     content: m.content,
     tags: m.content.tags,
-    size: estimateMimeSize(m.content),
+    size: m.size ?? estimateMimeSize(m.content),
     transport: m.transport,
     request_id: m.requestId ?? null,
   }));

@@ -118,6 +118,11 @@ const ACCEPT_BATCH = { maxBatch: 64, maxInFlight: 2 };
 
 const acceptors = new WeakMap<Database, (a: Acceptance) => Promise<AcceptOutcome>>();
 
+/** The one acceptance path (POST /email and SMTP submission): group-committed, answers after COMMIT. */
+export function acceptMessage(deps: SendDeps, acceptance: Acceptance): Promise<AcceptOutcome> {
+  return acceptorFor(deps)(acceptance);
+}
+
 function acceptorFor(deps: SendDeps): (a: Acceptance) => Promise<AcceptOutcome> {
   let acceptor = acceptors.get(deps.database);
   if (!acceptor) {
@@ -142,7 +147,7 @@ export async function currentHeaders(deps: SendDeps, key: AuthenticatedKey, now:
 const VERIFIED_CACHE_MS = 5_000;
 const verifiedCache = new Map<string, number>();
 
-async function isVerifiedDomain(database: Database, accountId: string, domain: string): Promise<boolean> {
+export async function isVerifiedDomain(database: Database, accountId: string, domain: string): Promise<boolean> {
   const ascii = domainToASCII(domain) || domain;
   const cacheKey = `${accountId}|${ascii}`;
   const now = Date.now();

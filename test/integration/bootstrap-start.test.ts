@@ -15,7 +15,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 function start(env: Record<string, string>) {
   const child = spawn(path.join(root, "node_modules/.bin/tsx"), ["scripts/start.ts"], {
     cwd: root,
-    env: { ...process.env, MAILROOM_DASHBOARD: "off", MAILROOM_INBOUND_PORT: "0", LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, MAILROOM_DASHBOARD: "off", MAILROOM_INBOUND_PORT: "0", MAILROOM_SUBMISSION_PORT: "0", MAILROOM_SUBMISSION_TLS_PORT: "0", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

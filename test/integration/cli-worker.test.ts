@@ -13,7 +13,7 @@ import { CLI, runCli } from "./cli-support";
 /** `mailroom worker`: starts the workers on the shared database and stops cleanly on a signal. */
 function startWorker(databaseUrl: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [CLI, "worker"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "info", MAILROOM_INBOUND_PORT: "0", ...env },
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "info", MAILROOM_INBOUND_PORT: "0", MAILROOM_SUBMISSION_PORT: "0", MAILROOM_SUBMISSION_TLS_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

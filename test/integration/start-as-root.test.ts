@@ -40,6 +40,8 @@ function npmStart(project: string, port: number, asUser?: { uid: number; gid: nu
       DATABASE_URL: "",
       MAILROOM_DASHBOARD: "off",
       MAILROOM_INBOUND_PORT: "0",
+      MAILROOM_SUBMISSION_PORT: "0",
+      MAILROOM_SUBMISSION_TLS_PORT: "0",
       MAILROOM_QUIET_START: "false",
       PORT: String(port),
       LOG_LEVEL: "warn",

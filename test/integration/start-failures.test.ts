@@ -20,7 +20,7 @@ describe("npm start failures", () => {
     const port = (busy.address() as net.AddressInfo).port;
     const run = spawnSync(path.join(root, "node_modules/.bin/tsx"), ["scripts/start.ts"], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: await createTestDatabase(), HOST: "127.0.0.1", PORT: String(port), MAILROOM_DASHBOARD: "off", MAILROOM_INBOUND_PORT: "0", LOG_LEVEL: "warn" },
+      env: { ...process.env, DATABASE_URL: await createTestDatabase(), HOST: "127.0.0.1", PORT: String(port), MAILROOM_DASHBOARD: "off", MAILROOM_INBOUND_PORT: "0", MAILROOM_SUBMISSION_PORT: "0", MAILROOM_SUBMISSION_TLS_PORT: "0", LOG_LEVEL: "warn" },
       encoding: "utf8",
       timeout: 60_000,
     });

@@ -68,6 +68,8 @@ export async function startAppProcess(env: Record<string, string>): Promise<Proc
     MAILROOM_DASHBOARD: "off",
     MAILROOM_WORKERS: "off",
     MAILROOM_INBOUND_PORT: "0",
+    MAILROOM_SUBMISSION_PORT: "0",
+    MAILROOM_SUBMISSION_TLS_PORT: "0",
     ...env,
     PORT: String(port),
   });

@@ -22,6 +22,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     MAILROOM_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "mailroom-test-data-")),
     PORT: "0",
     MAILROOM_INBOUND_PORT: "0",
+    MAILROOM_SUBMISSION_PORT: "0",
+    MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_SANDBOX_PORT: "0",
     MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "true",
     MAILROOM_QUIET_START: "true",

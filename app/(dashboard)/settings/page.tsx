@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { SmtpSubmissionCard, smtpSubmissionProps } from "@/components/settings/smtp-submission-card";
 import { Alert } from "@/components/ui/alert";
 import { getDashboardAccountId } from "@/lib/api-client/dashboard-account";
 import { requireRole } from "@/lib/auth/require-role";
@@ -80,6 +81,7 @@ export default async function SettingsPage({ searchParams }: { searchParams: Pro
       </nav>
       <ApiKeysCard keys={keyViews} />
       <DomainsCard domains={domainViews} />
+      <SmtpSubmissionCard {...smtpSubmissionProps(ctx)} />
       <SuppressionsCard suppressions={suppressionViews} query={q} />
       <StaffCard users={staffViews} currentEmail={staff.email} />
     </div>

@@ -39,4 +39,11 @@ export interface MessageContent {
   tags: string[];
   /** The X-Mailroom-Track override; absent: the account's settings apply. */
   tracking?: TrackingMode;
+  /**
+   * An SMTP submission (docs/adr/0700): base64 of the message as accepted
+   * (its own MIME, with Message-ID and Date added when missing and Bcc
+   * removed). Delivery sends these bytes, adding only List-Unsubscribe,
+   * tracking in text/html parts and DKIM; html, text and attachments are then empty.
+   */
+  mime?: string;
 }

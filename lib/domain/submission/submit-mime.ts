@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import { domainToASCII } from "node:url";
+import { simpleParser, type AddressObject, type EmailAddress } from "mailparser";
+import { TRACKING_MODES, type TrackingMode } from "../../contract/email";
+import type { AuthenticatedKey } from "../api-keys";
+import { emailDomain, isValidEmail } from "../email-request/addresses";
+import type { ContentAddress, MessageContent } from "../email-request/message-content";
+import { messageHeadersOf } from "../email-request/message-record";
+import { nowSeconds } from "../event-log";
+import { refusingWindow, secondsToReset } from "../limits";
+import { acceptMessage, isVerifiedDomain, type SendDeps } from "../send-email";
+import { isStorableText } from "../storable-text";
+import { editHeaderBlock, toCrlf } from "./header-block";
+import { recipientKinds } from "./recipient-kinds";
+import { REPLY, type SmtpReply } from "./replies";
+
+/**
+ * An SMTP submission as a use case: the message as received (already
+ * bounded to the size limit by the server) is parsed with mailparser, its
+ * header From checked against the account's verified domains, its envelope
+ * recipients mapped to To/CC/BCC and counted (recipient-kinds.ts), then
+ * accepted through the same path as POST /email (acceptMessage: suppression,
+ * plan limits, events, jobs, group commit). Whole or nothing: either every
+ * envelope recipient is accepted under one MessageID, or the reply refuses
+ * the message and nothing is stored.
+ */
+
+export interface Submission {
+  raw: Buffer;
+  /** The envelope sender (already checked at MAIL FROM). */
+  mailFrom: string;
+  rcptTo: string[];
+}
+
+export type SubmitResult = { ok: true; messageId: string; reply: SmtpReply } | { ok: false; reply: SmtpReply };
+
+const flatten = (a: AddressObject | AddressObject[] | undefined): EmailAddress[] =>
+  (Array.isArray(a) ? a : a ? [a] : []).flatMap((o) => o.value).flatMap((v) => (v.group ? v.group : [v]));
+
+/** Display names and subjects go to jsonb: characters it refuses are dropped rather than failing the message. */
+function storable(s: string | undefined): string {
+  if (!s) return "";
+  if (isStorableText(s)) return s;
+  return Array.from(s)
+    .filter((c) => isStorableText(c))
+    .join("");
+}
+
+const toContent = (a: EmailAddress): ContentAddress => ({ name: storable(a.name), email: storable(a.address) });
+
+export async function submitMime(deps: SendDeps, key: AuthenticatedKey, submission: Submission, options: { now?: number } = {}): Promise<SubmitResult> {
+  const now = options.now ?? nowSeconds();
+  let parsed;
+  try {
+    // Only the headers are used, but the parse checks the whole structure; links and text/HTML conversions are skipped.
+    parsed = await simpleParser(submission.raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
+  } catch {
+    return { ok: false, reply: REPLY.unparsable };
+  }
+
+  const from = flatten(parsed.from).filter((a) => a.address);
+  if (from.length !== 1 || !isValidEmail(from[0]!.address!)) return { ok: false, reply: REPLY.fromHeader };
+  const fromDomain = emailDomain(from[0]!.address!);
+  if (!(await isVerifiedDomain(deps.database, key.accountId, fromDomain))) return { ok: false, reply: REPLY.senderNotVerified(fromDomain) };
+
+  const to = flatten(parsed.to).filter((a) => a.address);
+  const cc = flatten(parsed.cc).filter((a) => a.address);
+  const kinds = recipientKinds(
+    submission.rcptTo,
+    to.map((a) => a.address!),
+    cc.map((a) => a.address!),
+  );
+  if (!kinds.ok) {
+    return { ok: false, reply: { code: 554, text: `5.5.3 Too many ${kinds.kind.toUpperCase()} recipients: ${kinds.count}, at most ${kinds.max} (envelope recipients not named in To or Cc count as Bcc)` } };
+  }
+
+  const messageId = randomUUID();
+  let tracking: TrackingMode | undefined;
+  const raw = editHeaderBlock(toCrlf(submission.raw), (h) => {
+    // Bcc recipients are envelope recipients; the header would disclose them.
+    h.remove("bcc");
+    const track = h.getFirst("x-mailroom-track").toLowerCase();
+    if ((TRACKING_MODES as readonly string[]).includes(track)) tracking = track as TrackingMode;
+    h.remove("x-mailroom-track");
+    if (!parsed.messageId) h.add("Message-ID", `<${messageId}@${domainToASCII(fromDomain) || fromDomain}>`);
+    if (!h.hasHeader("date")) h.add("Date", new Date(now * 1000).toUTCString().replace("GMT", "+0000"));
+  });
+
+  const names = new Map([...to, ...cc].map((a) => [a.address!.toLowerCase(), storable(a.name)]));
+  const bcc = kinds.recipients.filter((r) => r.kind === "bcc");
+  const content: MessageContent = {
+    from: toContent(from[0]!),
+    to: to.map(toContent),
+    cc: cc.map(toContent),
+    bcc: bcc.map((r) => ({ name: "", email: r.email })),
+    replyTo: flatten(parsed.replyTo)
+      .filter((a) => a.address)
+      .map(toContent),
+    subject: storable(parsed.subject),
+    contentType: parsed.html ? "HTML" : "Text",
+    attachments: [],
+    headers: [],
+    tags: [],
+    ...(tracking && { tracking }),
+    mime: raw.toString("base64"),
+  };
+  const outcome = await acceptMessage(deps, {
+    messageId,
+    key,
+    content,
+    headers: messageHeadersOf(messageId, content),
+    recipients: kinds.recipients.map((r) => ({ email: r.email, name: names.get(r.normalized) ?? "", kind: r.kind, normalized: r.normalized })),
+    transport: "smtp",
+    size: raw.length,
+    now,
+  });
+  if (outcome.ok) return { ok: true, messageId, reply: REPLY.accepted(messageId) };
+  if (outcome.reason === "suppressed") return { ok: false, reply: REPLY.allSuppressed };
+  const w = refusingWindow(outcome.refused)!;
+  const wait = secondsToReset(w.kind, now);
+  return { ok: false, reply: w.code === 17 ? REPLY.quotaReached(wait) : REPLY.rateLimited(w.kind, wait) };
+}

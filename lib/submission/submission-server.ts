@@ -1,0 +1,181 @@
+import type { Socket } from "node:net";
+import ipaddr from "ipaddr.js";
+import { SMTPServer, type SMTPServerAuthentication, type SMTPServerOptions, type SMTPServerSession } from "smtp-server";
+import { MAX_MESSAGE_BYTES } from "../contract/email";
+import type { AppContext } from "../context";
+import { authenticateApiKey, type AuthenticatedKey } from "../domain/api-keys";
+import { emailDomain, isValidEmail } from "../domain/email-request/addresses";
+import { isVerifiedDomain } from "../domain/send-email";
+import { MAX_ENVELOPE_RECIPIENTS } from "../domain/submission/recipient-kinds";
+import { REPLY, type SmtpReply } from "../domain/submission/replies";
+import { submitMime } from "../domain/submission/submit-mime";
+import { findSuppressedEmails, normalizeEmail } from "../domain/suppressions";
+import { readBoundedMessage } from "../inbound/smtp-limits";
+import { AuthFailures } from "./auth-failures";
+import { DEFAULT_PORTS, listenSubmission } from "./ports";
+import { setSubmissionInfo, type SubmissionInfo } from "./submission-info";
+import { loadTlsMaterial } from "./tls-certificate";
+
+/**
+ * The SMTP submission server (docs/smtp.md): a second door to POST /email's
+ * acceptance for software that speaks SMTP. STARTTLS on the submission port,
+ * implicit TLS on the other; AUTH PLAIN or LOGIN with an API key as the
+ * password (any user name), refused before TLS except from loopback; then
+ * the MAIL FROM domain, each RCPT (count, suppression) and the message
+ * (submit-mime.ts) are checked, each refusal a reply a client understands.
+ */
+
+export interface SubmissionServer extends SubmissionInfo {
+  stop(): Promise<void>;
+}
+
+function isLoopback(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.range() === "loopback";
+}
+
+const refuse = (reply: SmtpReply) => Object.assign(new Error(reply.text), { responseCode: reply.code });
+
+interface SessionState {
+  /** The API key given to AUTH: re-checked at DATA, so a key revoked or an account suspended mid-session stops sending. */
+  password: string;
+}
+
+export async function startSubmissionServer(ctx: AppContext): Promise<SubmissionServer> {
+  const cfg = ctx.config.submission;
+  const deps = { database: ctx.database, boss: ctx.boss, log: ctx.log };
+  const failures = new AuthFailures(cfg.authFailuresPerMinute);
+  const sessions = new WeakMap<SMTPServerSession, SessionState>();
+  const tls = await loadTlsMaterial({ certFile: cfg.certFile, keyFile: cfg.keyFile, dataDir: ctx.config.dataDir, hostname: ctx.config.delivery.heloName });
+  if (!tls) ctx.log.warn("SMTP submission: no certificate (set MAILROOM_SUBMISSION_TLS_CERT/_KEY, or install openssl); running without TLS, AUTH from loopback only");
+
+  const keyOf = (session: SMTPServerSession) => session.user as AuthenticatedKey;
+
+  const options: SMTPServerOptions = {
+    name: ctx.config.delivery.heloName,
+    banner: "Mailroom submission",
+    logger: false,
+    authMethods: ["PLAIN", "LOGIN"],
+    // Checked per connection in onAuth: plain-text AUTH is allowed from loopback only.
+    allowInsecureAuth: true,
+    // Replies carry their own enhanced codes (replies.ts).
+    hideENHANCEDSTATUSCODES: true,
+    authRequiredMessage: REPLY.authRequired.text,
+    maxAllowedUnauthenticatedCommands: 10,
+    maxClients: cfg.maxClients,
+    socketTimeout: cfg.idleTimeoutMs,
+    // Stopping waits this long for sessions in progress, then closes them.
+    closeTimeout: 3000,
+    size: MAX_MESSAGE_BYTES,
+    disableReverseLookup: true,
+    ...(tls ? { key: tls.key, cert: tls.cert } : {}),
+    disabledCommands: tls ? [] : ["STARTTLS"],
+
+    onAuth(auth: SMTPServerAuthentication, session, callback) {
+      const remote = session.remoteAddress;
+      if (!session.secure && !isLoopback(remote)) return callback(refuse(REPLY.encryptionRequired));
+      if (failures.blocked(remote)) return callback(refuse(REPLY.authThrottled));
+      const password = auth.password ?? "";
+      authenticateApiKey(ctx.database.db, `Bearer ${password}`).then(
+        (result) => {
+          if (!result.ok) {
+            failures.fail(remote);
+            return callback(refuse(result.code === 12 ? REPLY.accountSuspended : REPLY.badCredentials));
+          }
+          sessions.set(session, { password });
+          callback(null, { user: result.key });
+        },
+        (err: Error) => {
+          ctx.log.error({ err }, "SMTP submission: AUTH failed");
+          callback(refuse(REPLY.temporary));
+        },
+      );
+    },
+
+    onMailFrom(address, session, callback) {
+      if (!isValidEmail(address.address)) return callback(refuse(REPLY.badSender));
+      const domain = emailDomain(address.address);
+      isVerifiedDomain(ctx.database, keyOf(session).accountId, domain).then(
+        (ok) => callback(ok ? undefined : refuse(REPLY.senderNotVerified(domain))),
+        (err: Error) => {
+          ctx.log.error({ err }, "SMTP submission: MAIL FROM check failed");
+          callback(refuse(REPLY.temporary));
+        },
+      );
+    },
+
+    onRcptTo(address, session, callback) {
+      if (!isValidEmail(address.address)) return callback(refuse(REPLY.badRecipient));
+      if (session.envelope.rcptTo.length >= MAX_ENVELOPE_RECIPIENTS) {
+        return callback(refuse(REPLY.tooManyRecipients(`at most ${MAX_ENVELOPE_RECIPIENTS} per message (10 To, 10 Cc, 5 Bcc)`)));
+      }
+      findSuppressedEmails(ctx.database.db, keyOf(session).accountId, [address.address]).then(
+        (found) => {
+          const row = found.get(normalizeEmail(address.address));
+          callback(row ? refuse(REPLY.suppressed(row.reason)) : undefined);
+        },
+        (err: Error) => {
+          ctx.log.error({ err }, "SMTP submission: RCPT check failed");
+          callback(refuse(REPLY.temporary));
+        },
+      );
+    },
+
+    onData(stream, session, callback) {
+      const envelope = {
+        mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+        rcptTo: session.envelope.rcptTo.map((r) => r.address),
+      };
+      const answer = async (): Promise<SmtpReply> => {
+        // At most MAX_MESSAGE_BYTES is kept; the rest is drained and the message refused (552).
+        const { raw, exceeded } = await readBoundedMessage(stream, MAX_MESSAGE_BYTES);
+        if (exceeded) return REPLY.tooBig(MAX_MESSAGE_BYTES);
+        const state = sessions.get(session);
+        const auth = await authenticateApiKey(ctx.database.db, `Bearer ${state?.password ?? ""}`);
+        if (!auth.ok) return auth.code === 12 ? REPLY.accountSuspended : REPLY.badCredentials;
+        const result = await submitMime(deps, auth.key, { raw, ...envelope });
+        if (result.ok) ctx.log.info({ messageId: result.messageId, accountId: auth.key.accountId, recipients: envelope.rcptTo.length }, "SMTP submission accepted");
+        return result.reply;
+      };
+      answer().then(
+        (reply) => (reply.code === 250 ? callback(null, reply.text) : callback(refuse(reply))),
+        (err: Error) => {
+          ctx.log.error({ err, ...envelope }, "SMTP submission: the message could not be accepted");
+          callback(refuse(REPLY.temporary));
+        },
+      );
+    },
+  };
+
+  const starttls = new SMTPServer({ ...options, secure: false });
+  const implicit = tls ? new SMTPServer({ ...options, secure: true }) : undefined;
+  for (const s of [starttls, implicit]) {
+    s?.on("error", (err) => ctx.log.warn({ err }, "SMTP submission error"));
+    // Replies are small writes answered by the client's next command: without this, Nagle's
+    // algorithm and the peer's delayed ACK add ~40 ms to a message (bench:smtp).
+    s?.server.on("connection", (socket: Socket) => socket.setNoDelay(true));
+  }
+  const warn = (message: string) => ctx.log.warn(message);
+  const stopAll = async () => {
+    for (const s of [starttls, implicit]) if (s?.server.listening) await new Promise<void>((resolve) => s.close(() => resolve()));
+  };
+  try {
+    const port = await listenSubmission(starttls.server, cfg.host, cfg.port, DEFAULT_PORTS.starttls, warn);
+    const tlsPort = implicit ? await listenSubmission(implicit.server, cfg.host, cfg.tlsPort, DEFAULT_PORTS.tls, warn) : undefined;
+    const host = cfg.host === "0.0.0.0" || cfg.host === "::" ? "127.0.0.1" : cfg.host;
+    const info: SubmissionInfo = { host, port, tlsPort, tls: tls?.source ?? "none" };
+    setSubmissionInfo(ctx, info);
+    return {
+      ...info,
+      stop: async () => {
+        setSubmissionInfo(ctx, undefined);
+        await stopAll();
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

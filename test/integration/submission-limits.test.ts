@@ -1,0 +1,85 @@
+import { connect, type Socket } from "node:net";
+import os from "node:os";
+import nodemailer from "nodemailer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestAccount } from "../support/fixtures";
+import { expectNoRecipientLeftQueued } from "../support/delivery-helpers";
+import { submissionEnv } from "../support/submission";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+/** A raw SMTP session over TCP: what the server writes, line by line. */
+function rawSession(port: number, host = "127.0.0.1") {
+  const socket: Socket = connect(port, host);
+  let buffer = "";
+  let closed = false;
+  socket.on("data", (c: Buffer) => (buffer += c.toString("latin1")));
+  socket.on("close", () => (closed = true));
+  socket.on("error", () => {});
+  const waitFor = async (re: RegExp, timeoutMs = 5000) => {
+    const until = Date.now() + timeoutMs;
+    while (!re.test(buffer)) {
+      if (Date.now() > until) throw new Error(`no ${re} in ${JSON.stringify(buffer)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return buffer;
+  };
+  return { socket, waitFor, send: (line: string) => socket.write(`${line}\r\n`), isClosed: () => closed, end: () => socket.destroy() };
+}
+
+/** A non-loopback IPv4 address of this machine: connecting to it from here is a non-loopback client. */
+function externalAddress(): string {
+  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  throw new Error("this machine has no non-loopback IPv4 address to test plain-text AUTH refusal from");
+}
+
+describe("SMTP submission: per-connection limits", () => {
+  let app: TestApp;
+  let port: number;
+  let apiKey: string;
+  beforeAll(async () => {
+    const s = await submissionEnv();
+    port = s.port;
+    app = await startTestApp({ ...s.env, MAILROOM_SUBMISSION_HOST: "0.0.0.0", MAILROOM_SUBMISSION_MAX_CLIENTS: "3", MAILROOM_SUBMISSION_IDLE_TIMEOUT: "1s" });
+    ({ apiKey } = await createTestAccount(app.ctx));
+  });
+  afterAll(async () => {
+    if (app) await expectNoRecipientLeftQueued(app.ctx);
+    await app?.stop();
+  });
+
+  it("refuses AUTH before TLS from a non-loopback address (538 5.7.11) and accepts it after STARTTLS", async () => {
+    const host = externalAddress();
+    const plain = nodemailer.createTransport({ host, port, ignoreTLS: true, auth: { user: "apikey", pass: apiKey } });
+    const err = (await plain.sendMail({ from: "shop@example.com", to: "a@example.org", subject: "x", text: "x" }).catch((e: unknown) => e)) as { response?: string };
+    plain.close();
+    expect(err.response).toMatch(/^538 5\.7\.11 Encryption required/);
+    const tls = nodemailer.createTransport({ host, port, requireTLS: true, auth: { user: "apikey", pass: apiKey }, tls: { rejectUnauthorized: false } });
+    const info = await tls.sendMail({ from: "shop@example.com", to: "a@example.org", subject: "x", text: "x" });
+    tls.close();
+    expect(info.response).toMatch(/^250 2\.0\.0 OK /);
+  });
+
+  it("closes a session idle past MAILROOM_SUBMISSION_IDLE_TIMEOUT with 421", async () => {
+    const s = rawSession(port);
+    await s.waitFor(/^220 /m);
+    await s.waitFor(/^421 Timeout/m, 5000);
+    s.end();
+  });
+
+  it("closes a session after 10 commands without AUTH with 421", async () => {
+    const s = rawSession(port);
+    await s.waitFor(/^220 /m);
+    s.send("EHLO client.example");
+    for (let i = 0; i < 10; i++) s.send("NOOP");
+    expect(await s.waitFor(/^421 .*unauthenticated/m)).toMatch(/421/);
+    s.end();
+  });
+
+  it("answers 421 past MAILROOM_SUBMISSION_MAX_CLIENTS concurrent sessions", async () => {
+    const open = [rawSession(port), rawSession(port), rawSession(port)];
+    for (const s of open) await s.waitFor(/^220 /m);
+    const extra = rawSession(port);
+    expect(await extra.waitFor(/^421 /m, 800)).toMatch(/^421 .*Too many connected clients/m);
+    for (const s of [...open, extra]) s.end();
+  });
+});
