@@ -116,6 +116,8 @@ export async function submitMime(deps: SendDeps, key: AuthenticatedKey, submissi
   });
   if (outcome.ok) return { ok: true, messageId, reply: REPLY.accepted(messageId) };
   if (outcome.reason === "suppressed") return { ok: false, reply: REPLY.allSuppressed };
+  // Only POST /email claims Idempotency-Keys; a submission is never a duplicate.
+  if (outcome.reason === "duplicate") throw new Error("SMTP submission claimed no Idempotency-Key");
   const w = refusingWindow(outcome.refused)!;
   const wait = secondsToReset(w.kind, now);
   return { ok: false, reply: w.code === 17 ? REPLY.quotaReached(wait) : REPLY.rateLimited(w.kind, wait) };
