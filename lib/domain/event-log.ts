@@ -1,7 +1,7 @@
 import type { PgBoss } from "../queue/boss";
 import type { EventType } from "../storage/schema";
 import type { Tx } from "../storage/transaction";
-import { enqueueNotifications } from "../webhooks/fan-out";
+import { enqueueNotifications } from "./notification-outbox";
 
 export interface NewEvent {
   accountId: string;

@@ -4,7 +4,7 @@ import { canonicalWebhookEvent, webhookEventSchema } from "../contract/webhooks"
 import type { Db } from "../storage/database";
 import { accounts } from "../storage/schema";
 import { postJson, type AttemptResult } from "../webhooks/http-post";
-import { sampleEventData } from "../webhooks/payload";
+import { sampleEventData } from "./notification-payload";
 import { signNotification } from "../webhooks/signing";
 import type { Resolver } from "../webhooks/ssrf-guard";
 import { getWebhook } from "./webhooks";

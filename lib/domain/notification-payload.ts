@@ -25,10 +25,6 @@ export function webhookEventsMatching(type: EventType): string[] {
   return reg ? [reg, NOTIFICATION_EVENT_OF[reg]] : [];
 }
 
-export function isNotifyingEvent(type: EventType): boolean {
-  return REGISTRATION_EVENT_FOR[type] !== undefined;
-}
-
 /** What the payload is built from: the event as logged plus its message's sender domain. */
 export interface PayloadSource {
   type: EventType;

@@ -1,8 +1,8 @@
-import type { LoggedEvent } from "../domain/event-log";
+import type { LoggedEvent } from "./event-log";
 import type { PgBoss } from "../queue/boss";
 import { QUEUE, type NotifyJob } from "../queue/jobs";
 import type { Tx } from "../storage/transaction";
-import { buildEventData, webhookEventsMatching } from "./payload";
+import { buildEventData, webhookEventsMatching } from "./notification-payload";
 import { preparedSql } from "../storage/prepared-sql";
 
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
@@ -29,7 +29,7 @@ export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: LoggedE
     if (names.length === 0) continue;
     // An event whose data cannot be mapped must not fail the transaction that logs it (a delivery
     // outcome, an open...): its notification is stored without a payload and the dispatcher
-    // records it as a failed attempt (dispatcher.ts).
+    // records it as a failed attempt (lib/webhooks/dispatcher.ts).
     let payload: ReturnType<typeof buildEventData> | null;
     try {
       payload = buildEventData({ ...e, domain: "" });
