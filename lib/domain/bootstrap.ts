@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { AppContext } from "../context";
-import type { Db } from "../storage/database";
+import type { Logger } from "../logger";
+import type { Database, Db } from "../storage/database";
 import { accounts, apiKeys, instanceSettings, staffUsers } from "../storage/schema";
 import { withTransaction } from "../storage/transaction";
 import { createAccount, getAccount, getDefaultAccount } from "./accounts";
@@ -44,12 +44,7 @@ export function generatePassword(): string {
   return randomBytes(18).toString("base64url"); // 24 characters, 144 bits
 }
 
-export async function isInstalled(db: Db): Promise<boolean> {
-  const [row] = await db.select().from(instanceSettings).where(eq(instanceSettings.key, INSTALLED_AT_SETTING));
-  return Boolean(row);
-}
-
-export async function ensureFirstStart(ctx: AppContext): Promise<FirstStartReport> {
+export async function ensureFirstStart(ctx: { database: Database; log: Logger }): Promise<FirstStartReport> {
   return withTransaction(ctx.database, async (tx) => {
     const marked = await tx.db
       .insert(instanceSettings)

@@ -1,12 +1,14 @@
-import type { LoggedEvent } from "./event-log";
 import type { PgBoss } from "../queue/boss";
 import { QUEUE, type NotifyJob } from "../queue/jobs";
 import type { Tx } from "../storage/transaction";
-import { buildEventData, webhookEventsMatching } from "./notification-payload";
+import { buildEventData, webhookEventsMatching, type PayloadSource } from "./notification-payload";
 import { preparedSql } from "../storage/prepared-sql";
 
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
 export const WAKE_CHANNEL = "mailroom_webhooks";
+
+/** An event as logged (lib/domain/event-log.ts), with what its notifications need. */
+export type OutboxEvent = Omit<PayloadSource, "domain"> & { id: number; accountId: string };
 
 /**
  * The notification outbox: for every event of a notifying type, one
@@ -22,7 +24,7 @@ export const WAKE_CHANNEL = "mailroom_webhooks";
  * There is no cache, so a webhook created or deleted in another process
  * takes effect at once. Jobs are written only when rows were.
  */
-export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: LoggedEvent[]): Promise<void> {
+export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: OutboxEvent[]): Promise<void> {
   const candidates = [];
   for (const e of events) {
     const names = webhookEventsMatching(e.type);
