@@ -129,9 +129,3 @@ export function scheduleRollup(database: Database, accountId: string, view: Roll
 export async function rollupsSettled(): Promise<void> {
   while (rolling.size > 0) await new Promise((r) => setTimeout(r, 10));
 }
-
-/** Retention: drop an account's summaries of hours before `cutoff` (Unix seconds), alongside its events. */
-export async function purgeEventSummaries(client: Pick<pg.Pool, "query">, accountId: string, cutoff: number): Promise<number> {
-  const res = await client.query("DELETE FROM event_hour_counts WHERE account_id = $1 AND hour + 3600 <= $2", [accountId, cutoff]);
-  return res.rowCount ?? 0;
-}

@@ -10,7 +10,6 @@ export type Schema = typeof schema;
 export type Db = NodePgDatabase<Schema>;
 /** A drizzle handle inside a transaction (same query surface). */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-export type DbOrTx = Db | Tx;
 
 export interface Database {
   url: string;
