@@ -13,4 +13,11 @@ export interface AppContext {
   database: Database;
   boss: PgBoss;
   log: Logger;
+  /**
+   * Base of the links this process writes (tracking, unsubscribe):
+   * config.publicUrl, except that with PORT=0 and no MAILROOM_PUBLIC_URL
+   * server.ts sets it to the bound port's URL once the port is bound,
+   * before any worker starts. The config itself is never changed.
+   */
+  publicUrl: string;
 }

@@ -55,7 +55,7 @@ export async function openProcessContext(
   });
   stack.push(() => boss.stop({ graceful: true, timeout: 5000 }));
 
-  const ctx: AppContext = { config, database, boss, log };
+  const ctx: AppContext = { config, database, boss, log, publicUrl: config.publicUrl };
   setServerContext(ctx);
   return ctx;
 }

@@ -147,7 +147,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
       ? { domainName: domainToASCII(message.dkim_domain) || message.dkim_domain, keySelector: message.dkim_selector, privateKey: message.dkim_private_key }
       : undefined;
   const tracking = trackingFor(content, message);
-  const base = ctx.config.publicUrl.replace(/\/+$/, "");
+  const base = ctx.publicUrl.replace(/\/+$/, "");
   const bounceDomain = bounceDomainFor(domainToASCII(message.from_domain) || message.from_domain, ctx.config.delivery.bounceDomain);
 
   // The body is tokenized once per job (in chunks, yielding to the event loop); each copy is then spliced from the plan.

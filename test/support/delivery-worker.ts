@@ -18,7 +18,7 @@ const boss = await startQueue(config.databaseUrl!, {
   maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
   onError: (err) => log.warn({ err }, "queue error"),
 });
-const ctx: AppContext = { config, database, boss, log };
+const ctx: AppContext = { config, database, boss, log, publicUrl: config.publicUrl };
 const delivery = await startDelivery(ctx, { workers: true, inbound: false });
 process.stdout.write("ready\n");
 
