@@ -1,3 +1,5 @@
+import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
+
 /**
  * Staff roles and what each may use (DESIGN.md "Dashboard"): admin
  * everything; support events, messages, compose and sandbox; marketing the
@@ -5,8 +7,9 @@
  * requireRole() and the tests all read this one table.
  */
 
-export const ROLES = ["admin", "support", "marketing"] as const;
-export type Role = (typeof ROLES)[number];
+/** The staff roles (defined once, in lib/contract/staff-roles.ts). */
+export const ROLES = STAFF_ROLES;
+export type Role = StaffRole;
 
 export type Area = "overview" | "events" | "messages" | "compose" | "sandbox" | "webhooks" | "settings";
 

@@ -1,5 +1,5 @@
 import type { PgBoss } from "../queue/boss";
-import type { EventType } from "../storage/schema";
+import type { EventType } from "../contract/events";
 import type { Tx } from "../storage/transaction";
 import { enqueueNotifications } from "./notification-outbox";
 

@@ -1,7 +1,7 @@
 import type { EventData } from "../contract/notifications";
 import type { RegistrationEvent } from "../contract/webhooks";
 import { NOTIFICATION_EVENT_OF } from "../contract/webhooks";
-import type { EventType } from "../storage/schema";
+import type { EventType } from "../contract/events";
 
 /**
  * Which events notify which registrations, and the EventData each one

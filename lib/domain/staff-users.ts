@@ -1,7 +1,8 @@
 import { hash, verify } from "@node-rs/argon2";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../storage/database";
-import { staffUsers, type StaffRole } from "../storage/schema";
+import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
+import { staffUsers } from "../storage/schema";
 import { DomainError } from "./accounts";
 
 /**
@@ -12,7 +13,7 @@ import { DomainError } from "./accounts";
  * refused, under a lock so that two concurrent changes cannot both pass.
  */
 
-export const STAFF_ROLES: readonly StaffRole[] = ["admin", "support", "marketing"];
+export { STAFF_ROLES };
 export const MIN_PASSWORD_LENGTH = 8;
 
 export interface StaffUser {

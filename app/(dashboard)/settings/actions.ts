@@ -100,7 +100,7 @@ export async function removeSuppressionAction(rawEmail: unknown): Promise<Action
 
 const staffInput = z.object({
   email,
-  role: z.enum(STAFF_ROLES as [string, ...string[]]),
+  role: z.enum(STAFF_ROLES),
   password: z.string().max(200),
   name: z.string().trim().max(100).optional(),
 });
