@@ -5,7 +5,7 @@ import type { DeliverJob } from "../queue/jobs";
 import { isRowDataError } from "../storage/sqlstate";
 import { buildMessage, type DkimKey } from "./build-message";
 import { classifySmtpAnswer, internalErrorClassification, type Classification } from "./classify";
-import { parseMessageContent, type MessageContent } from "./message-content";
+import { parseMessageContent, type MessageContent } from "../domain/email-request/message-content";
 import { recordRound, type RoundResult } from "./record-outcomes";
 import { encodeTrackingToken } from "../tracking/tracking-tokens";
 import { storeTrackedLinks } from "../domain/tracked-links";
