@@ -4,6 +4,7 @@ import type { Db } from "../storage/database";
 import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
 import { staffUsers } from "../storage/schema";
 import { DomainError } from "./accounts";
+import { looksLikeEmailAddress } from "./plausible-email";
 
 /**
  * Staff users of the dashboard (DESIGN.md roles: admin, support, marketing).
@@ -48,8 +49,7 @@ export function parseStaffRole(value: string): StaffRole {
 
 function requireEmail(raw: string): string {
   const email = normalizeStaffEmail(raw);
-  // Bounded first: this regex backtracks quadratically on long input.
-  if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new DomainError(`"${raw}" is not an email address`);
+  if (email.length > 254 || !looksLikeEmailAddress(email)) throw new DomainError(`"${raw}" is not an email address`);
   return email;
 }
 
