@@ -123,8 +123,7 @@ export async function getDashboardApiKey(db: Db, options: { accountId?: string }
   const account = options.accountId ? await getAccount(db, options.accountId) : await getDefaultAccount(db);
   if (!account) return undefined;
   const settingKey = settingKeyFor(account.id, !options.accountId);
-  const key = await db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  const key = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${DASHBOARD_KEY_LOCK_ID})`);
     const [row] = await tx.select().from(instanceSettings).where(eq(instanceSettings.key, settingKey));
     if (row && (await isLiveKeyOf(tx, row.value, account.id))) return row.value;

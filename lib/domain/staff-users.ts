@@ -114,8 +114,7 @@ export async function countAdmins(db: Db): Promise<number> {
 async function withAdminLock<T>(db: Db, work: (tx: Db, admins: number) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_LOCK_ID})`);
-    const txDb = tx as unknown as Db;
-    return work(txDb, await countAdmins(txDb));
+    return work(tx, await countAdmins(tx));
   });
 }
 
