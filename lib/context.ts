@@ -1,12 +1,16 @@
 import type { Config } from "./config";
+import type { Acceptor } from "./domain/send-email";
+import type { HttpMetrics } from "./http/metrics";
 import type { Logger } from "./logger";
+import type { AppMetrics } from "./metrics";
 import type { PgBoss } from "./queue/boss";
 import type { Database } from "./storage/database";
 
 /**
- * What a running process has: configuration, the database, the queue and a
- * logger. Built by server.ts (or `mailroom worker`, or a test) and passed
- * down; nothing reads globals.
+ * What a running process has: configuration, the database, the queue, a
+ * logger, and the objects that must exist once per process (metrics, the
+ * acceptance group commit). Built by buildAppContext (lib/process-context.ts)
+ * and passed down; nothing reads globals or module-level maps.
  */
 export interface AppContext {
   config: Config;
@@ -20,4 +24,10 @@ export interface AppContext {
    * before any worker starts. The config itself is never changed.
    */
   publicUrl: string;
+  /** The registry /metrics serves, and the HTTP request metrics on it. */
+  httpMetrics: HttpMetrics;
+  /** Delivery, webhook and queue metrics, on httpMetrics.registry. */
+  metrics: AppMetrics;
+  /** POST /email's durable acceptance, group-committed per process (docs/adr/0102). */
+  accept: Acceptor;
 }

@@ -1,4 +1,3 @@
-import { appMetricsFor } from "../metrics";
 import type { AppContext } from "../context";
 import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
@@ -187,7 +186,7 @@ function writerFor(ctx: AppContext): RoundWriter {
 
 /** Records a round (group-committed with others); returns the times (ms) of the retries it scheduled. */
 export function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
-  const { deliveries } = appMetricsFor(ctx);
+  const { deliveries } = ctx.metrics;
   for (const r of results) {
     deliveries.inc({ outcome: r.classification.outcome });
     // One line per delivery attempt, with the request id of the API call that accepted it.

@@ -36,7 +36,7 @@ const sendEmailRoute = createRoute({
 export function addEmailRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
   app.openapi(sendEmailRoute, async (c) => {
     const key = c.get("auth");
-    const deps = { database: ctx.database, boss: ctx.boss, log: c.get("log") };
+    const deps = { database: ctx.database, boss: ctx.boss, log: c.get("log"), accept: ctx.accept };
     const body = await readJsonBody(c.req.raw, ctx.config.api.maxBodyBytes, { exactNumbersAt: ["ContentId", "ContentID"] });
     if (!body.ok) {
       const headers = await currentHeaders(deps, key, nowSeconds());
