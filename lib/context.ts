@@ -1,4 +1,6 @@
 import type { Config } from "./config";
+import type { MessageLoader } from "./delivery/load-messages";
+import type { RoundWriter } from "./delivery/record-outcomes";
 import type { Acceptor } from "./domain/send-email";
 import type { HttpMetrics } from "./http/metrics";
 import type { Logger } from "./logger";
@@ -30,4 +32,8 @@ export interface AppContext {
   metrics: AppMetrics;
   /** POST /email's durable acceptance, group-committed per process (docs/adr/0102). */
   accept: Acceptor;
+  /** The delivery jobs' message loads, batched per process. */
+  deliveryLoader: MessageLoader;
+  /** The delivery rounds' outcomes, group-committed per process. */
+  roundWriter: RoundWriter;
 }

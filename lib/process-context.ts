@@ -1,6 +1,8 @@
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import type { Logger } from "./logger";
+import { createMessageLoader } from "./delivery/load-messages";
+import { createRoundWriter } from "./delivery/record-outcomes";
 import { createAcceptor } from "./domain/send-email";
 import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
@@ -72,5 +74,7 @@ export function buildAppContext(base: { config: Config; database: Database; boss
     httpMetrics,
     metrics: createAppMetrics(httpMetrics.registry, base.database.pool),
     accept: createAcceptor(base.database, base.boss),
+    deliveryLoader: createMessageLoader(base.database.pool),
+    roundWriter: createRoundWriter(base.database, base.boss),
   };
 }
