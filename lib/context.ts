@@ -36,4 +36,6 @@ export interface AppContext {
   deliveryLoader: MessageLoader;
   /** The delivery rounds' outcomes, group-committed per process. */
   roundWriter: RoundWriter;
+  /** Where this process's inbound SMTP server listens, once started (lib/inbound/inbound-server.ts). */
+  inbound: { address?: { host: string; port: number } };
 }

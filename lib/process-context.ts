@@ -76,5 +76,6 @@ export function buildAppContext(base: { config: Config; database: Database; boss
     accept: createAcceptor(base.database, base.boss),
     deliveryLoader: createMessageLoader(base.database.pool),
     roundWriter: createRoundWriter(base.database, base.boss),
+    inbound: {},
   };
 }
