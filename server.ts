@@ -75,7 +75,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const port = (server.address() as { port: number }).port;
     const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
     // PORT=0 (tests): the public URL is known only now that the port is.
-    if (!config.publicUrlExplicit) config.publicUrl = `http://${hostForUrl === "127.0.0.1" ? "localhost" : hostForUrl}:${port}`;
+    if (!config.publicUrlExplicit) ctx.publicUrl = `http://${hostForUrl === "127.0.0.1" ? "localhost" : hostForUrl}:${port}`;
 
     // SMTP submission beside the HTTP server (lib/submission), stopped before it.
     const submission = await startSubmissionServer(ctx);

@@ -32,6 +32,7 @@ import type { AppContext } from "../lib/context";
 import { createAccount } from "../lib/domain/accounts";
 import { logEvents, type NewEvent } from "../lib/domain/event-log";
 import { createWebhook } from "../lib/domain/webhooks";
+import { webhookUrlCheck } from "../lib/webhooks/destination-check";
 import { withTransaction } from "../lib/storage/transaction";
 import { startNotifications } from "../lib/webhooks/start";
 import { startServer } from "../server";
@@ -275,7 +276,7 @@ async function main() {
     );
 
     const account = await createAccount(ctx.database.db, { name: "Bench", plan: "unlimited" });
-    await createWebhook(ctx.database.db, account.accountId, { event: "delivery", url: receiver.url }, { allowPrivate: true });
+    await createWebhook(ctx.database.db, account.accountId, { event: "delivery", url: receiver.url }, webhookUrlCheck({ allowPrivate: true }));
     const messageId = await insertMessage(ctx, account.accountId);
 
     // Dispatch capacity: a backlog logged with no worker, then drained.

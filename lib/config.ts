@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { STAFF_ROLES } from "./contract/staff-roles";
 
 /**
  * The only reader of process.env. Everything else receives a Config.
@@ -88,7 +89,7 @@ const envSchema = z.object({
   AUTH_OIDC_ISSUER: z.string().url().optional(),
   AUTH_OIDC_CLIENT_ID: z.string().optional(),
   AUTH_OIDC_CLIENT_SECRET: z.string().optional(),
-  AUTH_OIDC_ROLE: z.enum(["admin", "support", "marketing"]).default("support"),
+  AUTH_OIDC_ROLE: z.enum(STAFF_ROLES).default("support"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

@@ -1,16 +1,41 @@
 import type { Config } from "./config";
+import type { MessageLoader } from "./delivery/load-messages";
+import type { RoundWriter } from "./delivery/record-outcomes";
+import type { Acceptor } from "./domain/send-email";
+import type { HttpMetrics } from "./http/metrics";
 import type { Logger } from "./logger";
+import type { AppMetrics } from "./metrics";
 import type { PgBoss } from "./queue/boss";
 import type { Database } from "./storage/database";
 
 /**
- * What a running process has: configuration, the database, the queue and a
- * logger. Built by server.ts (or `mailroom worker`, or a test) and passed
- * down; nothing reads globals.
+ * What a running process has: configuration, the database, the queue, a
+ * logger, and the objects that must exist once per process (metrics, the
+ * acceptance group commit). Built by buildAppContext (lib/process-context.ts)
+ * and passed down; nothing reads globals or module-level maps.
  */
 export interface AppContext {
   config: Config;
   database: Database;
   boss: PgBoss;
   log: Logger;
+  /**
+   * Base of the links this process writes (tracking, unsubscribe):
+   * config.publicUrl, except that with PORT=0 and no MAILROOM_PUBLIC_URL
+   * server.ts sets it to the bound port's URL once the port is bound,
+   * before any worker starts. The config itself is never changed.
+   */
+  publicUrl: string;
+  /** The registry /metrics serves, and the HTTP request metrics on it. */
+  httpMetrics: HttpMetrics;
+  /** Delivery, webhook and queue metrics, on httpMetrics.registry. */
+  metrics: AppMetrics;
+  /** POST /email's durable acceptance, group-committed per process (docs/adr/0102). */
+  accept: Acceptor;
+  /** The delivery jobs' message loads, batched per process. */
+  deliveryLoader: MessageLoader;
+  /** The delivery rounds' outcomes, group-committed per process. */
+  roundWriter: RoundWriter;
+  /** Where this process's inbound SMTP server listens, once started (lib/inbound/inbound-server.ts). */
+  inbound: { address?: { host: string; port: number } };
 }

@@ -1,25 +1,25 @@
-import { Counter, Gauge } from "prom-client";
-import type { AppContext } from "./context";
-import { httpMetricsFor } from "./http/metrics";
+import type pg from "pg";
+import { Counter, Gauge, type Registry } from "prom-client";
 
 /**
  * What /metrics reports beyond HTTP (issue 7 §5): deliveries by outcome and
  * webhook attempts by result, counted by the workers of this process, and
  * the queue's depth and oldest job age, read from PostgreSQL at scrape time
  * (so they are the whole installation's, whichever process is scraped).
- * One set per context, on the registry of the HTTP metrics.
+ * One set per context, on the registry of the HTTP metrics, built by
+ * openProcessContext and held on AppContext (`ctx.metrics`).
  */
 export interface AppMetrics {
   deliveries: Counter<"outcome">;
   webhookAttempts: Counter<"result">;
 }
 
-const byContext = new WeakMap<AppContext, AppMetrics>();
+/** The context's metrics (`ctx.metrics`), for callers written against the former lookup. */
+export function appMetricsFor(ctx: { metrics: AppMetrics }): AppMetrics {
+  return ctx.metrics;
+}
 
-export function appMetricsFor(ctx: AppContext): AppMetrics {
-  let m = byContext.get(ctx);
-  if (m) return m;
-  const { registry } = httpMetricsFor(ctx);
+export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query">): AppMetrics {
   const deliveries = new Counter({
     name: "mailroom_deliveries_total",
     help: "Delivery attempts by outcome (delivered, deferred, failed, rejected)",
@@ -46,7 +46,7 @@ export function appMetricsFor(ctx: AppContext): AppMetrics {
   };
   const readQueues = async () => {
     try {
-      const { rows } = await ctx.database.pool.query<{ name: string; depth: number; age: number }>(
+      const { rows } = await pool.query<{ name: string; depth: number; age: number }>(
         `SELECT name, count(*)::int AS depth, coalesce(extract(epoch FROM now() - min(created_on)), 0)::float8 AS age
            FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`,
       );
@@ -77,7 +77,5 @@ export function appMetricsFor(ctx: AppContext): AppMetrics {
       for (const r of queueRows) this.set({ queue: r.name }, r.age);
     },
   });
-  m = { deliveries, webhookAttempts };
-  byContext.set(ctx, m);
-  return m;
+  return { deliveries, webhookAttempts };
 }

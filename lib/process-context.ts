@@ -1,9 +1,14 @@
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import type { Logger } from "./logger";
-import { startQueue } from "./queue/boss";
+import { createMessageLoader } from "./delivery/load-messages";
+import { createRoundWriter } from "./delivery/record-outcomes";
+import { createAcceptor } from "./domain/send-email";
+import { createHttpMetrics } from "./http/metrics";
+import { createAppMetrics } from "./metrics";
+import { startQueue, type PgBoss } from "./queue/boss";
 import { setServerContext } from "./runtime";
-import { openDatabase } from "./storage/database";
+import { openDatabase, type Database } from "./storage/database";
 import { startEmbeddedPostgres } from "./storage/embedded";
 import { migrate } from "./storage/migrate";
 
@@ -55,7 +60,22 @@ export async function openProcessContext(
   });
   stack.push(() => boss.stop({ graceful: true, timeout: 5000 }));
 
-  const ctx: AppContext = { config, database, boss, log };
+  const ctx = buildAppContext({ config, database, boss, log });
   setServerContext(ctx);
   return ctx;
+}
+
+/** The context of a process whose storage and queue are open: the per-process objects are built here, once. */
+export function buildAppContext(base: { config: Config; database: Database; boss: PgBoss; log: Logger }): AppContext {
+  const httpMetrics = createHttpMetrics();
+  return {
+    ...base,
+    publicUrl: base.config.publicUrl,
+    httpMetrics,
+    metrics: createAppMetrics(httpMetrics.registry, base.database.pool),
+    accept: createAcceptor(base.database, base.boss),
+    deliveryLoader: createMessageLoader(base.database.pool),
+    roundWriter: createRoundWriter(base.database, base.boss),
+    inbound: {},
+  };
 }

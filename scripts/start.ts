@@ -18,7 +18,7 @@ async function main() {
     if (built.status !== 0) throw new Error("next build failed");
   }
   const server = await startServer({ config, dev });
-  console.log(`Mailroom is running at ${config.publicUrl} (listening on ${server.url})`);
+  console.log(`Mailroom is running at ${server.ctx.publicUrl} (listening on ${server.url})`);
   const demo = server.firstStart?.demo;
   if (demo && !config.quietStart) {
     console.log(
@@ -26,11 +26,11 @@ async function main() {
         "",
         `First start: created the ${demo.accountName} account (the default) with the verified sender domain ${demo.domain}.`,
         `  API key (shown once):   ${demo.apiKey}`,
-        ...(demo.adminEmail ? [`  Dashboard admin:        ${demo.adminEmail} / ${demo.adminPassword} (shown once; sign in at ${config.publicUrl}/login)`] : []),
+        ...(demo.adminEmail ? [`  Dashboard admin:        ${demo.adminEmail} / ${demo.adminPassword} (shown once; sign in at ${server.ctx.publicUrl}/login)`] : []),
         "  Manage accounts, keys, domains and users with `npx mailroom --help`.",
         "",
         "Send a message:",
-        `  curl -X POST ${config.publicUrl}/api/v1/email \\`,
+        `  curl -X POST ${server.ctx.publicUrl}/api/v1/email \\`,
         `    -H 'Authorization: Bearer ${demo.apiKey}' -H 'Content-Type: application/json' \\`,
         `    -d '{"From":{"name":"Demo","email":"hello@example.com"},"To":[{"name":"Ann","email":"ann@example.org"}],"Subject":"Hello","ContentType":"HTML","HTMLContent":"<p>Hello from Mailroom</p>"}'`,
         "",

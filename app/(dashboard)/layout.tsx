@@ -17,7 +17,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   // The sandbox inbox exists only while the sandbox transport plays the MX.
   const sandboxOn = getServerContext().config.delivery.mode === "sandbox";
-  const links = navFor(staff.role, { onlyReady: true })
+  const links = navFor(staff.role)
     .filter((item) => item.area !== "sandbox" || sandboxOn)
     .map(({ href, label }) => ({ href, label }));
   return (

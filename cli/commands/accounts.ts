@@ -10,7 +10,6 @@ import {
 } from "../../lib/domain/accounts";
 import { setDefaultAccount } from "../../lib/domain/default-account";
 import type { Limits } from "../../lib/domain/plans";
-import type { Db } from "../../lib/storage/database";
 import { dnsRecordsFor, findSenderDomain } from "../../lib/domain/sender-domains";
 import { CliError, emit, formatTime, table } from "../output";
 import { resolveAccount } from "../resolve-account";
@@ -55,7 +54,7 @@ export function registerAccounts(program: Command, app: CliApp): void {
         if (opts.verified && !opts.domain) throw new CliError("--verified needs --domain");
         // One transaction: a bad --domain leaves no half-made account behind.
         const created = await db.transaction((tx) =>
-          createAccount(tx as unknown as Db, { name: opts.name, plan: opts.plan, domain: opts.domain, verified: opts.verified }),
+          createAccount(tx, { name: opts.name, plan: opts.plan, domain: opts.domain, verified: opts.verified }),
         );
         const domain = opts.domain ? await findSenderDomain(db, created.accountId, opts.domain) : undefined;
         const records = domain ? dnsRecordsFor(domain, { bounceDomain: config.delivery.bounceDomain }) : undefined;

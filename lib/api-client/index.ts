@@ -15,14 +15,14 @@ export * from "./client";
  */
 
 /** Where the dashboard reaches the API when MAILROOM_API_URL is not set: this process, on loopback. */
-export function defaultApiBaseUrl(config: Config): string {
+export function defaultApiBaseUrl(config: Config, publicUrl = config.publicUrl): string {
   if (config.dashboard.apiUrl) return config.dashboard.apiUrl;
   if (config.port !== 0) {
     const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
     return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
   }
-  // PORT=0: server.ts wrote the bound port into publicUrl.
-  return config.publicUrl;
+  // PORT=0: server.ts put the bound port into the context's publicUrl.
+  return publicUrl;
 }
 
 export class DashboardNotConfiguredError extends Error {}
@@ -31,7 +31,7 @@ let cached: { client: ApiClient; key: string; base: string } | undefined;
 
 export async function getApiClient(): Promise<ApiClient> {
   const ctx = getServerContext();
-  const base = defaultApiBaseUrl(ctx.config);
+  const base = defaultApiBaseUrl(ctx.config, ctx.publicUrl);
   const key = ctx.config.dashboard.apiKey ?? (await getDashboardApiKey(ctx.database.db));
   if (!key) throw new DashboardNotConfiguredError("No account exists yet: create one with `mailroom accounts create`, or set MAILROOM_API_KEY.");
   if (!cached || cached.key !== key || cached.base !== base) cached = { client: createApiClient({ baseUrl: base, apiKey: key }), key, base };

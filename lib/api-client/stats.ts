@@ -75,13 +75,6 @@ export async function fetchStats(
   }
   return { stats: await countStatsViaEvents(client, params, { concurrency: options.concurrency }), source: "events" };
 }
-
-export function sumCounts(a: EventCounts, b: EventCounts): EventCounts {
-  const out = emptyCounts();
-  for (const t of EVENT_TYPES) out[t] = a[t] + b[t];
-  return out;
-}
-
 /** Totals of a range (no buckets): GET /stats, else one counting request per type. */
 export async function fetchTotals(
   client: ApiClient,

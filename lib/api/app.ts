@@ -1,7 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../context";
 import { bodyLimit, TRACKING_BODY_LIMIT_BYTES } from "../http/body-limit";
-import { httpMetricsFor } from "../http/metrics";
 import { onApiError } from "../http/on-error";
 import { requestContext } from "../http/request-context";
 import { securityHeaders } from "../http/security-headers";
@@ -21,7 +20,7 @@ export function isApiPath(pathname: string): boolean {
 export function createApiApp(ctx: AppContext): Hono {
   const app = new Hono({ strict: false });
   // Request id, access log and request metrics for every path; the 500 envelope for defects.
-  app.use("*", requestContext(ctx.log, httpMetricsFor(ctx)) as unknown as MiddlewareHandler);
+  app.use("*", requestContext(ctx.log, ctx.httpMetrics) as unknown as MiddlewareHandler);
   app.use("*", securityHeaders()); // nosniff everywhere; CSP and framing rules on every text/html page (ADR 0503)
   app.onError(onApiError(ctx.log));
   // Bodies are bounded before anything reads them: /api/v1 by its routes' readJsonBody

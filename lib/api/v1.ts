@@ -15,7 +15,7 @@ import { addOpenApiRoute } from "./routes/openapi";
 import { addStatsRoutes } from "./routes/stats";
 import { addWebhookRoutes } from "./routes/webhooks";
 
-export const V1_PREFIX = "/api/v1";
+const V1_PREFIX = "/api/v1";
 
 /** POST /email has the sending limits instead of the request rate limit. */
 const SEND_ROUTE = `${V1_PREFIX}/email`;

@@ -28,11 +28,3 @@ describe("roles", () => {
     expect(canAccess(undefined, "events")).toBe(false);
   });
 });
-
-describe("navFor onlyReady", () => {
-  it("hides pages that are not built", () => {
-    const all = navFor("admin").length;
-    expect(navFor("admin", { onlyReady: true }).length).toBeLessThanOrEqual(all);
-    expect(navFor("admin", { onlyReady: true }).every((i) => i.ready)).toBe(true);
-  });
-});

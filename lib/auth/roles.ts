@@ -1,3 +1,5 @@
+import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
+
 /**
  * Staff roles and what each may use (DESIGN.md "Dashboard"): admin
  * everything; support events, messages, compose and sandbox; marketing the
@@ -5,8 +7,9 @@
  * requireRole() and the tests all read this one table.
  */
 
-export const ROLES = ["admin", "support", "marketing"] as const;
-export type Role = (typeof ROLES)[number];
+/** The staff roles (defined once, in lib/contract/staff-roles.ts). */
+export const ROLES = STAFF_ROLES;
+export type Role = StaffRole;
 
 export type Area = "overview" | "events" | "messages" | "compose" | "sandbox" | "webhooks" | "settings";
 
@@ -24,18 +27,16 @@ export interface NavItem {
   area: Area;
   href: string;
   label: string;
-  /** False until the page exists (issue 6 builds compose, sandbox, webhooks, settings): flip it when it lands. */
-  ready: boolean;
 }
 
 /** The navigation in display order. */
 export const NAV_ITEMS: readonly NavItem[] = [
-  { area: "overview", href: "/", label: "Overview", ready: true },
-  { area: "events", href: "/events", label: "Events", ready: true },
-  { area: "compose", href: "/compose", label: "Compose", ready: true },
-  { area: "sandbox", href: "/sandbox", label: "Sandbox", ready: true },
-  { area: "webhooks", href: "/webhooks", label: "Webhooks", ready: true },
-  { area: "settings", href: "/settings", label: "Settings", ready: true },
+  { area: "overview", href: "/", label: "Overview" },
+  { area: "events", href: "/events", label: "Events" },
+  { area: "compose", href: "/compose", label: "Compose" },
+  { area: "sandbox", href: "/sandbox", label: "Sandbox" },
+  { area: "webhooks", href: "/webhooks", label: "Webhooks" },
+  { area: "settings", href: "/settings", label: "Settings" },
 ];
 
 export function isRole(value: unknown): value is Role {
@@ -46,9 +47,9 @@ export function canAccess(role: Role | undefined, area: Area): boolean {
   return role !== undefined && AREA_ROLES[area].includes(role);
 }
 
-/** Navigation entries the role may use (all of them, or only the pages that exist). */
-export function navFor(role: Role, options: { onlyReady?: boolean } = {}): NavItem[] {
-  return NAV_ITEMS.filter((item) => canAccess(role, item.area) && (!options.onlyReady || item.ready));
+/** Navigation entries the role may use. */
+export function navFor(role: Role): NavItem[] {
+  return NAV_ITEMS.filter((item) => canAccess(role, item.area));
 }
 
 /** Where a role lands after sign-in: the first page it may use. */

@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { buildMessage } from "./build-message";
-import { parseMessageContent } from "./message-content";
+import { parseMessageContent } from "../domain/email-request/message-content";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", {
   modulusLength: 2048,

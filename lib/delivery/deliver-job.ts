@@ -1,16 +1,15 @@
 import { domainToASCII } from "node:url";
 import type { AppContext } from "../context";
-import { createGroupCommit } from "../storage/group-commit";
 import type { DeliverJob } from "../queue/jobs";
-import { isRowDataError } from "../storage/sqlstate";
 import { buildMessage, type DkimKey } from "./build-message";
 import { buildRawCopy, extractHtmlPart } from "./raw-copy";
 import { classifySmtpAnswer, internalErrorClassification, type Classification } from "./classify";
-import { parseMessageContent, type MessageContent } from "./message-content";
+import { parseMessageContent, type MessageContent } from "../domain/email-request/message-content";
 import { recordRound, type RoundResult } from "./record-outcomes";
 import { encodeTrackingToken } from "../tracking/tracking-tokens";
 import { storeTrackedLinks } from "../domain/tracked-links";
 import { planTracking, renderTrackingPieces } from "../tracking/tracking-html";
+import type { RecipientRow } from "./load-messages";
 import type { Envelope, Transport, TransportResult } from "./transports";
 import { bounceDomainFor, signedAddress, verpAddress } from "../tracking/verp";
 
@@ -33,74 +32,6 @@ export interface DeliveryDeps {
   onRetryScheduled?: (atMs: number) => void;
 }
 
-interface MessageRow {
-  id: string;
-  account_id: string;
-  from_domain: string;
-  content: unknown;
-  created_at: Date;
-  size: number;
-  track_opens: boolean;
-  track_clicks: boolean;
-  links_listed: boolean;
-  dkim_domain: string | null;
-  dkim_selector: string | null;
-  dkim_private_key: string | null;
-}
-
-interface RecipientRow {
-  id: number;
-  email: string;
-  attempts: number;
-}
-
-type Loaded = MessageRow & { recipients: RecipientRow[] | null };
-type LoadRequest = { messageId: string; recipientIds: number[] };
-
-/**
- * The message, its signing key and its pending recipients (a deferred one
- * waits for its own retry job unless that time has come), for every job that
- * asks in the same moment: the loop starts a whole fetched batch of jobs at
- * once, so one statement loads them all (group-commit.ts batches the reads).
- */
-async function loadMessages(pool: AppContext["database"]["pool"], requests: LoadRequest[]): Promise<(Loaded | undefined)[]> {
-  const { rows } = await pool.query<Loaded & { i: number }>({
-    name: "mailroom_deliver_load",
-    text: `SELECT j.i, m.id, m.account_id, m.from_domain, m.content, m.created_at, m.size, a.track_opens, a.track_clicks,
-                  m.tracked_links IS NOT NULL AS links_listed,
-                  d.name AS dkim_domain, d.dkim_selector, d.dkim_private_key,
-                  (SELECT json_agg(json_build_object('id', r.id, 'email', r.email, 'attempts', r.attempts) ORDER BY r.id)
-                     FROM message_recipients r
-                    WHERE r.message_id = m.id AND r.id = ANY (string_to_array(j.ids, ',')::bigint[]) AND r.status IN ('queued', 'deferred')
-                      AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '2 seconds')) AS recipients
-             FROM jsonb_to_recordset($1::jsonb) AS j(i int, message_id uuid, ids text)
-             JOIN messages m ON m.id = j.message_id
-             JOIN accounts a ON a.id = m.account_id
-             LEFT JOIN sender_domains d ON d.account_id = m.account_id AND d.name = lower(m.from_domain)`,
-    values: [JSON.stringify(requests.map((r, i) => ({ i, message_id: r.messageId, ids: r.recipientIds.join(",") })))],
-  });
-  const out: (Loaded | undefined)[] = requests.map(() => undefined);
-  for (const row of rows) out[row.i] = row;
-  return out;
-}
-
-const loaders = new WeakMap<AppContext, (r: LoadRequest) => Promise<Loaded | undefined>>();
-
-function loaderFor(ctx: AppContext) {
-  let load = loaders.get(ctx);
-  if (!load) {
-    const pool = ctx.database.pool;
-    load = createGroupCommit((requests: LoadRequest[]) => loadMessages(pool, requests), {
-      maxBatch: 64,
-      maxInFlight: 1,
-      // A job whose data is malformed (no UUID) fails alone, not the jobs loaded with it.
-      isolate: isRowDataError,
-    });
-    loaders.set(ctx, load);
-  }
-  return load;
-}
-
 export function trackingFor(content: MessageContent, account: { track_opens: boolean; track_clicks: boolean }) {
   const mode = content.tracking;
   // A raw MIME submission has an HTML part when acceptance saw one (contentType "HTML").
@@ -115,7 +46,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
   const { ctx, secret, transport } = deps;
   const ids = (job.recipientIds ?? []).filter((n) => Number.isSafeInteger(n));
   if (!job.messageId || ids.length === 0) return { sent: 0 };
-  const message = await loaderFor(ctx)({ messageId: job.messageId, recipientIds: ids });
+  const message = await ctx.deliveryLoader({ messageId: job.messageId, recipientIds: ids });
   const recipients = message?.recipients ?? [];
   if (!message || recipients.length === 0) return { sent: 0 };
   const policy = { scheduleMs: ctx.config.delivery.retryScheduleMs, maxAgeMs: ctx.config.delivery.maxAgeMs };
@@ -149,7 +80,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
       ? { domainName: domainToASCII(message.dkim_domain) || message.dkim_domain, keySelector: message.dkim_selector, privateKey: message.dkim_private_key }
       : undefined;
   const tracking = trackingFor(content, message);
-  const base = ctx.config.publicUrl.replace(/\/+$/, "");
+  const base = ctx.publicUrl.replace(/\/+$/, "");
   const bounceDomain = bounceDomainFor(domainToASCII(message.from_domain) || message.from_domain, ctx.config.delivery.bounceDomain);
 
   // An SMTP submission is sent as its own bytes (raw-copy.ts); its first text/html part is what tracking rewrites.

@@ -1,5 +1,7 @@
-import { appMetricsFor } from "../metrics";
-import type { AppContext } from "../context";
+import type { Logger } from "../logger";
+import type { AppMetrics } from "../metrics";
+import type { PgBoss } from "../queue/boss";
+import type { Database } from "../storage/database";
 import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
 import { createGroupCommit } from "../storage/group-commit";
@@ -62,7 +64,7 @@ function plan(policy: RetryPolicy, round: RoundContext, results: RoundResult[], 
 }
 
 /** Writes rounds in the caller's transaction; returns, per round, the times (ms) of the retries it scheduled. */
-async function writeRounds(tx: Tx, ctx: AppContext, policy: RetryPolicy, rounds: { round: RoundContext; results: RoundResult[] }[]): Promise<number[][]> {
+async function writeRounds(tx: Tx, boss: PgBoss, policy: RetryPolicy, rounds: { round: RoundContext; results: RoundResult[] }[]): Promise<number[][]> {
   const now = new Date();
   const planned = rounds.map((r) => plan(policy, r.round, r.results, now));
   // A recipient twice in one batch (a retried job racing the original): only its first outcome counts.
@@ -152,42 +154,36 @@ async function writeRounds(tx: Tx, ctx: AppContext, policy: RetryPolicy, rounds:
     const round = roundPlans[0]?.round;
     for (const [at, recipientIds] of retries) {
       const job: DeliverJob = { messageId: round!.messageId, recipientIds, requestId: round!.requestId };
-      await ctx.boss.send(QUEUE.deliver, job as unknown as object, { startAfter: new Date(at), db: tx.sql } as never);
+      await boss.send(QUEUE.deliver, job as unknown as object, { startAfter: new Date(at), db: tx.sql } as never);
     }
     retryTimes.push([...retries.keys()]);
   }
-  await logEvents(tx, ctx.boss, events);
+  await logEvents(tx, boss, events);
   return retryTimes;
 }
 
-interface PendingRound {
+export interface PendingRound {
   policy: RetryPolicy;
   round: RoundContext;
   results: RoundResult[];
 }
 
-type RoundWriter = (p: PendingRound) => Promise<number[]>;
+export type RoundWriter = (p: PendingRound) => Promise<number[]>;
 
-const writers = new WeakMap<AppContext, RoundWriter>();
-
-function writerFor(ctx: AppContext): RoundWriter {
-  let writer = writers.get(ctx);
-  if (!writer) {
-    // One transaction at a time: rounds that finish while it commits wait and share the next one.
-    writer = createGroupCommit(
-      // One policy per process: all items carry the same one.
-      (batch: PendingRound[]) => withTransaction(ctx.database, (tx) => writeRounds(tx, ctx, batch[0]!.policy, batch)),
-      // A failed batch is written round by round, so one bad round cannot fail others.
-      { maxBatch: 64, maxInFlight: 1, isolate: () => true },
-    );
-    writers.set(ctx, writer);
-  }
-  return writer;
+/** One per process (buildAppContext, `ctx.roundWriter`). */
+export function createRoundWriter(database: Database, boss: PgBoss): RoundWriter {
+  // One transaction at a time: rounds that finish while it commits wait and share the next one.
+  return createGroupCommit(
+    // One policy per process: all items carry the same one.
+    (batch: PendingRound[]) => withTransaction(database, (tx) => writeRounds(tx, boss, batch[0]!.policy, batch)),
+    // A failed batch is written round by round, so one bad round cannot fail others.
+    { maxBatch: 64, maxInFlight: 1, isolate: () => true },
+  );
 }
 
 /** Records a round (group-committed with others); returns the times (ms) of the retries it scheduled. */
-export function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
-  const { deliveries } = appMetricsFor(ctx);
+export function recordRound(ctx: { metrics: AppMetrics; log: Logger; roundWriter: RoundWriter }, policy: RetryPolicy, round: RoundContext, results: RoundResult[]): Promise<number[]> {
+  const { deliveries } = ctx.metrics;
   for (const r of results) {
     deliveries.inc({ outcome: r.classification.outcome });
     // One line per delivery attempt, with the request id of the API call that accepted it.
@@ -204,5 +200,5 @@ export function recordRound(ctx: AppContext, policy: RetryPolicy, round: RoundCo
       "delivery attempt",
     );
   }
-  return writerFor(ctx)({ policy, round, results });
+  return ctx.roundWriter({ policy, round, results });
 }

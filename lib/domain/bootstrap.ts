@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { AppContext } from "../context";
-import type { Db } from "../storage/database";
+import type { Logger } from "../logger";
+import type { Database, Db } from "../storage/database";
 import { accounts, apiKeys, instanceSettings, staffUsers } from "../storage/schema";
 import { withTransaction } from "../storage/transaction";
 import { createAccount, getAccount, getDefaultAccount } from "./accounts";
@@ -44,12 +44,7 @@ export function generatePassword(): string {
   return randomBytes(18).toString("base64url"); // 24 characters, 144 bits
 }
 
-export async function isInstalled(db: Db): Promise<boolean> {
-  const [row] = await db.select().from(instanceSettings).where(eq(instanceSettings.key, INSTALLED_AT_SETTING));
-  return Boolean(row);
-}
-
-export async function ensureFirstStart(ctx: AppContext): Promise<FirstStartReport> {
+export async function ensureFirstStart(ctx: { database: Database; log: Logger }): Promise<FirstStartReport> {
   return withTransaction(ctx.database, async (tx) => {
     const marked = await tx.db
       .insert(instanceSettings)
@@ -128,8 +123,7 @@ export async function getDashboardApiKey(db: Db, options: { accountId?: string }
   const account = options.accountId ? await getAccount(db, options.accountId) : await getDefaultAccount(db);
   if (!account) return undefined;
   const settingKey = settingKeyFor(account.id, !options.accountId);
-  const key = await db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  const key = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${DASHBOARD_KEY_LOCK_ID})`);
     const [row] = await tx.select().from(instanceSettings).where(eq(instanceSettings.key, settingKey));
     if (row && (await isLiveKeyOf(tx, row.value, account.id))) return row.value;

@@ -11,8 +11,7 @@ import { requireAccount, type AccountRow } from "./accounts";
  */
 export async function setDefaultAccount(db: Db, accountId: string): Promise<AccountRow> {
   await requireAccount(db, accountId);
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return db.transaction(async (tx) => {
     await tx.update(accounts).set({ isDefault: false, updatedAt: sql`now()` }).where(eq(accounts.isDefault, true));
     const [row] = await tx.update(accounts).set({ isDefault: true, updatedAt: sql`now()` }).where(eq(accounts.id, accountId)).returning();
     return row!;

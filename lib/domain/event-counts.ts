@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Database } from "../storage/database";
+import { withTransaction } from "../storage/transaction";
 
 /**
  * Exact event counts without counting millions of rows: events older than
@@ -73,43 +74,30 @@ export async function readRollupView(pool: pg.Pool, accountId: string): Promise<
  * undoes the hours it touches) or is seen by it. Returns true when it moved.
  */
 export async function rollupEventCounts(database: Database, accountId: string): Promise<boolean> {
-  const client = await database.pool.connect();
+  await database.pool.query("INSERT INTO event_rollup_state (account_id, rolled_until) VALUES ($1, 0) ON CONFLICT (account_id) DO NOTHING", [accountId]);
   try {
-    await client.query("INSERT INTO event_rollup_state (account_id, rolled_until) VALUES ($1, 0) ON CONFLICT (account_id) DO NOTHING", [accountId]);
-    await client.query("BEGIN");
-    let state;
-    try {
-      state = await client.query<{ ru: number; now: number }>(
+    return await withTransaction(database, async ({ client }) => {
+      const state = await client.query<{ ru: number; now: number }>(
         "SELECT rolled_until AS ru, extract(epoch FROM now())::bigint AS now FROM event_rollup_state WHERE account_id = $1 FOR UPDATE NOWAIT",
         [accountId],
       );
-    } catch (err) {
-      await client.query("ROLLBACK");
-      if ((err as { code?: string }).code === "55P03") return false; // someone else is rolling up
-      throw err;
-    }
-    const { ru, now } = state.rows[0]!;
-    const target = rollupTarget(now);
-    if (ru >= target) {
-      await client.query("ROLLBACK");
-      return false;
-    }
-    await client.query(
-      `INSERT INTO event_hour_counts (account_id, hour, type, n)
-       SELECT $1, logged_at - logged_at % ${HOUR}, type, count(*) FROM events
-       WHERE account_id = $1 AND logged_at >= $2 AND logged_at < $3
-       GROUP BY 2, 3
-       ON CONFLICT (account_id, hour, type) DO UPDATE SET n = event_hour_counts.n + EXCLUDED.n`,
-      [accountId, ru, target],
-    );
-    await client.query("UPDATE event_rollup_state SET rolled_until = $2 WHERE account_id = $1", [accountId, target]);
-    await client.query("COMMIT");
-    return true;
+      const { ru, now } = state.rows[0]!;
+      const target = rollupTarget(now);
+      if (ru >= target) return false; // nothing written: committing ends it like a rollback
+      await client.query(
+        `INSERT INTO event_hour_counts (account_id, hour, type, n)
+         SELECT $1, logged_at - logged_at % ${HOUR}, type, count(*) FROM events
+         WHERE account_id = $1 AND logged_at >= $2 AND logged_at < $3
+         GROUP BY 2, 3
+         ON CONFLICT (account_id, hour, type) DO UPDATE SET n = event_hour_counts.n + EXCLUDED.n`,
+        [accountId, ru, target],
+      );
+      await client.query("UPDATE event_rollup_state SET rolled_until = $2 WHERE account_id = $1", [accountId, target]);
+      return true;
+    });
   } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
+    if ((err as { code?: string }).code === "55P03") return false; // someone else is rolling up
     throw err;
-  } finally {
-    client.release();
   }
 }
 
@@ -128,10 +116,4 @@ export function scheduleRollup(database: Database, accountId: string, view: Roll
 /** Waits for background roll-ups of this process (tests, shutdown). */
 export async function rollupsSettled(): Promise<void> {
   while (rolling.size > 0) await new Promise((r) => setTimeout(r, 10));
-}
-
-/** Retention: drop an account's summaries of hours before `cutoff` (Unix seconds), alongside its events. */
-export async function purgeEventSummaries(client: Pick<pg.Pool, "query">, accountId: string, cutoff: number): Promise<number> {
-  const res = await client.query("DELETE FROM event_hour_counts WHERE account_id = $1 AND hour + 3600 <= $2", [accountId, cutoff]);
-  return res.rowCount ?? 0;
 }

@@ -1,7 +1,8 @@
 import type { PgBoss } from "../queue/boss";
-import type { EventType } from "../storage/schema";
+import type { EventType } from "../contract/events";
+import { insertEvents } from "../storage/event-rows";
 import type { Tx } from "../storage/transaction";
-import { enqueueNotifications } from "../webhooks/fan-out";
+import { enqueueNotifications } from "./notification-outbox";
 
 export interface NewEvent {
   accountId: string;
@@ -40,37 +41,25 @@ export const nowSeconds = () => Math.floor(Date.now() / 1000);
 export async function logEvents(tx: Tx, boss: PgBoss, events: NewEvent[]): Promise<LoggedEvent[]> {
   if (events.length === 0) return [];
   const logged = events.map((e) => ({ ...e, loggedAt: e.loggedAt ?? nowSeconds(), logLevel: logLevelOf(e.type) }));
-  // Constant text whatever the number of events, so a named (prepared) statement.
-  const { rows: ids } = await tx.client.query<{ id: number }>({
-    name: "mailroom_log_events",
-    text: `INSERT INTO events (account_id, message_id, type, logged_at, log_level, recipient, reason, ip, geo_city, geo_region, geo_country, url, details)
-           SELECT account_id, message_id, type, logged_at, log_level, recipient, reason, ip, geo_city, geo_region, geo_country, url, details
-           FROM jsonb_to_recordset($1::jsonb) AS e(account_id uuid, message_id uuid, type text, logged_at bigint, log_level text,
-             recipient text, reason text, ip text, geo_city text, geo_region text, geo_country text, url text, details jsonb, i int)
-           ORDER BY i
-           RETURNING id`,
-    values: [
-      JSON.stringify(
-        logged.map((e, i) => ({
-          i,
-          account_id: e.accountId,
-          message_id: e.messageId,
-          type: e.type,
-          logged_at: e.loggedAt,
-          log_level: e.logLevel,
-          recipient: e.recipient,
-          reason: e.reason ?? "",
-          ip: e.ip ?? null,
-          geo_city: e.geo?.city ?? null,
-          geo_region: e.geo?.region ?? null,
-          geo_country: e.geo?.country ?? null,
-          url: e.url ?? null,
-          details: e.details ?? null,
-        })),
-      ),
-    ],
-  });
-  const withIds = logged.map((e, i) => ({ ...e, id: ids[i]!.id }));
+  const ids = await insertEvents(
+    tx.client,
+    logged.map((e) => ({
+      account_id: e.accountId,
+      message_id: e.messageId,
+      type: e.type,
+      logged_at: e.loggedAt,
+      log_level: e.logLevel,
+      recipient: e.recipient,
+      reason: e.reason ?? "",
+      ip: e.ip ?? null,
+      geo_city: e.geo?.city ?? null,
+      geo_region: e.geo?.region ?? null,
+      geo_country: e.geo?.country ?? null,
+      url: e.url ?? null,
+      details: e.details ?? null,
+    })),
+  );
+  const withIds = logged.map((e, i) => ({ ...e, id: ids[i]! }));
   await enqueueNotifications(tx, boss, withIds);
   return withIds;
 }

@@ -57,10 +57,3 @@ export async function readUsage(client: Queryable, keyId: string, limits: Limits
   const used = new Map(rows.map((r) => [r.window_kind, r.used]));
   return windows.map((w) => ({ kind: w.kind, limit: w.limit, used: used.get(w.kind) ?? 0 }));
 }
-
-/** Maintenance: counters of windows that ended more than a day ago are never read again. Returns rows deleted. */
-export async function purgeOldLimitCounters(client: Queryable, now = Math.floor(Date.now() / 1000)): Promise<number> {
-  const res = await client.query(`DELETE FROM limit_counters WHERE window_start < $1`, [now - 2 * 86_400]);
-  return res.rowCount ?? 0;
-}
-

@@ -30,6 +30,8 @@ export interface SendDeps {
   database: Database;
   boss: PgBoss;
   log: Logger;
+  /** The process's acceptor (createAcceptor, held on AppContext). */
+  accept: Acceptor;
 }
 
 export type SendResult =
@@ -89,7 +91,7 @@ export async function sendClaiming(
   }
 
   const messageId = randomUUID();
-  const outcome = await acceptorFor(deps)({
+  const outcome = await deps.accept({
     messageId,
     key,
     content,
@@ -116,24 +118,19 @@ export async function sendClaiming(
  */
 const ACCEPT_BATCH = { maxBatch: 64, maxInFlight: 2 };
 
-const acceptors = new WeakMap<Database, (a: Acceptance) => Promise<AcceptOutcome>>();
+export type Acceptor = (a: Acceptance) => Promise<AcceptOutcome>;
+
+/** One per process (buildAppContext): the requests it serves share its transactions. */
+export function createAcceptor(database: Database, boss: PgBoss): Acceptor {
+  return createGroupCommit((items: Acceptance[]) => withTransaction(database, (tx) => acceptMessages(tx, boss, items)), {
+    ...ACCEPT_BATCH,
+    isolate: isRowDataError,
+  });
+}
 
 /** The one acceptance path (POST /email and SMTP submission): group-committed, answers after COMMIT. */
 export function acceptMessage(deps: SendDeps, acceptance: Acceptance): Promise<AcceptOutcome> {
-  return acceptorFor(deps)(acceptance);
-}
-
-function acceptorFor(deps: SendDeps): (a: Acceptance) => Promise<AcceptOutcome> {
-  let acceptor = acceptors.get(deps.database);
-  if (!acceptor) {
-    const { database, boss } = deps;
-    acceptor = createGroupCommit((items: Acceptance[]) => withTransaction(database, (tx) => acceptMessages(tx, boss, items)), {
-      ...ACCEPT_BATCH,
-      isolate: isRowDataError,
-    });
-    acceptors.set(deps.database, acceptor);
-  }
-  return acceptor;
+  return deps.accept(acceptance);
 }
 
 

@@ -1,8 +1,10 @@
 import { hash, verify } from "@node-rs/argon2";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../storage/database";
-import { staffUsers, type StaffRole } from "../storage/schema";
+import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
+import { staffUsers } from "../storage/schema";
 import { DomainError } from "./accounts";
+import { looksLikeEmailAddress } from "./plausible-email";
 
 /**
  * Staff users of the dashboard (DESIGN.md roles: admin, support, marketing).
@@ -12,7 +14,7 @@ import { DomainError } from "./accounts";
  * refused, under a lock so that two concurrent changes cannot both pass.
  */
 
-export const STAFF_ROLES: readonly StaffRole[] = ["admin", "support", "marketing"];
+export { STAFF_ROLES };
 export const MIN_PASSWORD_LENGTH = 8;
 
 export interface StaffUser {
@@ -47,8 +49,7 @@ export function parseStaffRole(value: string): StaffRole {
 
 function requireEmail(raw: string): string {
   const email = normalizeStaffEmail(raw);
-  // Bounded first: this regex backtracks quadratically on long input.
-  if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new DomainError(`"${raw}" is not an email address`);
+  if (email.length > 254 || !looksLikeEmailAddress(email)) throw new DomainError(`"${raw}" is not an email address`);
   return email;
 }
 
@@ -113,8 +114,7 @@ export async function countAdmins(db: Db): Promise<number> {
 async function withAdminLock<T>(db: Db, work: (tx: Db, admins: number) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_LOCK_ID})`);
-    const txDb = tx as unknown as Db;
-    return work(txDb, await countAdmins(txDb));
+    return work(tx, await countAdmins(tx));
   });
 }
 

@@ -2,7 +2,6 @@ import { and, asc, count, desc, eq, lt } from "drizzle-orm";
 import { NEVER_CALLED_AT, type WebhookEvent, type WebhookRecord } from "../contract/webhooks";
 import type { Db } from "../storage/database";
 import { accounts, webhookAttempts, webhooks } from "../storage/schema";
-import { resolveDestination, SsrfRefusedError, type Resolver } from "../webhooks/ssrf-guard";
 
 /**
  * Webhook registrations of an account (CONTRACT.md "Webhooks"). Every read
@@ -28,25 +27,26 @@ export class WebhookUrlRefusedError extends Error {
   }
 }
 
-export interface WebhookGuardOptions {
-  /** config.webhooks.allowPrivate */
-  allowPrivate: boolean;
-  resolver?: Resolver;
-}
+/**
+ * Refuses a URL that may not be registered by throwing WebhookUrlRefusedError.
+ * The caller injects it (lib/webhooks/destination-check.ts: the SSRF guard
+ * with the server's allowPrivate setting), so the domain does not reach the network layer.
+ */
+export type WebhookUrlCheck = (url: string) => Promise<void>;
 
 /**
  * Registers a webhook. The URL (already an absolute http(s) URL of at most
- * 2048 characters, see lib/contract/webhooks.ts) must reach a public address
- * unless private destinations are allowed. The account row is locked while
+ * 2048 characters, see lib/contract/webhooks.ts) must pass `checkUrl`
+ * (a public address unless private destinations are allowed). The account row is locked while
  * counting, so concurrent creations cannot pass the cap together.
  */
 export async function createWebhook(
   db: Db,
   accountId: string,
   input: { event: WebhookEvent; url: string },
-  guard: WebhookGuardOptions,
+  checkUrl: WebhookUrlCheck,
 ): Promise<WebhookRow> {
-  await assertDestinationAllowed(input.url, guard);
+  await checkUrl(input.url);
   return db.transaction(async (tx) => {
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
     const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, accountId));
@@ -54,22 +54,6 @@ export async function createWebhook(
     const [row] = await tx.insert(webhooks).values({ accountId, event: input.event, url: input.url }).returning();
     return row!;
   });
-}
-
-/**
- * Throws WebhookUrlRefusedError when the URL's host is, or resolves to, an
- * internal address. A name that does not resolve (yet) is accepted: it
- * reaches nothing, and every attempt checks again before connecting.
- */
-export async function assertDestinationAllowed(url: string, guard: WebhookGuardOptions): Promise<void> {
-  if (guard.allowPrivate) return;
-  try {
-    await resolveDestination(new URL(url), { allowPrivate: false, resolver: guard.resolver });
-  } catch (err) {
-    if (err instanceof SsrfRefusedError && err.kind === "unresolvable") return;
-    if (err instanceof SsrfRefusedError || err instanceof TypeError) throw new WebhookUrlRefusedError(err.message);
-    throw err;
-  }
 }
 
 /** The account's webhooks, ordered by WebhookID. */

@@ -1,25 +1,14 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /**
- * Prometheus metrics of the HTTP surface (issue 7 §5). One registry per app
- * instance (tests start several in one process), found through the object
- * it is attached to; other parts (queue, delivery, webhooks) may register
- * their own metrics on `registry`.
+ * Prometheus metrics of the HTTP surface (issue 7 §5). One registry per
+ * process context (tests start several in one process): built by
+ * openProcessContext and held on AppContext (`ctx.httpMetrics`); other
+ * parts (queue, delivery, webhooks) register their own metrics on `registry`.
  */
 export interface HttpMetrics {
   registry: Registry;
   observe(method: string, route: string, status: number, seconds: number): void;
-}
-
-const byOwner = new WeakMap<object, HttpMetrics>();
-
-export function httpMetricsFor(owner: object): HttpMetrics {
-  let m = byOwner.get(owner);
-  if (!m) {
-    m = createHttpMetrics();
-    byOwner.set(owner, m);
-  }
-  return m;
 }
 
 export function createHttpMetrics(): HttpMetrics {

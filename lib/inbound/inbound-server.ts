@@ -89,20 +89,12 @@ export async function sendToInbound(target: { host: string; port: number }, raw:
 
 /**
  * Where the inbound server of a running context listens (for the dashboard's
- * "Report as spam"). Kept on globalThis: Next.js bundles get their own module
- * instances (STACK.md).
+ * "Report as spam"): on the context (`ctx.inbound`), which Next.js bundles
+ * reach through lib/runtime.ts.
  */
-const KEY = Symbol.for("mailroom.inbound");
-type Holder = { [KEY]?: WeakMap<object, { host: string; port: number }> };
-function registry(): WeakMap<object, { host: string; port: number }> {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= new WeakMap();
-  return holder[KEY];
+export function setInboundAddress(ctx: Pick<AppContext, "inbound">, address: { host: string; port: number } | undefined): void {
+  ctx.inbound.address = address;
 }
-export function setInboundAddress(ctx: AppContext, address: { host: string; port: number } | undefined): void {
-  if (address) registry().set(ctx, address);
-  else registry().delete(ctx);
-}
-export function getInboundAddress(ctx: AppContext): { host: string; port: number } | undefined {
-  return registry().get(ctx);
+export function getInboundAddress(ctx: Pick<AppContext, "inbound">): { host: string; port: number } | undefined {
+  return ctx.inbound.address;
 }

@@ -199,9 +199,3 @@ export async function reportSandboxMessageAsSpam(ctx: AppContext, id: number): P
   await submitReport(ctx, report, { from: reporter, to: row.mail_from });
   return { ok: true };
 }
-
-/** Empties the sandbox inbox; returns how many captures were removed. */
-export async function clearSandboxMessages(database: Database): Promise<number> {
-  const { rowCount } = await database.pool.query("DELETE FROM sandbox_messages");
-  return rowCount ?? 0;
-}

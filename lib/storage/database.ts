@@ -1,4 +1,6 @@
-import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import { drizzle, type NodePgQueryResultHKT } from "drizzle-orm/node-postgres";
+import type { PgDatabase } from "drizzle-orm/pg-core";
 import pg from "pg";
 import * as schema from "./schema";
 
@@ -7,10 +9,12 @@ import * as schema from "./schema";
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
 export type Schema = typeof schema;
-export type Db = NodePgDatabase<Schema>;
-/** A drizzle handle inside a transaction (same query surface). */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-export type DbOrTx = Db | Tx;
+/**
+ * A drizzle handle: the pool's, or a transaction's (`db.transaction(tx => ...)`,
+ * Tx.db of withTransaction). Both have the same query surface, so a use case
+ * taking a Db runs inside or outside a transaction without a cast.
+ */
+export type Db = PgDatabase<NodePgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 
 export interface Database {
   url: string;

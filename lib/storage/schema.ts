@@ -11,6 +11,8 @@ import {
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { EventType } from "../contract/events";
+import type { StaffRole } from "../contract/staff-roles";
 
 /**
  * Drizzle's view of the tables created by migrations/*.sql. The SQL files are
@@ -121,16 +123,6 @@ export const deliveryAttempts = pgTable("delivery_attempts", {
   durationMs: integer("duration_ms").notNull().default(0),
 });
 
-export type EventType =
-  | "accepted"
-  | "rejected"
-  | "failed"
-  | "delivered"
-  | "opened"
-  | "clicked"
-  | "unsubscribed"
-  | "complained";
-
 export const events = pgTable("events", {
   id: bigserial("id", { mode: "number" }).primaryKey(),
   accountId: uuid("account_id").notNull(),
@@ -213,7 +205,7 @@ export const limitCounters = pgTable(
   (t) => [primaryKey({ columns: [t.apiKeyId, t.windowKind, t.windowStart] })],
 );
 
-export type StaffRole = "admin" | "support" | "marketing";
+export type { StaffRole };
 
 export const staffUsers = pgTable("staff_users", {
   id: uuid("id").primaryKey().defaultRandom(),

@@ -30,7 +30,7 @@ export async function withTransaction<T>(database: Database, work: (tx: Tx) => P
     const tx: Tx = {
       // Built on first use: the hot paths use `client` directly.
       get db() {
-        db ??= drizzle(client, { schema }) as unknown as Db;
+        db ??= drizzle(client, { schema });
         return db;
       },
       client,

@@ -45,7 +45,7 @@ interface SessionState {
 
 export async function startSubmissionServer(ctx: AppContext): Promise<SubmissionServer> {
   const cfg = ctx.config.submission;
-  const deps = { database: ctx.database, boss: ctx.boss, log: ctx.log };
+  const deps = { database: ctx.database, boss: ctx.boss, log: ctx.log, accept: ctx.accept };
   const failures = new AuthFailures(cfg.authFailuresPerMinute);
   const sessions = new WeakMap<SMTPServerSession, SessionState>();
   const tls = await loadTlsMaterial({ certFile: cfg.certFile, keyFile: cfg.keyFile, dataDir: ctx.config.dataDir, hostname: ctx.config.delivery.heloName });

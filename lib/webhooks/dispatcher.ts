@@ -6,7 +6,7 @@ import type { Database, Db } from "../storage/database";
 import { eventDataSchema } from "../contract/notifications";
 import { QUEUE, type NotifyJob } from "../queue/jobs";
 import { DestinationLimiter } from "./destination-limiter";
-import { WAKE_CHANNEL } from "./fan-out";
+import { WAKE_CHANNEL } from "../domain/notification-outbox";
 import { createAgents, postJson, type PostOptions } from "./http-post";
 import {
   claimNotifications,

@@ -23,6 +23,6 @@ describe("health endpoints", () => {
   });
 
   it("uses the bound port in the public URL when PORT=0", () => {
-    expect(app.ctx.config.publicUrl).toBe(`http://localhost:${app.port}`);
+    expect(app.ctx.publicUrl).toBe(`http://localhost:${app.port}`);
   });
 });

@@ -12,7 +12,7 @@ import {
   unsubscribedEventDataSchema,
 } from "../../lib/contract/notifications";
 import { rotateSigningKey, type CreatedAccount } from "../../lib/domain/accounts";
-import { sendTestNotification } from "../../lib/domain/webhook-test-notification";
+import { sendTestNotification } from "../../lib/webhooks/test-notification";
 import { listWebhookAttempts } from "../../lib/domain/webhooks";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";

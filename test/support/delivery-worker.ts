@@ -8,6 +8,7 @@ import { buildConfig } from "../../lib/config";
 import type { AppContext } from "../../lib/context";
 import { startDelivery } from "../../lib/delivery/start";
 import { createLogger } from "../../lib/logger";
+import { buildAppContext } from "../../lib/process-context";
 import { startQueue } from "../../lib/queue/boss";
 import { openDatabase } from "../../lib/storage/database";
 
@@ -18,7 +19,7 @@ const boss = await startQueue(config.databaseUrl!, {
   maintenanceIntervalSeconds: config.queue.maintenanceIntervalSeconds,
   onError: (err) => log.warn({ err }, "queue error"),
 });
-const ctx: AppContext = { config, database, boss, log };
+const ctx: AppContext = buildAppContext({ config, database, boss, log });
 const delivery = await startDelivery(ctx, { workers: true, inbound: false });
 process.stdout.write("ready\n");
 

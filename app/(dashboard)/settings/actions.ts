@@ -9,6 +9,7 @@ import { createApiKey, revokeApiKey } from "@/lib/domain/api-keys";
 import { clearDashboardKeyCache } from "@/lib/domain/bootstrap";
 import { checkDomainDns, describeFailedCheck } from "@/lib/domain/domain-verification";
 import { addSenderDomain, listSenderDomains, markDomainVerified } from "@/lib/domain/sender-domains";
+import { looksLikeEmailAddress } from "@/lib/domain/plausible-email";
 import { addStaffUser, changeStaffRole, removeStaffUser, STAFF_ROLES } from "@/lib/domain/staff-users";
 import { addSuppression, removeSuppression } from "@/lib/domain/suppressions";
 import { getServerContext } from "@/lib/runtime";
@@ -85,7 +86,7 @@ export async function verifyDomainAction(rawId: unknown): Promise<ActionResult<{
 
 export async function addSuppressionAction(rawEmail: unknown): Promise<ActionResult<{ added: boolean }>> {
   return run(async (accountId) => {
-    const address = email.refine((e) => e.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e), "Not an email address").parse(rawEmail);
+    const address = email.refine((e) => e.length <= 254 && looksLikeEmailAddress(e), "Not an email address").parse(rawEmail);
     const added = await addSuppression(getServerContext().database.db, { accountId, email: address, reason: "manual", detail: "Added in the dashboard" });
     return { ok: true, added };
   });
@@ -100,7 +101,7 @@ export async function removeSuppressionAction(rawEmail: unknown): Promise<Action
 
 const staffInput = z.object({
   email,
-  role: z.enum(STAFF_ROLES as [string, ...string[]]),
+  role: z.enum(STAFF_ROLES),
   password: z.string().max(200),
   name: z.string().trim().max(100).optional(),
 });

@@ -8,7 +8,7 @@ import { describeApiError } from "@/lib/api-client/describe-error";
 import { requireRole } from "@/lib/auth/require-role";
 import { webhookEventSchema, webhookUrlSchema } from "@/lib/contract/webhooks";
 import { getAccount, rotateSigningKey } from "@/lib/domain/accounts";
-import { sendTestNotification } from "@/lib/domain/webhook-test-notification";
+import { sendTestNotification } from "@/lib/webhooks/test-notification";
 import { listWebhookAttempts, type WebhookAttempt } from "@/lib/domain/webhooks";
 import { getServerContext } from "@/lib/runtime";
 

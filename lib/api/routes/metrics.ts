@@ -2,8 +2,6 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import type { AppContext } from "../../context";
 import { apiError } from "../../http/errors";
-import { httpMetricsFor } from "../../http/metrics";
-import { appMetricsFor } from "../../metrics";
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
@@ -19,8 +17,7 @@ export function createMetricsRoutes(ctx: AppContext): Hono {
     if (!token) return apiError(c, 404);
     const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
     if (!given || !timingSafeEqual(digest(given), digest(token))) return apiError(c, 1);
-    appMetricsFor(ctx); // registers the delivery, webhook and queue metrics
-    const { registry } = httpMetricsFor(ctx);
+    const { registry } = ctx.httpMetrics;
     return c.body(await registry.metrics(), 200, { "Content-Type": registry.contentType });
   });
   return app;

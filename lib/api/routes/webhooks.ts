@@ -21,6 +21,7 @@ import {
 import type { ApiEnv } from "../../http/env";
 import { apiError } from "../../http/errors";
 import { readValidJson } from "../../http/validation";
+import { webhookUrlCheck } from "../../webhooks/destination-check";
 import { bodyOf, COMMON_ERRORS, errorResponses } from "../openapi";
 
 /**
@@ -63,13 +64,13 @@ const deleteWebhookRoute = createRoute({
 });
 
 export function addWebhookRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
-  const guard = { allowPrivate: ctx.config.webhooks.allowPrivate };
+  const checkUrl = webhookUrlCheck({ allowPrivate: ctx.config.webhooks.allowPrivate });
 
   app.openapi(createWebhookRoute, async (c) => {
     const input = await readValidJson(c, createWebhookRequestSchema, ctx.config.api.maxBodyBytes);
     if (!input.ok) return input.response;
     try {
-      const row = await createWebhook(ctx.database.db, c.get("auth").accountId, { event: input.data.Event, url: input.data.WebhookURL }, guard);
+      const row = await createWebhook(ctx.database.db, c.get("auth").accountId, { event: input.data.Event, url: input.data.WebhookURL }, checkUrl);
       return c.json({ NewWebhookID: row.id } satisfies CreateWebhookResponse, 200);
     } catch (err) {
       if (err instanceof WebhookUrlRefusedError) return apiError(c, 422, "WebhookURL");

@@ -10,6 +10,7 @@ import {
   MAX_TO,
   type EmailRequest,
 } from "@/lib/contract/email";
+import { looksLikeEmailAddress } from "@/lib/domain/plausible-email";
 
 /**
  * The compose form's content (everything but the files' bytes), its
@@ -131,7 +132,6 @@ export function messageBytes(draft: Pick<Draft, "html" | "text" | "attachments">
   return enc.encode(draft.html).length + enc.encode(draft.text).length + draft.attachments.reduce((n, a) => n + a.size, 0);
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
 
 /** `["To", 2, "email"]` → `To[2].email` (the API's Field form). */
@@ -157,7 +157,7 @@ export function validateDraft(draft: Draft): FieldErrors {
   };
   if (!draft.from.domain) put("From", "Choose a sender domain");
   if (!draft.from.local.trim()) put("From.email", "Enter the part before the @");
-  else if (!EMAIL.test(`${draft.from.local.trim()}@${draft.from.domain}`)) put("From.email", "Not a valid address");
+  else if (!looksLikeEmailAddress(`${draft.from.local.trim()}@${draft.from.domain}`)) put("From.email", "Not a valid address");
 
   const lists: [AddressListKey, DraftAddress[]][] = [
     ["To", draft.to],
@@ -173,7 +173,7 @@ export function validateDraft(draft: Draft): FieldErrors {
     }
     for (const { index, address } of entries) {
       if (!address.email.trim()) put(`${key}[${index}].email`, "Enter an email address");
-      else if (!EMAIL.test(address.email.trim())) put(`${key}[${index}].email`, "Not a valid address");
+      else if (!looksLikeEmailAddress(address.email.trim())) put(`${key}[${index}].email`, "Not a valid address");
       if ([...address.name].some((ch) => ch.charCodeAt(0) < 0x20)) put(`${key}[${index}].name`, "A name cannot contain line breaks");
     }
   }

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { canonicalWebhookEvent, webhookEventSchema } from "../contract/webhooks";
+import { sampleEventData } from "../domain/notification-payload";
+import { getWebhook } from "../domain/webhooks";
 import type { Db } from "../storage/database";
 import { accounts } from "../storage/schema";
-import { postJson, type AttemptResult } from "../webhooks/http-post";
-import { sampleEventData } from "../webhooks/payload";
-import { signNotification } from "../webhooks/signing";
-import type { Resolver } from "../webhooks/ssrf-guard";
-import { getWebhook } from "./webhooks";
+import { postJson, type AttemptResult } from "./http-post";
+import { signNotification } from "./signing";
+import type { Resolver } from "./ssrf-guard";
 
 export interface TestNotificationResult extends AttemptResult {
   /** The EventData that was sent. */

@@ -1,7 +1,7 @@
 import type { EventData } from "../contract/notifications";
 import type { RegistrationEvent } from "../contract/webhooks";
 import { NOTIFICATION_EVENT_OF } from "../contract/webhooks";
-import type { EventType } from "../storage/schema";
+import type { EventType } from "../contract/events";
 
 /**
  * Which events notify which registrations, and the EventData each one
@@ -23,10 +23,6 @@ export const REGISTRATION_EVENT_FOR: Partial<Record<EventType, RegistrationEvent
 export function webhookEventsMatching(type: EventType): string[] {
   const reg = REGISTRATION_EVENT_FOR[type];
   return reg ? [reg, NOTIFICATION_EVENT_OF[reg]] : [];
-}
-
-export function isNotifyingEvent(type: EventType): boolean {
-  return REGISTRATION_EVENT_FOR[type] !== undefined;
 }
 
 /** What the payload is built from: the event as logged plus its message's sender domain. */

@@ -8,7 +8,7 @@ import {
   unsubscribedEventDataSchema,
 } from "../contract/notifications";
 import { REGISTRATION_EVENTS } from "../contract/webhooks";
-import { buildEventData, sampleEventData, webhookEventsMatching } from "./payload";
+import { buildEventData, sampleEventData, webhookEventsMatching } from "./notification-payload";
 
 const base = { messageId: "5a0b7e0e-4c1e-4b7e-9d1e-0c0f6c1f2a3b", recipient: "ann@example.net", domain: "example.com" };
 

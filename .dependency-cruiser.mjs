@@ -1,0 +1,103 @@
+// The import rules of docs/ARCHITECTURE.md ("Where things live"), checked by
+// `npm run lint` (docs/adr/0010). Type-only imports count: a type import
+// still ties one layer to another.
+
+/**
+ * What each part of lib/ may import of ours, besides itself and lib/logger.ts
+ * (a leaf every layer may use). The table of docs/ARCHITECTURE.md, row for
+ * row; anything else of ours is an error.
+ */
+const MAY_IMPORT = {
+  "lib/contract": [],
+  "lib/tracking": [],
+  "lib/net": [],
+  "lib/config.ts": ["lib/contract"],
+  "lib/logger.ts": [],
+  "lib/runtime.ts": ["lib/context.ts"],
+  "lib/storage": ["lib/contract"],
+  "lib/queue": ["lib/storage", "lib/contract"],
+  "lib/domain": ["lib/contract", "lib/storage", "lib/queue", "lib/tracking"],
+  "lib/delivery": ["lib/domain", "lib/storage", "lib/queue", "lib/tracking", "lib/net", "lib/contract", "lib/config.ts", "lib/metrics.ts", "lib/context.ts"],
+  "lib/inbound": ["lib/domain", "lib/storage", "lib/tracking", "lib/contract", "lib/config.ts", "lib/context.ts"],
+  "lib/webhooks": ["lib/domain", "lib/storage", "lib/queue", "lib/net", "lib/contract", "lib/config.ts", "lib/metrics.ts", "lib/context.ts"],
+  "lib/submission": ["lib/domain", "lib/inbound", "lib/contract", "lib/config.ts", "lib/context.ts"],
+  "lib/http": ["lib/domain", "lib/storage", "lib/contract", "lib/config.ts", "lib/context.ts"],
+  "lib/api": ["lib/http", "lib/domain", "lib/storage", "lib/contract", "lib/tracking", "lib/webhooks", "lib/config.ts", "lib/context.ts", "lib/metrics.ts"],
+  "lib/api-client": ["lib/domain", "lib/contract", "lib/config.ts", "lib/runtime.ts"],
+  "lib/auth": ["lib/domain", "lib/contract", "lib/config.ts", "lib/runtime.ts", "lib/context.ts"],
+};
+
+const OURS = "^(lib|app|components|cli|bin|scripts|server\\.ts)(/|$)";
+const asPath = (p) => (p.endsWith(".ts") ? `^${p.replaceAll(".", "\\.")}$` : `^${p}/`);
+
+const mayImportRules = Object.entries(MAY_IMPORT).map(([from, allowed]) => ({
+  name: `${from.replace(/^lib\//, "")}-may-import`,
+  comment: `${from} may import only: ${allowed.join(", ") || "nothing of ours"} (docs/ARCHITECTURE.md).`,
+  severity: "error",
+  from: {
+    path: asPath(from),
+    // TEMPORARY, removed at the merge of the job-runner work (issue 13 item 2):
+    // lib/delivery/start.ts still starts the inbound SMTP servers; that
+    // composition moves out of lib/delivery there. Checked by the next rule.
+    ...(from === "lib/delivery" && { pathNot: "^lib/delivery/start\\.ts$" }),
+  },
+  to: { path: OURS, pathNot: [asPath(from), "^lib/logger\\.ts$", ...allowed.map(asPath)] },
+}));
+
+const FRAMEWORKS = "^(node_modules/)?(next|react|react-dom|next-auth|hono|@hono/[^/]+)(/|$)";
+
+export default {
+  forbidden: [
+    {
+      name: "no-folder-cycle",
+      comment: "Folders under lib/ form layers: no folder may reach itself through its imports.",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^lib/[^/]+$" },
+      to: { circular: true },
+    },
+    {
+      name: "no-module-cycle",
+      comment: "No module may reach itself through its imports.",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { circular: true },
+    },
+    ...mayImportRules,
+    {
+      // The one exception to lib/delivery's row (see above), for exactly this file.
+      name: "delivery-start-may-import",
+      severity: "error",
+      from: { path: "^lib/delivery/start\\.ts$" },
+      to: { path: OURS, pathNot: ["^lib/delivery/", "^lib/logger\\.ts$", "^lib/inbound/", ...MAY_IMPORT["lib/delivery"].map(asPath)] },
+    },
+    {
+      name: "domain-is-framework-free",
+      comment: "lib/domain never imports Next, React, Auth.js or Hono.",
+      severity: "error",
+      from: { path: "^lib/domain/" },
+      to: { path: FRAMEWORKS },
+    },
+    {
+      name: "no-storage-schema-in-http",
+      comment: "API handlers and the HTTP layer call lib/domain; they never touch the storage schema.",
+      severity: "error",
+      from: { path: "^lib/(api|http)/" },
+      to: { path: "^lib/storage/schema\\.ts$" },
+    },
+    {
+      name: "lib-never-imports-app",
+      comment: "Nothing under lib/ imports the Next.js app or its components.",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { path: "^(app|components)/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"] },
+    cache: { folder: "node_modules/.cache/dependency-cruiser", strategy: "content" },
+  },
+};
