@@ -1,0 +1,151 @@
+import { Worker } from "node:worker_threads";
+
+/**
+ * JSON of large documents (a 10 MB request body, a message's stored content)
+ * parsed and serialised on worker threads, so that those single steps of
+ * 10–60 ms (several times that on a loaded machine) never hold the event
+ * loop that serves every tenant (issue 11, docs/adr/0310).
+ *
+ * The worker runs the same V8 JSON.parse / JSON.stringify; values cross by
+ * structured clone, which keeps plain JSON values exactly (numbers as the
+ * same doubles, -0, key order, an own `__proto__` key). Whatever the worker
+ * cannot do (a value too deeply nested to clone, a worker that died) is done
+ * here instead, as before: the result never depends on where it ran.
+ *
+ * The worker is plain JavaScript given as source (`eval`), so it loads the
+ * same under tsx, vitest and the built server.
+ */
+
+/** Below this many bytes (or characters) the work stays on the event loop: the round trip would cost more. */
+export const OFFLOAD_MIN_BYTES = 512 * 1024;
+
+const WORKERS = 2;
+
+const SOURCE = `
+const { parentPort } = require("node:worker_threads");
+const decoder = new TextDecoder("utf-8", { fatal: true });
+parentPort.on("message", ({ op, data }) => {
+  if (op === "parse" || op === "parseText") {
+    let value;
+    try {
+      value = JSON.parse(op === "parse" ? decoder.decode(data) : data);
+    } catch {
+      return parentPort.postMessage({ ok: false });
+    }
+    try {
+      parentPort.postMessage({ ok: true, value });
+    } catch {
+      // Too deeply nested to clone: the caller parses it itself.
+      parentPort.postMessage({ unclonable: true });
+    }
+  } else {
+    const bytes = new TextEncoder().encode(JSON.stringify(data));
+    parentPort.postMessage({ bytes }, [bytes.buffer]);
+  }
+});
+`;
+
+type Job = { op: "parse" | "parseText" | "stringify"; data: unknown; resolve: (m: unknown) => void; reject: (e: unknown) => void };
+
+class Slot {
+  private worker: Worker | undefined;
+  private current: Job | undefined;
+  readonly queue: Job[] = [];
+
+  get load(): number {
+    return this.queue.length + (this.current ? 1 : 0);
+  }
+
+  run(job: Job): void {
+    this.queue.push(job);
+    this.next();
+  }
+
+  private next(): void {
+    if (this.current || this.queue.length === 0) return;
+    const job = (this.current = this.queue.shift()!);
+    const worker = this.spawn();
+    worker.ref();
+    try {
+      worker.postMessage({ op: job.op, data: job.data });
+    } catch (err) {
+      this.finish(undefined, err);
+    }
+  }
+
+  private spawn(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(SOURCE, { eval: true });
+    worker.unref();
+    worker.on("message", (m) => this.finish(m));
+    // A reply the event loop's side cannot deserialise, or a worker that died: the job is done here instead.
+    worker.on("messageerror", (err) => this.finish(undefined, err));
+    const lost = (err: unknown) => {
+      if (this.worker !== worker) return; // an old worker's late event
+      this.worker = undefined;
+      void worker.terminate();
+      this.finish(undefined, err);
+    };
+    worker.on("error", lost);
+    worker.on("exit", () => lost(new Error("JSON worker exited")));
+    return (this.worker = worker);
+  }
+
+  private finish(message: unknown, err?: unknown): void {
+    const job = this.current;
+    if (!job) return;
+    this.current = undefined;
+    if (err === undefined) job.resolve(message);
+    else job.reject(err);
+    if (this.queue.length === 0) this.worker?.unref();
+    this.next();
+  }
+}
+
+const slots = Array.from({ length: WORKERS }, () => new Slot());
+
+function submit(op: Job["op"], data: unknown): Promise<unknown> {
+  const slot = slots.reduce((a, b) => (b.load < a.load ? b : a));
+  return new Promise((resolve, reject) => slot.run({ op, data, resolve, reject }));
+}
+
+/**
+ * JSON.parse of UTF-8 bytes (fatal on invalid UTF-8), on a worker: the value,
+ * `malformed` for bytes that are not UTF-8 JSON, or undefined when the caller
+ * must parse them itself (too deeply nested to cross, or no worker).
+ */
+export async function parseJsonOffThread(bytes: Uint8Array): Promise<{ ok: true; value: unknown } | { ok: false } | undefined> {
+  try {
+    const reply = (await submit("parse", bytes)) as { ok?: boolean; value?: unknown; unclonable?: boolean };
+    if (reply.unclonable) return undefined;
+    return reply.ok ? { ok: true, value: reply.value } : { ok: false };
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSON.parse(text), on a worker when `text` is large; throws as JSON.parse does. */
+export async function parseJsonText(text: string): Promise<unknown> {
+  if (text.length >= OFFLOAD_MIN_BYTES) {
+    try {
+      const reply = (await submit("parseText", text)) as { ok?: boolean; value?: unknown };
+      if (reply.ok) return reply.value;
+    } catch {
+      // No worker: below, as before.
+    }
+  }
+  return JSON.parse(text);
+}
+
+/** JSON.stringify(value) as UTF-8 bytes; on a worker when `value` is large (`size` is the caller's estimate, in characters). */
+export async function stringifyJson(value: unknown, size: number): Promise<Buffer> {
+  if (size >= OFFLOAD_MIN_BYTES) {
+    try {
+      const { bytes } = (await submit("stringify", value)) as { bytes: Uint8Array };
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    } catch {
+      // Not cloneable or no worker: below, as before.
+    }
+  }
+  return Buffer.from(JSON.stringify(value), "utf8");
+}
