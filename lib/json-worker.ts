@@ -26,17 +26,20 @@ const { parentPort } = require("node:worker_threads");
 const decoder = new TextDecoder("utf-8", { fatal: true });
 parentPort.on("message", ({ op, data }) => {
   if (op === "parse" || op === "parseText") {
+    // Bytes given to the worker go back with the answer (moved, not copied): the caller may still need them.
+    const back = op === "parse" ? [data.buffer] : [];
+    const bytes = op === "parse" ? data : undefined;
     let value;
     try {
       value = JSON.parse(op === "parse" ? decoder.decode(data) : data);
     } catch {
-      return parentPort.postMessage({ ok: false });
+      return parentPort.postMessage({ ok: false, bytes }, back);
     }
     try {
-      parentPort.postMessage({ ok: true, value });
+      parentPort.postMessage({ ok: true, value, bytes }, back);
     } catch {
       // Too deeply nested to clone: the caller parses it itself.
-      parentPort.postMessage({ unclonable: true });
+      parentPort.postMessage({ unclonable: true, bytes }, back);
     }
   } else {
     const bytes = new TextEncoder().encode(JSON.stringify(data));
@@ -45,7 +48,14 @@ parentPort.on("message", ({ op, data }) => {
 });
 `;
 
-type Job = { op: "parse" | "parseText" | "stringify"; data: unknown; resolve: (m: unknown) => void; reject: (e: unknown) => void };
+type Job = {
+  op: "parse" | "parseText" | "stringify";
+  data: unknown;
+  /** Moved to the worker rather than copied. */
+  transfer?: ArrayBuffer[];
+  resolve: (m: unknown) => void;
+  reject: (e: unknown) => void;
+};
 
 class Slot {
   private worker: Worker | undefined;
@@ -67,7 +77,7 @@ class Slot {
     const worker = this.spawn();
     worker.ref();
     try {
-      worker.postMessage({ op: job.op, data: job.data });
+      worker.postMessage({ op: job.op, data: job.data }, job.transfer);
     } catch (err) {
       this.finish(undefined, err);
     }
@@ -104,24 +114,34 @@ class Slot {
 
 const slots = Array.from({ length: WORKERS }, () => new Slot());
 
-function submit(op: Job["op"], data: unknown): Promise<unknown> {
+function submit(op: Job["op"], data: unknown, transfer?: ArrayBuffer[]): Promise<unknown> {
   const slot = slots.reduce((a, b) => (b.load < a.load ? b : a));
-  return new Promise((resolve, reject) => slot.run({ op, data, resolve, reject }));
+  return new Promise((resolve, reject) => slot.run({ op, data, transfer, resolve, reject }));
 }
 
 /**
- * JSON.parse of UTF-8 bytes (fatal on invalid UTF-8), on a worker: the value,
- * `malformed` for bytes that are not UTF-8 JSON, or undefined when the caller
- * must parse them itself (too deeply nested to cross, or no worker).
+ * JSON.parse of UTF-8 bytes (fatal on invalid UTF-8), on a worker: `ok` with
+ * the value, `ok: false` for bytes that are not UTF-8 JSON, or `ok: undefined`
+ * when the caller must parse them itself (too deeply nested to cross, or no
+ * worker). `bytes` are the bytes to use from then on: when they own their
+ * whole buffer they are moved to the worker and back, not copied, and the
+ * array passed in is left empty (detached).
  */
-export async function parseJsonOffThread(bytes: Uint8Array): Promise<{ ok: true; value: unknown } | { ok: false } | undefined> {
+export async function parseJsonOffThread(
+  bytes: Uint8Array,
+): Promise<({ ok: true; value: unknown } | { ok: false } | { ok: undefined }) & { bytes: Uint8Array }> {
+  const movable = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  let reply: { ok?: boolean; value?: unknown; unclonable?: boolean; bytes?: Uint8Array };
   try {
-    const reply = (await submit("parse", bytes)) as { ok?: boolean; value?: unknown; unclonable?: boolean };
-    if (reply.unclonable) return undefined;
-    return reply.ok ? { ok: true, value: reply.value } : { ok: false };
-  } catch {
-    return undefined;
+    reply = (await submit("parse", bytes, movable ? [bytes.buffer as ArrayBuffer] : undefined)) as typeof reply;
+  } catch (err) {
+    // No worker: the bytes are still here unless a worker took them and then died (out of memory): that is an internal error.
+    if (movable && bytes.byteLength === 0 && bytes.buffer.byteLength === 0) throw new Error("the JSON worker exited holding a request body", { cause: err });
+    return { ok: undefined, bytes };
   }
+  const back = reply.bytes ?? bytes;
+  if (reply.unclonable) return { ok: undefined, bytes: back };
+  return reply.ok ? { ok: true, value: reply.value, bytes: back } : { ok: false, bytes: back };
 }
 
 /** JSON.parse(text), on a worker when `text` is large; throws as JSON.parse does. */

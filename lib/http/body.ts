@@ -75,7 +75,7 @@ export async function readJsonBody(
   maxBytes: number,
   options: { exactNumbersAt?: readonly string[] } = {},
 ): Promise<BodyResult> {
-  const bytes = await readBytes(request, maxBytes);
+  let bytes = await readBytes(request, maxBytes);
   if (!bytes) {
     unread.add(request);
     return { ok: false, reason: "too-large" };
@@ -83,11 +83,16 @@ export async function readJsonBody(
   // A large body is decoded and parsed on a worker thread (lib/json-worker.ts): the same
   // decoder and JSON.parse, one 20–60 ms step less on the event loop. Else, or when the
   // worker hands it back (too deeply nested to cross), here as before.
-  const offThread = bytes.byteLength >= OFFLOAD_MIN_BYTES ? await parseJsonOffThread(bytes) : undefined;
-  if (offThread && !offThread.ok) return { ok: false, reason: "malformed" };
+  let offThread: Awaited<ReturnType<typeof parseJsonOffThread>> | undefined;
+  if (bytes.byteLength >= OFFLOAD_MIN_BYTES) {
+    // The bytes move to the worker (no copy) and come back with its answer.
+    offThread = await parseJsonOffThread(bytes);
+    bytes = offThread.bytes;
+  }
+  if (offThread?.ok === false) return { ok: false, reason: "malformed" };
   let text: string | undefined;
   let value: unknown;
-  if (offThread) value = offThread.value;
+  if (offThread?.ok) value = offThread.value;
   else {
     try {
       text = decoder.decode(bytes);
@@ -121,7 +126,22 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Uin
       await request.body?.cancel().catch(() => {});
       return undefined;
     }
-    return new Uint8Array(await request.arrayBuffer());
+    if (Number(declared) < OFFLOAD_MIN_BYTES || !request.body) return new Uint8Array(await request.arrayBuffer());
+    // A large body is copied into place chunk by chunk as it arrives: no 10 MB concatenation in one step.
+    const out = new Uint8Array(Number(declared));
+    const reader = request.body.getReader();
+    let offset = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (offset + value.byteLength > out.byteLength) {
+        await reader.cancel().catch(() => {});
+        return undefined; // more than declared: the HTTP parser never lets this happen
+      }
+      out.set(value, offset);
+      offset += value.byteLength;
+    }
+    return offset === out.byteLength ? out : out.subarray(0, offset);
   }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
