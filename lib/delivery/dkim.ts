@@ -70,42 +70,56 @@ const BODY_CHUNK = 32 * 1024;
  * The SHA-256 of relaxedBody(body), computed line by line with a turn of the
  * event loop every BODY_CHUNK characters: a 10 MB body never holds the process
  * (issue 11). Trailing empty lines are held back until a non-empty one follows.
+ * A Buffer is read as latin1 (byte-preserving) a slice at a time, each slice
+ * ending at a line break, so the message is never one 10 MB string.
  */
-export async function relaxedBodyHash(body: string): Promise<string> {
+export async function relaxedBodyHash(body: string | Buffer): Promise<string> {
   const hash = createHash("sha256");
-  let pendingEmpty = 0;
-  let pos = 0;
-  let batch: string[] = [];
-  let batchStart = 0;
-  while (pos < body.length) {
-    let eol = body.indexOf("\r\n", pos);
-    if (eol < 0) eol = body.length;
-    let line = body.slice(pos, eol).replace(/[ \t]+/g, " ");
-    if (line.endsWith(" ")) line = line.slice(0, -1);
-    if (line === "") pendingEmpty++;
-    else {
-      if (pendingEmpty) batch.push("\r\n".repeat(pendingEmpty));
-      pendingEmpty = 0;
-      batch.push(line, "\r\n");
+  const state = { pendingEmpty: 0 };
+  if (typeof body === "string") {
+    for (let pos = 0; pos < body.length; ) {
+      let end = body.indexOf("\r\n", pos + BODY_CHUNK);
+      end = end < 0 ? body.length : end + 2;
+      hashLines(body.slice(pos, end), state, hash);
+      pos = end;
+      if (pos < body.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    pos = eol + 2;
-    if (pos - batchStart >= BODY_CHUNK) {
-      hash.update(batch.join(""), "latin1");
-      batch = [];
-      batchStart = pos;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+  } else {
+    for (let pos = 0; pos < body.length; ) {
+      let end = body.indexOf("\r\n", pos + BODY_CHUNK);
+      end = end < 0 ? body.length : end + 2;
+      hashLines(body.toString("latin1", pos, end), state, hash);
+      pos = end;
+      if (pos < body.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
-  hash.update(batch.join(""), "latin1");
   return hash.digest("base64");
 }
 
+/** Canonicalises and hashes whole lines (`text` ends at a line break or at the body's end). */
+function hashLines(text: string, state: { pendingEmpty: number }, hash: ReturnType<typeof createHash>): void {
+  const batch: string[] = [];
+  for (let pos = 0; pos < text.length; ) {
+    let eol = text.indexOf("\r\n", pos);
+    if (eol < 0) eol = text.length;
+    let line = text.slice(pos, eol).replace(/[ \t]+/g, " ");
+    if (line.endsWith(" ")) line = line.slice(0, -1);
+    if (line === "") state.pendingEmpty++;
+    else {
+      if (state.pendingEmpty) batch.push("\r\n".repeat(state.pendingEmpty));
+      state.pendingEmpty = 0;
+      batch.push(line, "\r\n");
+    }
+    pos = eol + 2;
+  }
+  hash.update(batch.join(""), "latin1");
+}
+
 export async function signDkim(raw: Buffer, key: DkimKey, now = new Date()): Promise<Buffer> {
-  const text = raw.toString("latin1"); // byte-preserving
-  const end = text.indexOf("\r\n\r\n");
-  const head = end >= 0 ? text.slice(0, end) : text;
-  const body = end >= 0 ? text.slice(end + 4) : "";
-  const bh = await relaxedBodyHash(body);
+  // latin1 is byte-preserving; the body is hashed from the buffer in slices (never one large string).
+  const end = raw.indexOf("\r\n\r\n");
+  const head = raw.toString("latin1", 0, end >= 0 ? end : raw.length);
+  const bh = await relaxedBodyHash(end >= 0 ? raw.subarray(end + 4) : Buffer.alloc(0));
 
   const fields = splitFields(head);
   const names: string[] = [];

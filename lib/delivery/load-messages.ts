@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { OFFLOAD_MIN_BYTES } from "../json-worker";
 import { createGroupCommit } from "../storage/group-commit";
 import { isRowDataError } from "../storage/sqlstate";
 
@@ -7,6 +8,8 @@ export interface MessageRow {
   account_id: string;
   from_domain: string;
   content: unknown;
+  /** The content as JSON text instead, when the message is large: parsed off the event loop (lib/json-worker.ts). */
+  content_text: string | null;
   created_at: Date;
   size: number;
   track_opens: boolean;
@@ -35,7 +38,9 @@ export type LoadRequest = { messageId: string; recipientIds: number[] };
 async function loadMessages(pool: Pick<pg.Pool, "query">, requests: LoadRequest[]): Promise<(Loaded | undefined)[]> {
   const { rows } = await pool.query<Loaded & { i: number }>({
     name: "mailroom_deliver_load",
-    text: `SELECT j.i, m.id, m.account_id, m.from_domain, m.content, m.created_at, m.size, a.track_opens, a.track_clicks,
+    text: `SELECT j.i, m.id, m.account_id, m.from_domain, m.created_at,
+                  CASE WHEN m.size > ${OFFLOAD_MIN_BYTES} THEN NULL ELSE m.content END AS content,
+                  CASE WHEN m.size > ${OFFLOAD_MIN_BYTES} THEN m.content::text END AS content_text, m.size, a.track_opens, a.track_clicks,
                   m.tracked_links IS NOT NULL AS links_listed,
                   d.name AS dkim_domain, d.dkim_selector, d.dkim_private_key,
                   (SELECT json_agg(json_build_object('id', r.id, 'email', r.email, 'attempts', r.attempts) ORDER BY r.id)

@@ -1,7 +1,9 @@
 import net from "node:net";
+import type { Transform } from "node:stream";
 import nodemailer from "nodemailer";
 import type SMTPPool from "nodemailer/lib/smtp-pool";
 import type { SmtpAnswer } from "./classify";
+import { PACED_CHUNK_BYTES, pacedStream } from "./paced-stream";
 
 /**
  * Pooled SMTP client connections (nodemailer's pool) with Nagle disabled:
@@ -89,6 +91,12 @@ export class SmtpClient {
       } as SMTPPool.Options);
       // Idle pooled connections that the peer closes must not crash anything.
       pool.on("error", () => {});
+      // A large message reaches the SMTP writer in 64 KB pieces (a factory: a requeued message streams again).
+      pool.use("stream", (mail, done) => {
+        const raw = mail.data.raw;
+        if (Buffer.isBuffer(raw) && raw.length > PACED_CHUNK_BYTES) mail.message.transform(pacedStream as unknown as Transform); // typed as a stream; mime-node calls a function per read
+        done();
+      });
       this.pools.set(key, pool);
     }
     return pool;

@@ -1,5 +1,6 @@
 import { errorItem } from "../contract/errors";
 import type { MessageHeaders } from "../contract/events";
+import { stringifyJson } from "../json-worker";
 import type { PgBoss } from "../queue/boss";
 import { QUEUE, type DeliverJob } from "../queue/jobs";
 import { preparedSql } from "../storage/prepared-sql";
@@ -193,7 +194,7 @@ async function insertMessages(tx: Tx, items: Acceptance[]): Promise<Map<string, 
   const { rows } = await tx.client.query<RecipientRow & { message_id: string }>({
     name: "mailroom_accept_messages",
     text: `WITH mm AS (
-             SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, account_id uuid, api_key_id uuid, from_email text, from_domain text,
+             SELECT * FROM jsonb_to_recordset(convert_from($1::bytea, 'UTF8')::jsonb) AS x(id uuid, account_id uuid, api_key_id uuid, from_email text, from_domain text,
                subject text, headers jsonb, content jsonb, tags jsonb, size int, transport text, request_id text)
            ), r AS (
              SELECT x.*, s.reason
@@ -214,7 +215,8 @@ async function insertMessages(tx: Tx, items: Acceptance[]): Promise<Map<string, 
              RETURNING id, message_id, email
            )
            SELECT ins.id, ins.message_id, ins.email, r.reason FROM ins JOIN r ON r.message_id = ins.message_id AND r.email = ins.email`,
-    values: [JSON.stringify(messages), JSON.stringify(recipients)],
+    // The messages' JSON (10 MB for one large message) is serialised off the event loop and sent as bytes (lib/json-worker.ts).
+    values: [await stringifyJson(messages, messages.reduce((n, m) => n + m.size, 0)), JSON.stringify(recipients)],
   });
   const byMessage = new Map<string, RecipientRow[]>();
   for (const row of rows) {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { JsonNumberText } from "../domain/json-number";
+import { OFFLOAD_MIN_BYTES } from "../json-worker";
 import { MAX_VALUES_FOR_SOURCE, readJsonBody } from "./body";
 
 const post = (text: string) => new Request("http://localhost/api/v1/email", { method: "POST", body: text, headers: { "content-type": "application/json" } });
@@ -67,4 +68,36 @@ describe("readJsonBody: numbers kept exactly where asked", () => {
     // parses are separate turns of the loop (docs/adr/0104-exact-content-id.md has figures).
     expect(maxMs).toBeGreaterThan(0);
   }, 30_000);
+});
+
+describe("readJsonBody: a large body is parsed on a worker thread, with the same result", () => {
+  const big = "x".repeat(OFFLOAD_MIN_BYTES);
+  const postBytes = (bytes: Uint8Array) => new Request("http://localhost/api/v1/email", { method: "POST", body: new Blob([bytes as Uint8Array<ArrayBuffer>]) });
+
+  it("gives what JSON.parse gives: keys, -0, __proto__ as an own key, unicode, exact ContentIds", async () => {
+    const text = `{"HTMLContent":"${big}\\u00e9\\ud83d\\ude00","__proto__":{"a":1},"z":-0,"n":[1.5,1e308,-4200931286474238466],"Attachments":[{"ContentId":-4200931286474238466}]}`;
+    const r = (await readJsonBody(post(text), 1e7, keys)) as { ok: true; value: Record<string, unknown> };
+    expect(r.ok).toBe(true);
+    const expected = JSON.parse(text) as Record<string, unknown>;
+    expect(Object.keys(r.value)).toEqual(Object.keys(expected));
+    expect(Object.getPrototypeOf(r.value)).toBe(Object.prototype);
+    expect(Object.is(r.value.z, -0)).toBe(true);
+    expect(r.value.HTMLContent).toBe(expected.HTMLContent);
+    expect(r.value.n).toEqual(expected.n);
+    expect((r.value.Attachments as { ContentId: unknown }[])[0]!.ContentId).toEqual(new JsonNumberText("-4200931286474238466"));
+  });
+
+  it("refuses invalid UTF-8 and malformed JSON as before", async () => {
+    const bad = new Uint8Array([...new TextEncoder().encode(`{"a":"${big}`), 0xff, 0x22, 0x7d]);
+    expect(await readJsonBody(postBytes(bad), 1e7)).toEqual({ ok: false, reason: "malformed" });
+    expect(await readJsonBody(post(`{"a":"${big}"`), 1e7)).toEqual({ ok: false, reason: "malformed" });
+  });
+
+  it("parses on the event loop a body too deeply nested to cross to it", async () => {
+    const text = `{"pad":"${big}","deep":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    const r = (await readJsonBody(post(text), 1e7, keys)) as { ok: true; value: { pad: string; deep: unknown[] } };
+    expect(r.ok).toBe(true);
+    expect(r.value.pad).toBe(big);
+    expect(Array.isArray(r.value.deep)).toBe(true);
+  });
 });

@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { eventsOf, expectNoRecipientLeftQueued, sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";
@@ -39,6 +41,30 @@ describe("sandbox delivery: every sandbox address and its event", () => {
       (await app.ctx.database.pool.query<{ state: string }>("SELECT state FROM pgboss.job WHERE name = 'deliver' AND data->>'messageId' = $1", [id])).rows.map((r) => r.state);
     for (let i = 0; i < 50 && (await jobState()).join() !== "completed"; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await jobState()).toEqual(["completed"]);
+  });
+
+  it("captures a large message whole (its bytes sent as binary parameters, not inside JSON)", async () => {
+    const file = randomBytes(600_000);
+    const text = `Large ${"sandbox body ".repeat(30_000)}end`;
+    const id = await sendViaApi(app, apiKey, {
+      ...simpleEmail("large@example.org"),
+      PlainContent: text,
+      Attachments: [{ Content: file.toString("base64"), Filename: "f.bin" }],
+    });
+    await waitForEvent(app.ctx, id, "delivered", "large@example.org");
+    const { rows } = await app.ctx.database.pool.query<{ raw: Buffer; size: number; subject: string }>(
+      "SELECT raw, size, subject FROM sandbox_messages WHERE mailroom_message_id = $1",
+      [id],
+    );
+    expect(rows).toHaveLength(1);
+    const { raw, size, subject } = rows[0]!;
+    expect(raw.length).toBe(size);
+    expect(size).toBeGreaterThan(256 * 1024);
+    expect(raw.toString("latin1")).toMatch(/^Return-Path: <bounces\+[^>]+>\r\n/);
+    expect(subject).toBe(simpleEmail("large@example.org").Subject);
+    const parsed = await simpleParser(raw);
+    expect(parsed.text?.trim()).toBe(text);
+    expect(parsed.attachments[0]!.content.equals(file)).toBe(true);
   });
 
   it("bounce@ fails with 5.1.1 and suppresses the address", async () => {

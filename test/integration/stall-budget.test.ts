@@ -1,4 +1,5 @@
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import http from "node:http";
+import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeTrackingToken } from "../../lib/tracking/tracking-tokens";
 import { getTrackingSecret } from "../../lib/domain/tracking-secret";
@@ -20,17 +21,12 @@ import { startTestApp, type TestApp } from "../support/test-app";
  * maximum event loop delay (monitorEventLoopDelay, 10 ms resolution) must
  * stay under 200 ms, and every answer must be a 4xx or a 200.
  *
- * The machine these tests run on is shared (2 cores, often a load of 10+),
- * and an ordinary 10 MB request costs some delay by itself: decoding and
- * JSON.parse of 10 MB are single steps (~30 ms on an idle core). So each
- * group measures a control before and after its cases, an ordinary 10 MB
- * message accepted and delivered, and the budget is 200 ms or three times
- * the larger control, whichever is larger: hostile input may cost no more
- * than a small multiple of what ordinary input of its size costs (the load
- * of the machine moves by that much within a group). This is not yet the
- * issue's flat 200 ms: an accepted 10 MB message delivered inline costs
- * 300–650 ms of delay even when it is ordinary (parse, insert, MIME build,
- * sandbox capture), until delivery leaves the API's process (issue 15).
+ * An ordinary 10 MB message, accepted and delivered, is measured too (the
+ * "control" rows, first in each group): it is held to the same flat budget.
+ * What used to cost 300–650 ms of delay there (JSON parse and stringify of the
+ * body, the MIME build, base64 of attachments, DKIM, the SMTP write, the
+ * sandbox capture) now runs on worker threads or in 64 KB steps with a turn
+ * of the event loop between them (docs/adr/0310-large-messages-off-the-event-loop.md).
  * The old code failed either way (11–24 s for 100 KB of spaces in an
  * address, 14 s for 300 KB of `<a ` in a body).
  */
@@ -91,21 +87,27 @@ const FIELDS: Record<string, Patch> = {
 describe("stall budget: hostile input never holds the event loop", () => {
   let app: TestApp;
   let apiKey: string;
-  const table: { case: string; status: string; "max delay (ms)": number }[] = [];
+  const table: { case: string; status: string; "max delay (ms)": number; "longest GC (ms)": number }[] = [];
+  // GC pauses, printed beside each case's delay: on a loaded machine they and the wait for a core are what is left.
+  const gcs: PerformanceEntry[] = [];
+  const gcObserver = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
+  gcObserver.observe({ entryTypes: ["gc"] });
 
   beforeAll(async () => {
     app = await startTestApp({ MAILROOM_DELIVERY_RETRY_SCHEDULE: "500ms", MAILROOM_DELIVERY_MAX_AGE: "20s" });
     ({ apiKey } = await createTestAccount(app.ctx));
   });
   afterAll(async () => {
-    console.log("Worst event loop delay per case (budget: %d ms, or three times the control of its group when that is more)", BUDGET_MS);
+    console.log("Worst event loop delay per case (budget: %d ms)", BUDGET_MS);
     console.table(table);
+    gcObserver.disconnect();
     await app?.stop();
   });
 
   /** Runs `work` with the event loop delay monitored; records and returns the worst delay in ms. */
   async function measured<T>(name: string, work: () => Promise<{ status: string; value: T }>): Promise<{ delay: number; value: T }> {
     const h = monitorEventLoopDelay({ resolution: 10 });
+    const since = performance.now();
     h.enable();
     let out: { status: string; value: T };
     try {
@@ -114,19 +116,19 @@ describe("stall budget: hostile input never holds the event loop", () => {
       h.disable();
     }
     const delay = Math.round(h.max / 1e6);
-    table.push({ case: name, status: out.status, "max delay (ms)": delay });
+    const gc = Math.round(Math.max(0, ...gcs.filter((e) => e.startTime >= since).map((e) => e.duration)));
+    table.push({ case: name, status: out.status, "max delay (ms)": delay, "longest GC (ms)": gc });
     return { delay, value: out.value };
   }
 
-  /** An ordinary message of 10 MB (text and links), accepted and delivered: what legitimate input of that size costs. */
+  /** An ordinary message of 10 MB (text and links), accepted and delivered: legitimate input of that size, under the same budget. */
   async function control(label: string): Promise<number> {
     const html = `<p>${"Dear customer, here is your monthly statement. ".repeat(200_000)}</p><p><a href="https://example.org/account">Account</a></p>`;
-    const raw = new Blob([JSON.stringify({ ...base(), HTMLContent: html })]);
+    const raw = Buffer.from(JSON.stringify({ ...base(), HTMLContent: html }));
     const { delay, value } = await measured(`control: ordinary 10 MB message (${label})`, () => post(raw));
     expect(value.status).toBe(200);
     return delay;
   }
-  const budgetFor = (controlMs: number) => Math.max(BUDGET_MS, 3 * controlMs);
 
   /** Every recipient of the message has its final event (not queued or deferred). */
   async function settled(messageId: string) {
@@ -143,10 +145,23 @@ describe("stall budget: hostile input never holds the event loop", () => {
     );
   }
 
-  /** POST /email with a prepared body; when accepted, waits for delivery too. */
-  async function post(body: Blob): Promise<{ status: string; value: { status: number; messageId?: string } }> {
-    const res = await app.fetch("/api/v1/email", { method: "POST", headers: bearer(apiKey), body });
-    const json = (await res.json()) as { MessageID?: string; Errors?: { Code: number; Field?: string }[] };
+  /**
+   * POST /email with a prepared body; when accepted, waits for delivery too.
+   * Sent with node:http from a Buffer: the client shares the event loop being
+   * measured, and fetch() copies a 10 MB body in steps of ~50 ms of its own.
+   */
+  async function post(body: Buffer): Promise<{ status: string; value: { status: number; messageId?: string } }> {
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${app.url}/api/v1/email`, { method: "POST", headers: { ...bearer(apiKey), "Content-Length": String(body.length) } }, (r) => {
+        const chunks: Buffer[] = [];
+        r.on("data", (c: Buffer) => chunks.push(c));
+        r.on("end", () => resolve({ status: r.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        r.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    const json = JSON.parse(res.text) as { MessageID?: string; Errors?: { Code: number; Field?: string }[] };
     if (json.MessageID) await settled(json.MessageID);
     const status = json.MessageID ? "200 delivered" : `${res.status} ${json.Errors?.[0]?.Code ?? ""} ${(json.Errors?.[0]?.Field ?? "").slice(0, 40)}`.trim();
     return { status, value: { status: res.status, messageId: json.MessageID } };
@@ -154,20 +169,18 @@ describe("stall budget: hostile input never holds the event loop", () => {
 
   for (const [runName, unit] of Object.entries(RUNS)) {
     it(`POST /email with a ${JSON.stringify(runName)} run in every string field`, async () => {
-      const before = await control(`${runName}, before`);
+      const delays: [string, number][] = [[`control (${runName})`, await control(runName)]];
       const hostile = run(unit);
       const failures: string[] = [];
-      const delays: [string, number][] = [];
       for (const [field, patch] of Object.entries(FIELDS)) {
         const body = base();
         patch(body, hostile);
-        const raw = new Blob([JSON.stringify(body)]);
-        const { delay, value } = await measured(`${field} ← ${runName} (${(raw.size / 1e6).toFixed(1)} MB)`, () => post(raw));
+        const raw = Buffer.from(JSON.stringify(body));
+        const { delay, value } = await measured(`${field} ← ${runName} (${(raw.length / 1e6).toFixed(1)} MB)`, () => post(raw));
         if (!(value.status === 200 || (value.status >= 400 && value.status < 500))) failures.push(`${field}: HTTP ${value.status}`);
         delays.push([field, delay]);
       }
-      const budget = budgetFor(Math.max(before, await control(`${runName}, after`)));
-      for (const [field, delay] of delays) if (delay >= budget) failures.push(`${field}: ${delay} ms (budget ${budget} ms)`);
+      for (const [field, delay] of delays) if (delay >= BUDGET_MS) failures.push(`${field}: ${delay} ms (budget ${BUDGET_MS} ms)`);
       expect(failures).toEqual([]);
     }, 600_000);
   }
@@ -182,6 +195,23 @@ describe("stall budget: hostile input never holds the event loop", () => {
     expect(r.delay).toBeLessThan(BUDGET_MS);
   });
 
+  it("attachments up to 10 MB of base64 through delivery", async () => {
+    const bytes = (n: number, seed: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff)).toString("base64");
+    const cases: Record<string, { Content: string; Filename: string; Disposition?: string; ContentId?: string }[]> = {
+      "one attachment of 7.5 MB": [{ Content: bytes(7_500_000, 1), Filename: "big.bin" }],
+      "100 attachments of 75 KB": Array.from({ length: 100 }, (_, i) => ({ Content: bytes(75_000, i), Filename: `f${i}.bin` })),
+      "an inline image of 7.5 MB": [{ Content: bytes(7_500_000, 2), Filename: "big.png", Disposition: "inline", ContentId: "big" }],
+    };
+    const failures: string[] = [];
+    for (const [name, Attachments] of Object.entries(cases)) {
+      const raw = Buffer.from(JSON.stringify({ ...base(), Attachments }));
+      const { delay, value } = await measured(`delivery: ${name} (${(raw.length / 1e6).toFixed(1)} MB)`, () => post(raw));
+      if (value.status !== 200) failures.push(`${name}: HTTP ${value.status}`);
+      if (delay >= BUDGET_MS) failures.push(`${name}: ${delay} ms (budget ${BUDGET_MS} ms)`);
+    }
+    expect(failures).toEqual([]);
+  }, 600_000);
+
   it("HTML bodies up to 10 MB through delivery and the click route", async () => {
     const links = (n: number) => Array.from({ length: n }, (_, i) => `<p><a href="https://example.org/${i}?a=1&amp;b=${i}">link ${i}</a></p>`).join("\n");
     const pad = (html: string, bytes: number) => html + `<p>${"lorem ipsum ".repeat(Math.max(0, Math.floor((bytes - html.length) / 12)))}</p>`;
@@ -193,11 +223,10 @@ describe("stall budget: hostile input never holds the event loop", () => {
       "10 MB of `&#x` in an href": `<a href="https://example.org/${"&#x".repeat(3_300_000)}">x</a><a href="https://example.org/&#x110000;">y</a>`,
       "10 MB of quotes (5 MB as JSON escapes them), unclosed": `<a href="https://example.org/q">q</a><a href="${'"'.repeat(5_000_000)}`,
     };
-    const before = await control("delivery, before");
     const failures: string[] = [];
-    const delays: [string, number][] = [];
+    const delays: [string, number][] = [["control (delivery)", await control("delivery")]];
     for (const [name, html] of Object.entries(bodies)) {
-      const raw = new Blob([JSON.stringify({ ...base(), HTMLContent: html })]);
+      const raw = Buffer.from(JSON.stringify({ ...base(), HTMLContent: html }));
       const { delay, value } = await measured(`delivery: ${name}`, () => post(raw));
       if (value.status !== 200) failures.push(`delivery ${name}: HTTP ${value.status}`);
       delays.push([`delivery ${name}`, delay]);
@@ -227,8 +256,7 @@ describe("stall budget: hostile input never holds the event loop", () => {
       await app.ctx.database.pool.query("UPDATE messages SET tracked_links = NULL WHERE id = $1", [value.messageId]);
       await click(" (no stored link list)");
     }
-    const budget = budgetFor(Math.max(before, await control("delivery, after")));
-    for (const [name, delay] of delays) if (delay >= budget) failures.push(`${name}: ${delay} ms (budget ${budget} ms)`);
+    for (const [name, delay] of delays) if (delay >= BUDGET_MS) failures.push(`${name}: ${delay} ms (budget ${BUDGET_MS} ms)`);
     expect(failures).toEqual([]);
   }, 600_000);
 });

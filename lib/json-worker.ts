@@ -1,0 +1,171 @@
+import { Worker } from "node:worker_threads";
+
+/**
+ * JSON of large documents (a 10 MB request body, a message's stored content)
+ * parsed and serialised on worker threads, so that those single steps of
+ * 10–60 ms (several times that on a loaded machine) never hold the event
+ * loop that serves every tenant (issue 11, docs/adr/0310).
+ *
+ * The worker runs the same V8 JSON.parse / JSON.stringify; values cross by
+ * structured clone, which keeps plain JSON values exactly (numbers as the
+ * same doubles, -0, key order, an own `__proto__` key). Whatever the worker
+ * cannot do (a value too deeply nested to clone, a worker that died) is done
+ * here instead, as before: the result never depends on where it ran.
+ *
+ * The worker is plain JavaScript given as source (`eval`), so it loads the
+ * same under tsx, vitest and the built server.
+ */
+
+/** Below this many bytes (or characters) the work stays on the event loop: the round trip would cost more. */
+export const OFFLOAD_MIN_BYTES = 512 * 1024;
+
+const WORKERS = 2;
+
+const SOURCE = `
+const { parentPort } = require("node:worker_threads");
+const decoder = new TextDecoder("utf-8", { fatal: true });
+parentPort.on("message", ({ op, data }) => {
+  if (op === "parse" || op === "parseText") {
+    // Bytes given to the worker go back with the answer (moved, not copied): the caller may still need them.
+    const back = op === "parse" ? [data.buffer] : [];
+    const bytes = op === "parse" ? data : undefined;
+    let value;
+    try {
+      value = JSON.parse(op === "parse" ? decoder.decode(data) : data);
+    } catch {
+      return parentPort.postMessage({ ok: false, bytes }, back);
+    }
+    try {
+      parentPort.postMessage({ ok: true, value, bytes }, back);
+    } catch {
+      // Too deeply nested to clone: the caller parses it itself.
+      parentPort.postMessage({ unclonable: true, bytes }, back);
+    }
+  } else {
+    const bytes = new TextEncoder().encode(JSON.stringify(data));
+    parentPort.postMessage({ bytes }, [bytes.buffer]);
+  }
+});
+`;
+
+type Job = {
+  op: "parse" | "parseText" | "stringify";
+  data: unknown;
+  /** Moved to the worker rather than copied. */
+  transfer?: ArrayBuffer[];
+  resolve: (m: unknown) => void;
+  reject: (e: unknown) => void;
+};
+
+class Slot {
+  private worker: Worker | undefined;
+  private current: Job | undefined;
+  readonly queue: Job[] = [];
+
+  get load(): number {
+    return this.queue.length + (this.current ? 1 : 0);
+  }
+
+  run(job: Job): void {
+    this.queue.push(job);
+    this.next();
+  }
+
+  private next(): void {
+    if (this.current || this.queue.length === 0) return;
+    const job = (this.current = this.queue.shift()!);
+    const worker = this.spawn();
+    worker.ref();
+    try {
+      worker.postMessage({ op: job.op, data: job.data }, job.transfer);
+    } catch (err) {
+      this.finish(undefined, err);
+    }
+  }
+
+  private spawn(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(SOURCE, { eval: true });
+    worker.unref();
+    worker.on("message", (m) => this.finish(m));
+    // A reply the event loop's side cannot deserialise, or a worker that died: the job is done here instead.
+    worker.on("messageerror", (err) => this.finish(undefined, err));
+    const lost = (err: unknown) => {
+      if (this.worker !== worker) return; // an old worker's late event
+      this.worker = undefined;
+      void worker.terminate();
+      this.finish(undefined, err);
+    };
+    worker.on("error", lost);
+    worker.on("exit", () => lost(new Error("JSON worker exited")));
+    return (this.worker = worker);
+  }
+
+  private finish(message: unknown, err?: unknown): void {
+    const job = this.current;
+    if (!job) return;
+    this.current = undefined;
+    if (err === undefined) job.resolve(message);
+    else job.reject(err);
+    if (this.queue.length === 0) this.worker?.unref();
+    this.next();
+  }
+}
+
+const slots = Array.from({ length: WORKERS }, () => new Slot());
+
+function submit(op: Job["op"], data: unknown, transfer?: ArrayBuffer[]): Promise<unknown> {
+  const slot = slots.reduce((a, b) => (b.load < a.load ? b : a));
+  return new Promise((resolve, reject) => slot.run({ op, data, transfer, resolve, reject }));
+}
+
+/**
+ * JSON.parse of UTF-8 bytes (fatal on invalid UTF-8), on a worker: `ok` with
+ * the value, `ok: false` for bytes that are not UTF-8 JSON, or `ok: undefined`
+ * when the caller must parse them itself (too deeply nested to cross, or no
+ * worker). `bytes` are the bytes to use from then on: when they own their
+ * whole buffer they are moved to the worker and back, not copied, and the
+ * array passed in is left empty (detached).
+ */
+export async function parseJsonOffThread(
+  bytes: Uint8Array,
+): Promise<({ ok: true; value: unknown } | { ok: false } | { ok: undefined }) & { bytes: Uint8Array }> {
+  const movable = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  let reply: { ok?: boolean; value?: unknown; unclonable?: boolean; bytes?: Uint8Array };
+  try {
+    reply = (await submit("parse", bytes, movable ? [bytes.buffer as ArrayBuffer] : undefined)) as typeof reply;
+  } catch (err) {
+    // No worker: the bytes are still here unless a worker took them and then died (out of memory): that is an internal error.
+    if (movable && bytes.byteLength === 0 && bytes.buffer.byteLength === 0) throw new Error("the JSON worker exited holding a request body", { cause: err });
+    return { ok: undefined, bytes };
+  }
+  const back = reply.bytes ?? bytes;
+  if (reply.unclonable) return { ok: undefined, bytes: back };
+  return reply.ok ? { ok: true, value: reply.value, bytes: back } : { ok: false, bytes: back };
+}
+
+/** JSON.parse(text), on a worker when `text` is large; throws as JSON.parse does. */
+export async function parseJsonText(text: string): Promise<unknown> {
+  if (text.length >= OFFLOAD_MIN_BYTES) {
+    try {
+      const reply = (await submit("parseText", text)) as { ok?: boolean; value?: unknown };
+      if (reply.ok) return reply.value;
+    } catch {
+      // No worker: below, as before.
+    }
+  }
+  return JSON.parse(text);
+}
+
+/** JSON.stringify(value) as UTF-8 bytes; on a worker when `value` is large (`size` is the caller's estimate, in characters). */
+export async function stringifyJson(value: unknown, size: number): Promise<Buffer> {
+  if (size >= OFFLOAD_MIN_BYTES) {
+    try {
+      const { bytes } = (await submit("stringify", value)) as { bytes: Uint8Array };
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    } catch {
+      // Not cloneable or no worker: below, as before.
+    }
+  }
+  return Buffer.from(JSON.stringify(value), "utf8");
+}
