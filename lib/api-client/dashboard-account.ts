@@ -12,7 +12,7 @@ import { getServerContext } from "../runtime";
  */
 export async function getDashboardAccountId(): Promise<string> {
   const ctx = getServerContext();
-  const key = ctx.config.dashboard.apiKey ?? (await getDashboardApiKey(ctx.database.db));
+  const key = ctx.config.dashboard.apiKey ?? (await getDashboardApiKey(ctx.database.db, { secret: ctx.config.auth.secret }));
   if (!key) throw new Error("No account exists yet: create one with `mailroom accounts create`");
   const auth = await authenticateApiKey(ctx.database.db, `Bearer ${key}`);
   if (!auth.ok) throw new Error("The dashboard's API key was refused: check MAILROOM_API_KEY, or unset it to use the provisioned key");

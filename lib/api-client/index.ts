@@ -32,7 +32,7 @@ let cached: { client: ApiClient; key: string; base: string } | undefined;
 export async function getApiClient(): Promise<ApiClient> {
   const ctx = getServerContext();
   const base = defaultApiBaseUrl(ctx.config);
-  const key = ctx.config.dashboard.apiKey ?? (await getDashboardApiKey(ctx.database.db));
+  const key = ctx.config.dashboard.apiKey ?? (await getDashboardApiKey(ctx.database.db, { secret: ctx.config.auth.secret }));
   if (!key) throw new DashboardNotConfiguredError("No account exists yet: create one with `mailroom accounts create`, or set MAILROOM_API_KEY.");
   if (!cached || cached.key !== key || cached.base !== base) cached = { client: createApiClient({ baseUrl: base, apiKey: key }), key, base };
   return cached.client;

@@ -1,8 +1,8 @@
 import { hash, verify } from "@node-rs/argon2";
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../storage/database";
-import { staffUsers, type StaffRole } from "../storage/schema";
-import { DomainError } from "./accounts";
+import { accounts, staffMemberships, staffUsers, type StaffRole } from "../storage/schema";
+import { DomainError, getDefaultAccount, isUuid } from "./accounts";
 
 /**
  * Staff users of the dashboard (DESIGN.md roles: admin, support, marketing).
@@ -10,6 +10,11 @@ import { DomainError } from "./accounts";
  * OWASP-recommended costs: 19 MiB, 2 passes). Emails are stored lowercased.
  * There is always at least one admin: removing or demoting the last one is
  * refused, under a lock so that two concurrent changes cannot both pass.
+ *
+ * Membership (ADR 0510): a user belongs to accounts with a role in each
+ * (staff_memberships); `isOwner` marks instance operators, who see every
+ * account. The user's own `role` is the one they were added with: without
+ * an account they become a member of the default account with it.
  */
 
 export const STAFF_ROLES: readonly StaffRole[] = ["admin", "support", "marketing"];
@@ -24,6 +29,18 @@ export interface StaffUser {
   lastLoginAt: Date | null;
   /** The password was generated for the user (first start, CLI); cleared when they choose their own. */
   mustChangePassword: boolean;
+  /** An instance operator: sees every account (as admin) and manages accounts. */
+  isOwner: boolean;
+}
+
+export interface Membership {
+  accountId: string;
+  accountName: string;
+  role: StaffRole;
+}
+
+export interface StaffUserWithMemberships extends StaffUser {
+  memberships: Membership[];
 }
 
 type StaffRow = typeof staffUsers.$inferSelect;
@@ -71,24 +88,137 @@ function toStaffUser(r: StaffRow): StaffUser {
     createdAt: r.createdAt,
     lastLoginAt: r.lastLoginAt,
     mustChangePassword: r.mustChangePassword,
+    isOwner: r.isOwner,
   };
 }
 
 export async function addStaffUser(
   db: Db,
-  input: { email: string; role: string; password: string; name?: string; mustChangePassword?: boolean },
+  input: {
+    email: string;
+    role: string;
+    password: string;
+    name?: string;
+    mustChangePassword?: boolean;
+    /** Member of this account with `role`; default: the default account (none when there is none yet). */
+    accountId?: string;
+    owner?: boolean;
+  },
 ): Promise<StaffUser> {
   const email = requireEmail(input.email);
   const role = parseStaffRole(input.role);
   requirePassword(input.password);
+  const account = input.accountId === undefined ? await getDefaultAccount(db) : await requireMemberAccount(db, input.accountId);
   const passwordHash = await hashStaffPassword(input.password);
   const [row] = await db
     .insert(staffUsers)
-    .values({ email, role, passwordHash, name: input.name?.trim() ?? "", mustChangePassword: input.mustChangePassword ?? false })
+    .values({
+      email,
+      role,
+      passwordHash,
+      name: input.name?.trim() ?? "",
+      mustChangePassword: input.mustChangePassword ?? false,
+      isOwner: input.owner ?? false,
+    })
     .onConflictDoNothing()
     .returning();
   if (!row) throw new DomainError(`A staff user with the email ${email} already exists`);
+  if (account) await db.insert(staffMemberships).values({ userId: row.id, accountId: account.id, role });
   return toStaffUser(row);
+}
+
+async function requireMemberAccount(db: Db, accountId: string): Promise<{ id: string; name: string }> {
+  const [row] = isUuid(accountId)
+    ? await db.select({ id: accounts.id, name: accounts.name, status: accounts.status }).from(accounts).where(eq(accounts.id, accountId))
+    : [];
+  if (!row || row.status === "deleted") throw new DomainError(`No account with the id ${accountId}`);
+  return row;
+}
+
+async function requireUser(db: Db, rawEmail: string): Promise<StaffRow> {
+  const email = normalizeStaffEmail(rawEmail);
+  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, email));
+  if (!row) throw new DomainError(`No staff user with the email ${email}`);
+  return row;
+}
+
+/** Makes the user a member of the account with `role` (or changes their role there). */
+export async function grantMembership(db: Db, rawEmail: string, accountId: string, rawRole: string): Promise<StaffUserWithMemberships> {
+  const role = parseStaffRole(rawRole);
+  const user = await requireUser(db, rawEmail);
+  const account = await requireMemberAccount(db, accountId);
+  await db
+    .insert(staffMemberships)
+    .values({ userId: user.id, accountId: account.id, role })
+    .onConflictDoUpdate({ target: [staffMemberships.userId, staffMemberships.accountId], set: { role } });
+  return withMemberships(db, user);
+}
+
+/** Ends the user's membership of the account (the user stays, with their other accounts). */
+export async function revokeMembership(db: Db, rawEmail: string, accountId: string): Promise<StaffUserWithMemberships> {
+  const user = await requireUser(db, rawEmail);
+  const removed = isUuid(accountId)
+    ? await db
+        .delete(staffMemberships)
+        .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, accountId)))
+        .returning()
+    : [];
+  if (removed.length === 0) throw new DomainError(`${user.email} is not a member of the account ${accountId}`);
+  return withMemberships(db, user);
+}
+
+/** Grants or withdraws the owner flag. */
+export async function setStaffOwner(db: Db, rawEmail: string, owner: boolean): Promise<StaffUser> {
+  const user = await requireUser(db, rawEmail);
+  const [row] = await db.update(staffUsers).set({ isOwner: owner }).where(eq(staffUsers.id, user.id)).returning();
+  return toStaffUser(row!);
+}
+
+/** The accounts a user belongs to (not deleted), by account name. */
+export async function listMembershipsOf(db: Db, userId: string): Promise<Membership[]> {
+  const rows = await db
+    .select({ accountId: staffMemberships.accountId, accountName: accounts.name, role: staffMemberships.role })
+    .from(staffMemberships)
+    .innerJoin(accounts, eq(accounts.id, staffMemberships.accountId))
+    .where(and(eq(staffMemberships.userId, userId), sql`${accounts.status} <> 'deleted'`))
+    .orderBy(asc(accounts.name), asc(accounts.id));
+  return rows;
+}
+
+/** The user's role in the account, or undefined when they are not a member. */
+export async function membershipRole(db: Db, userId: string, accountId: string): Promise<StaffRole | undefined> {
+  if (!isUuid(accountId)) return undefined;
+  const [row] = await db
+    .select({ role: staffMemberships.role })
+    .from(staffMemberships)
+    .where(and(eq(staffMemberships.userId, userId), eq(staffMemberships.accountId, accountId)));
+  return row?.role;
+}
+
+async function withMemberships(db: Db, row: StaffRow): Promise<StaffUserWithMemberships> {
+  return { ...toStaffUser(row), memberships: await listMembershipsOf(db, row.id) };
+}
+
+/** Staff users with their memberships; with `accountId`, only the members of that account. */
+export async function listStaffWithMemberships(db: Db, options: { accountId?: string } = {}): Promise<StaffUserWithMemberships[]> {
+  let users = await db.select().from(staffUsers).orderBy(asc(staffUsers.email));
+  if (options.accountId !== undefined) {
+    await requireMemberAccount(db, options.accountId);
+    const members = await db.select({ userId: staffMemberships.userId }).from(staffMemberships).where(eq(staffMemberships.accountId, options.accountId));
+    const ids = new Set(members.map((m) => m.userId));
+    users = users.filter((u) => ids.has(u.id));
+  }
+  if (users.length === 0) return [];
+  const rows = await db
+    .select({ userId: staffMemberships.userId, accountId: staffMemberships.accountId, accountName: accounts.name, role: staffMemberships.role })
+    .from(staffMemberships)
+    .innerJoin(accounts, eq(accounts.id, staffMemberships.accountId))
+    .where(and(inArray(staffMemberships.userId, users.map((u) => u.id)), sql`${accounts.status} <> 'deleted'`))
+    .orderBy(asc(accounts.name), asc(accounts.id));
+  return users.map((u) => ({
+    ...toStaffUser(u),
+    memberships: rows.filter((r) => r.userId === u.id).map(({ accountId, accountName, role }) => ({ accountId, accountName, role })),
+  }));
 }
 
 export async function listStaffUsers(db: Db): Promise<StaffUser[]> {
