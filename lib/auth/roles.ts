@@ -2,7 +2,7 @@
  * Staff roles and what each may use (DESIGN.md "Dashboard"): admin
  * everything; support events, messages, compose and sandbox; marketing the
  * overview and events, read-only. Pure data and functions: the navigation,
- * requireRole() and the tests all read this one table.
+ * lib/dashboard/access.ts and the tests all read this one table; the role is per account (ADR 0510).
  */
 
 export const ROLES = ["admin", "support", "marketing"] as const;

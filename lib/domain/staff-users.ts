@@ -147,24 +147,46 @@ export async function grantMembership(db: Db, rawEmail: string, accountId: strin
   const role = parseStaffRole(rawRole);
   const user = await requireUser(db, rawEmail);
   const account = await requireMemberAccount(db, accountId);
-  await db
-    .insert(staffMemberships)
-    .values({ userId: user.id, accountId: account.id, role })
-    .onConflictDoUpdate({ target: [staffMemberships.userId, staffMemberships.accountId], set: { role } });
+  await withAdminLock(db, async (tx) => {
+    if (role !== "admin") await refuseLastAccountAdmin(tx, user, account);
+    await tx
+      .insert(staffMemberships)
+      .values({ userId: user.id, accountId: account.id, role })
+      .onConflictDoUpdate({ target: [staffMemberships.userId, staffMemberships.accountId], set: { role } });
+  });
   return withMemberships(db, user);
 }
 
 /** Ends the user's membership of the account (the user stays, with their other accounts). */
 export async function revokeMembership(db: Db, rawEmail: string, accountId: string): Promise<StaffUserWithMemberships> {
   const user = await requireUser(db, rawEmail);
-  const removed = isUuid(accountId)
-    ? await db
-        .delete(staffMemberships)
-        .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, accountId)))
-        .returning()
-    : [];
-  if (removed.length === 0) throw new DomainError(`${user.email} is not a member of the account ${accountId}`);
+  await withAdminLock(db, async (tx) => {
+    const [account] = isUuid(accountId) ? await tx.select({ id: accounts.id, name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)) : [];
+    if (account) await refuseLastAccountAdmin(tx, user, account);
+    const removed = account
+      ? await tx
+          .delete(staffMemberships)
+          .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, accountId)))
+          .returning()
+      : [];
+    if (removed.length === 0) throw new DomainError(`${user.email} is not a member of the account ${accountId}`);
+  });
   return withMemberships(db, user);
+}
+
+/**
+ * An account keeps at least one admin member: taking the role away from its
+ * last one (revoke, or a lower role) is refused. Owners can still open it,
+ * but its own staff would be left without anyone to manage it.
+ */
+async function refuseLastAccountAdmin(tx: Db, user: StaffRow, account: { id: string; name: string }): Promise<void> {
+  const admins = await tx
+    .select({ userId: staffMemberships.userId })
+    .from(staffMemberships)
+    .where(and(eq(staffMemberships.accountId, account.id), eq(staffMemberships.role, "admin")));
+  if (admins.length === 1 && admins[0]!.userId === user.id) {
+    throw new DomainError(`${user.email} is the last admin of ${account.name}: add another admin before changing or removing it`);
+  }
 }
 
 /** Grants or withdraws the owner flag. */
@@ -262,7 +284,7 @@ export async function removeStaffUser(db: Db, rawEmail: string): Promise<StaffUs
   });
 }
 
-/** Changes a staff user's role; refuses to demote the last admin. */
+/** Changes a staff user's role, in every account they belong to (per account: grantMembership); refuses to demote the last admin. */
 export async function changeStaffRole(db: Db, rawEmail: string, rawRole: string): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
   const role = parseStaffRole(rawRole);
@@ -273,6 +295,8 @@ export async function changeStaffRole(db: Db, rawEmail: string, rawRole: string)
       throw new DomainError(`${email} is the last admin: add another admin before changing its role`);
     }
     const [updated] = await tx.update(staffUsers).set({ role }).where(eq(staffUsers.id, row.id)).returning();
+    // The one-role command of before memberships: the role in every account the user belongs to (ADR 0510).
+    await tx.update(staffMemberships).set({ role }).where(eq(staffMemberships.userId, row.id));
     return toStaffUser(updated!);
   });
 }
@@ -340,4 +364,47 @@ export async function verifyStaffPassword(db: Db, rawEmail: string, password: st
   const lastLoginAt = new Date();
   await db.update(staffUsers).set({ lastLoginAt }).where(eq(staffUsers.id, row.id));
   return toStaffUser({ ...row, lastLoginAt });
+}
+
+export interface VisibleAccount {
+  accountId: string;
+  accountName: string;
+  /** The user's role there: their membership's, else admin for an owner. */
+  role: StaffRole;
+  isDefault: boolean;
+  status: "active" | "suspended";
+  member: boolean;
+}
+
+/**
+ * The accounts a staff user may open in the dashboard, by name: their
+ * memberships, and for an owner every account (not deleted). Undefined when
+ * no staff user has that email.
+ */
+export async function accountsVisibleTo(db: Db, rawEmail: string): Promise<{ user: StaffUser; accounts: VisibleAccount[] } | undefined> {
+  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, normalizeStaffEmail(rawEmail)));
+  if (!row) return undefined;
+  const rows = await db
+    .select({
+      accountId: accounts.id,
+      accountName: accounts.name,
+      isDefault: accounts.isDefault,
+      status: accounts.status,
+      role: staffMemberships.role,
+    })
+    .from(accounts)
+    .leftJoin(staffMemberships, and(eq(staffMemberships.accountId, accounts.id), eq(staffMemberships.userId, row.id)))
+    .where(and(sql`${accounts.status} <> 'deleted'`, row.isOwner ? sql`true` : sql`${staffMemberships.userId} IS NOT NULL`))
+    .orderBy(asc(accounts.name), asc(accounts.id));
+  return {
+    user: toStaffUser(row),
+    accounts: rows.map((r) => ({
+      accountId: r.accountId,
+      accountName: r.accountName,
+      role: r.role ?? "admin",
+      isDefault: r.isDefault,
+      status: r.status as "active" | "suspended",
+      member: r.role !== null,
+    })),
+  };
 }
