@@ -2,10 +2,13 @@ import "server-only";
 import { forbidden, notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { getStaffSession } from "../auth/auth";
-import { canAccess, homeFor, type Area, type Role } from "../auth/roles";
+import { homeFor, type Area } from "../auth/roles";
 import { getDefaultAccount } from "../domain/accounts";
-import { accountsVisibleTo, type VisibleAccount } from "../domain/staff-users";
+import { accountsVisibleTo } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
+import { accountBase, decideAccess, type AccessCheck, type AccountAccess, type DashboardAccount, type DashboardUser } from "./decide";
+
+export * from "./decide";
 
 /**
  * THE authorisation check of the dashboard (ADR 0510): who is signed in,
@@ -15,28 +18,6 @@ import { getServerContext } from "../runtime";
  * An account the user may not open is a 404, not a 403: its existence is
  * not disclosed.
  */
-
-export type DashboardAccount = VisibleAccount;
-
-export interface DashboardUser {
-  email: string;
-  name: string;
-  isOwner: boolean;
-  mustChangePassword: boolean;
-  accounts: DashboardAccount[];
-}
-
-export interface AccountAccess {
-  user: DashboardUser;
-  account: DashboardAccount;
-  role: Role;
-  /** `/a/<account id>`: prefix of every page of the account. */
-  base: string;
-}
-
-export function accountBase(accountId: string): string {
-  return `/a/${accountId}`;
-}
 
 /** The signed-in staff member with their accounts, or undefined. Once per request. */
 export const getDashboardUser = cache(async (): Promise<DashboardUser | undefined> => {
@@ -62,21 +43,9 @@ export async function requireDashboardUser(returnTo?: string): Promise<Dashboard
   return user;
 }
 
-/** The account a user lands on: the install's default account if they may open it, else their first. */
-export function defaultAccountOf(user: DashboardUser): DashboardAccount | undefined {
-  return user.accounts.find((a) => a.isDefault) ?? user.accounts[0];
-}
-
-export type AccessCheck = { ok: true; access: AccountAccess } | { ok: false; status: 401 | 403 | 404; error: string };
-
 /** The non-throwing check (server actions and route handlers answer with it). */
 export async function checkAccess(accountId: unknown, area: Area): Promise<AccessCheck> {
-  const user = await getDashboardUser();
-  if (!user) return { ok: false, status: 401, error: "Sign in first" };
-  const account = typeof accountId === "string" ? user.accounts.find((a) => a.accountId === accountId) : undefined;
-  if (!account) return { ok: false, status: 404, error: "No such account" };
-  if (!canAccess(account.role, area)) return { ok: false, status: 403, error: "Your role may not use this" };
-  return { ok: true, access: { user, account, role: account.role, base: accountBase(account.accountId) } };
+  return decideAccess(await getDashboardUser(), accountId, area);
 }
 
 /**

@@ -6,6 +6,9 @@ import { describeApiError } from "../api-client/describe-error";
 import type { Area } from "../auth/roles";
 import { DomainError } from "../domain/accounts";
 import { checkAccess, getDashboardUser, type AccountAccess, type DashboardUser } from "./access";
+import { ActionRefusal } from "./refusal";
+
+export { ActionRefusal, refuse } from "./refusal";
 
 /**
  * The one shape every server action of the dashboard answers (ADR 0510),
@@ -19,20 +22,6 @@ import { checkAccess, getDashboardUser, type AccountAccess, type DashboardUser }
  */
 
 export type ActionResult<T = null> = { ok: true; data: T } | { ok: false; error: string; fieldErrors?: Record<string, string> };
-
-/** A refusal `fn` may return or throw: shown as it is. */
-export class ActionRefusal extends Error {
-  constructor(
-    message: string,
-    readonly fieldErrors?: Record<string, string>,
-  ) {
-    super(message);
-  }
-}
-
-export function refuse(message: string, fieldErrors?: Record<string, string>): never {
-  throw new ActionRefusal(message, fieldErrors);
-}
 
 function fieldErrorsOf(err: z.ZodError): Record<string, string> {
   const out: Record<string, string> = {};

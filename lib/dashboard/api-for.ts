@@ -1,7 +1,7 @@
 import "server-only";
 import type { ApiClient } from "../api-client/client";
 import type { Area } from "../auth/roles";
-import type { AccountAccess } from "./access";
+import type { AccountAccess } from "./decide";
 import { apiClientFor } from "./api";
 import { assertArea } from "./guard";
 

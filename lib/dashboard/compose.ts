@@ -1,7 +1,7 @@
 import "server-only";
 import { listSenderDomains } from "../domain/sender-domains";
 import { getServerContext } from "../runtime";
-import type { AccountAccess } from "./access";
+import type { AccountAccess } from "./decide";
 import { assertArea } from "./guard";
 
 /** The From domains of the account, for the composer. */

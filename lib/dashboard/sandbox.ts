@@ -1,7 +1,7 @@
 import "server-only";
 import { listSandboxMessages, readSandboxMessage, reportSandboxMessageAsSpam, type SandboxList, type SandboxMessage } from "../inbound/sandbox-inbox";
 import { getServerContext } from "../runtime";
-import type { AccountAccess } from "./access";
+import type { AccountAccess } from "./decide";
 import { assertArea } from "./guard";
 
 export type { SandboxList, SandboxListItem, SandboxMessage, SandboxAttachment } from "../inbound/sandbox-inbox";

@@ -6,8 +6,8 @@ import { addSenderDomain, dnsRecordsFor, listSenderDomains, markDomainVerified, 
 import { addStaffUser, getStaffUser, grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff-users";
 import { addSuppression, listSuppressions, removeSuppression } from "../domain/suppressions";
 import { getServerContext } from "../runtime";
-import type { AccountAccess } from "./access";
-import { refuse } from "./action";
+import type { AccountAccess } from "./decide";
+import { refuse } from "./refusal";
 import { assertArea } from "./guard";
 
 export type { DnsRecord } from "../domain/sender-domains";

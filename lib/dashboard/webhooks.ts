@@ -3,8 +3,8 @@ import { getAccount, rotateSigningKey } from "../domain/accounts";
 import { sendTestNotification } from "../domain/webhook-test-notification";
 import { listWebhookAttempts, type WebhookAttempt } from "../domain/webhooks";
 import { getServerContext } from "../runtime";
-import type { AccountAccess } from "./access";
-import { refuse } from "./action";
+import type { AccountAccess } from "./decide";
+import { refuse } from "./refusal";
 import { assertArea } from "./guard";
 
 export type { WebhookAttempt } from "../domain/webhooks";

@@ -14,14 +14,19 @@ export function useSettingsAction() {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | null>(null);
+  // Pending from the click until the refreshed lists arrive, not only during the refresh.
+  const [running, setRunning] = useState(false);
   async function run<T>(call: () => Promise<ActionResult<T>>): Promise<(ActionResult<T> & { ok: true }) | undefined> {
     setError(null);
     let result: ActionResult<T>;
+    setRunning(true);
     try {
       result = await call();
     } catch {
       setError("The request failed. Check your connection and sign-in, then try again.");
       return undefined;
+    } finally {
+      setRunning(false);
     }
     if (!result.ok) {
       setError(result.error);
@@ -30,7 +35,7 @@ export function useSettingsAction() {
     startTransition(() => router.refresh());
     return result as ActionResult<T> & { ok: true };
   }
-  return { run, pending, error, setError, accountId };
+  return { run, pending: pending || running, error, setError, accountId };
 }
 
 export function formatIso(iso: string | null): string {
