@@ -55,8 +55,12 @@ describe("mailroom users: membership of accounts (issue 16)", { timeout: 180_000
     const acmeMembers = await runCliJson<MemberJson[]>(["users", "list", "--account", "Acme"], env);
     expect(acmeMembers.map((u) => u.email)).toEqual(["sam@example.com"]);
 
+    // An account keeps an admin: Sam is Acme's only one.
+    const last = await runCli(["users", "revoke", "--email", "sam@example.com", "--account", "Acme"], env);
+    expect(last).toMatchObject({ code: 1, stderr: "error: sam@example.com is the last admin of Acme: add another admin before changing or removing it\n" });
+    await runCliJson(["users", "grant", "--email", "ann@example.com", "--account", "Acme", "--role", "admin"], env);
     expect(roles(await runCliJson<MemberJson>(["users", "revoke", "--email", "sam@example.com", "--account", "Acme"], env))).toEqual(["Demo:marketing"]);
-    expect(await runCliJson<MemberJson[]>(["users", "list", "--account", acme.accountId], env)).toEqual([]);
+    expect((await runCliJson<MemberJson[]>(["users", "list", "--account", acme.accountId], env)).map((u) => u.email)).toEqual(["ann@example.com"]);
     const text = await runCli(["users", "list"], env);
     expect(text.stdout).toMatch(/sam@example\.com\s+support\s+-\s+Demo:marketing/);
   });
