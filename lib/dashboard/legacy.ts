@@ -1,6 +1,6 @@
 import "server-only";
 import { forbidden, redirect } from "next/navigation";
-import { canAccess, homeFor } from "../auth/roles";
+import { canAccess, homeFor, type Role } from "../auth/roles";
 import { accountBase, defaultAccountOf, requireDashboardUser, type DashboardUser } from "./access";
 import { findMessageAccount } from "./messages";
 
@@ -20,7 +20,7 @@ export function toQuery(params: SearchParams | URLSearchParams): string {
   return s ? `?${s}` : "";
 }
 
-async function landing(returnTo: string): Promise<{ user: DashboardUser; base: string; role: string }> {
+async function landing(returnTo: string): Promise<{ user: DashboardUser; base: string; role: Role }> {
   const user = await requireDashboardUser(returnTo);
   const account = defaultAccountOf(user);
   // Signed in, but a member of no account (and not an owner): nothing to show.
@@ -39,7 +39,7 @@ export async function redirectToDefaultAccount(path: string, params: SearchParam
 export async function redirectHome(params: SearchParams = {}): Promise<never> {
   const query = toQuery(params);
   const { base, role } = await landing(`/${query}`);
-  const home = canAccess(role as never, "overview") ? "" : homeFor(role as never);
+  const home = canAccess(role, "overview") ? "" : homeFor(role);
   redirect(`${base}${home}${home ? "" : query}`);
 }
 
