@@ -2,6 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { createAccount } from "../lib/domain/accounts";
 import { addStaffUser, grantMembership } from "../lib/domain/staff-users";
 import { openDatabase } from "../lib/storage/database";
+import { actionId, callAction } from "./support/actions";
 import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
 
@@ -113,6 +114,13 @@ test("a URL of an account the user is not a member of is a 404, pages, routes an
   }
   expect((await page.request.get(`/a/${demo}/events/export`)).status()).toBe(404);
   expect((await page.request.get(`/a/00000000-0000-4000-8000-000000000000/events`)).status()).toBe(404);
+  // A server action called directly with the other account's id: refused, nothing handed out.
+  const listEvents = actionId("listEventsAction", "app/(dashboard)/a/[account]/events/actions.ts");
+  const refused = await callAction(page.request, `/a/${acme.accountId}/events`, listEvents, [demo, ""]);
+  expect(refused.body).toContain('"ok":false,"error":"No such account"');
+  expect(refused.body).not.toContain("TotalRecords");
+  const own = await callAction(page.request, `/a/${acme.accountId}/events`, listEvents, [acme.accountId, ""]);
+  expect(own.body).toContain("TotalRecords");
   // Demo's MessageID is not found from Acme (and its existence is not disclosed).
   await page.goto(`/messages/${messages.engaged}`);
   await expect(page).toHaveURL(new RegExp(`/a/${acme.accountId}/messages/${messages.engaged}$`));
@@ -180,6 +188,21 @@ test("owners see every account on the Accounts page; others do not have it", asy
   await expect(rows.filter({ hasText: "Acme" })).toHaveCount(1);
   await expect(rows.filter({ hasText: "Demo" })).toContainText("default");
   await shot(page, "accounts-page");
+  // A daily limit override, then back to the plan's.
+  await page.getByLabel("Daily limit of Acme").fill("100");
+  await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/accounts")),
+    rows.filter({ hasText: "Acme" }).getByRole("button", { name: "Save" }).click(),
+  ]);
+  await page.reload();
+  await expect(page.getByLabel("Daily limit of Acme")).toHaveValue("100");
+  await page.getByLabel("Daily limit of Acme").fill("");
+  await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/accounts")),
+    rows.filter({ hasText: "Acme" }).getByRole("button", { name: "Save" }).click(),
+  ]);
+  await page.reload();
+  await expect(page.getByLabel("Daily limit of Acme")).toHaveValue("2500");
   // The owner opens an account they are not a member of, as admin.
   await rows.filter({ hasText: "Acme" }).getByRole("link", { name: "Acme" }).click();
   await expect(page).toHaveURL(new RegExp(`/a/${acme.accountId}$`));

@@ -1,6 +1,6 @@
 import "server-only";
 import { notFound } from "next/navigation";
-import { createAccount, listAccounts, setAccountStatus, type AccountSummary } from "../domain/accounts";
+import { createAccount, listAccounts, setAccountLimits, setAccountStatus, type AccountSummary } from "../domain/accounts";
 import { PLANS } from "../domain/plans";
 import { withTransaction } from "../storage/transaction";
 import { getServerContext } from "../runtime";
@@ -8,7 +8,7 @@ import { requireDashboardUser, type DashboardUser } from "./access";
 
 /**
  * The Accounts page (owners only, ADR 0510): every account of the install,
- * create one, suspend or activate one. Not an owner: the page does not exist (404).
+ * create one, suspend or activate one, override its daily limit. Not an owner: the page does not exist (404).
  */
 
 export const PLAN_NAMES = Object.keys(PLANS);
@@ -45,5 +45,12 @@ export async function createAccountAsOwner(
 export async function setStatusAsOwner(owner: DashboardUser, accountId: string, status: "active" | "suspended"): Promise<null> {
   if (!owner.isOwner) notFound();
   await setAccountStatus(getServerContext().database.db, accountId, status);
+  return null;
+}
+
+/** The daily sending limit of an account: a whole number, or null for the plan's own. */
+export async function setDailyLimitAsOwner(owner: DashboardUser, accountId: string, perDay: number | null): Promise<null> {
+  if (!owner.isOwner) notFound();
+  await setAccountLimits(getServerContext().database.db, accountId, { perDay });
   return null;
 }

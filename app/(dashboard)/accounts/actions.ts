@@ -2,9 +2,9 @@
 
 import { z } from "zod";
 import { ownerAction } from "@/lib/dashboard/action";
-import { createAccountAsOwner, setStatusAsOwner } from "@/lib/dashboard/accounts";
+import { createAccountAsOwner, setDailyLimitAsOwner, setStatusAsOwner } from "@/lib/dashboard/accounts";
 
-/** Accounts (owners only): create, suspend, activate. */
+/** Accounts (owners only): create, suspend, activate, daily limit. */
 
 export const createAccountAction = ownerAction(
   z.object({
@@ -18,4 +18,18 @@ export const createAccountAction = ownerAction(
 export const setAccountStatusAction = ownerAction(
   z.object({ accountId: z.uuid("Not an account id"), status: z.enum(["active", "suspended"]) }),
   (input, owner) => setStatusAsOwner(owner, input.accountId, input.status),
+);
+
+export const setDailyLimitAction = ownerAction(
+  z.object({
+    accountId: z.uuid("Not an account id"),
+    // Empty: back to the plan's limit.
+    perDay: z
+      .string()
+      .trim()
+      .max(12)
+      .regex(/^\d*$/, "A whole number ≥ 0, or empty for the plan's limit")
+      .transform((v) => (v === "" ? null : Number(v))),
+  }),
+  (input, owner) => setDailyLimitAsOwner(owner, input.accountId, input.perDay),
 );

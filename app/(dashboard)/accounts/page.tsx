@@ -15,8 +15,8 @@ export default async function AccountsPage() {
       <div>
         <h1 className="text-2xl font-bold tracking-tight">Accounts</h1>
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          Every sending account of this install. As an owner you may open each one (as admin where you are not a member), create accounts and
-          suspend them. Limits, domains and keys: open the account, or use <code>mailroom accounts</code>.
+          Every sending account of this install. As an owner you may open each one (as admin where you are not a member), create accounts,
+          suspend them and change their daily limit (empty: the plan's). Limits, domains and keys: open the account, or use <code>mailroom accounts</code>.
         </p>
       </div>
       <AccountsPanel

@@ -11,7 +11,7 @@ import { ConfirmButton } from "@/components/ui/confirm-dialog";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Field, Input, Select } from "@/components/ui/input";
 import { Table, Td, Th } from "@/components/ui/table";
-import { createAccountAction, setAccountStatusAction } from "../actions";
+import { createAccountAction, setAccountStatusAction, setDailyLimitAction } from "../actions";
 
 export interface AccountView {
   accountId: string;
@@ -135,7 +135,32 @@ export function AccountsPanel({ accounts, plans }: { accounts: AccountView[]; pl
                     <div className="font-mono text-xs text-slate-600 dark:text-slate-400">{a.accountId}</div>
                   </Td>
                   <Td>{a.plan}</Td>
-                  <Td>{a.perDay ?? "unlimited"}</Td>
+                  <Td>
+                    <form
+                      className="flex items-center gap-1"
+                      onSubmit={async (e) => {
+                        e.preventDefault();
+                        const perDay = String(new FormData(e.currentTarget).get("perDay") ?? "");
+                        await run(() => setDailyLimitAction({ accountId: a.accountId, perDay }));
+                      }}
+                    >
+                      <label className="sr-only" htmlFor={`per-day-${a.accountId}`}>
+                        Daily limit of {a.name}
+                      </label>
+                      <Input
+                        key={String(a.perDay)}
+                        id={`per-day-${a.accountId}`}
+                        name="perDay"
+                        inputMode="numeric"
+                        className="w-28"
+                        defaultValue={a.perDay ?? ""}
+                        placeholder="unlimited"
+                      />
+                      <Button type="submit" variant="secondary" size="sm" disabled={pending}>
+                        Save
+                      </Button>
+                    </form>
+                  </Td>
                   <Td>
                     <Badge tone={a.status === "active" ? "success" : "warning"}>{a.status}</Badge>
                   </Td>
