@@ -41,4 +41,25 @@ export default tseslint.config(
       ],
     },
   },
+  // The dashboard reads and writes only through lib/dashboard (ADR 0510).
+  {
+    files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "@/lib/api-client", message: "the dashboard reaches the API through lib/dashboard (the account's own client)" },
+            { name: "@/lib/api-client/dashboard-account", message: "the account is in the URL: use lib/dashboard" },
+          ],
+          patterns: [
+            {
+              group: ["@/lib/domain/*", "@/lib/storage/*", "@/lib/delivery/*", "@/lib/inbound/*", "@/lib/runtime", "**/lib/domain/*", "**/lib/storage/*", "**/lib/delivery/*", "**/lib/inbound/*", "**/lib/runtime"],
+              message: "app/ and components/ call lib/dashboard, never the domain, storage, delivery, inbound or runtime modules",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

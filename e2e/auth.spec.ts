@@ -7,7 +7,7 @@ test("an admin signs in with the first-start credentials and signs out", async (
   await expect(page).toHaveURL(/\/login/);
   await shot(page, "login");
   await signIn(page, "admin");
-  await expect(page).toHaveURL(/\/$/);
+  await expect(page).toHaveURL(/\/a\/[0-9a-f-]{36}$/);
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
   await expect(page.getByTestId("current-user")).toHaveText(loadState().users.admin.email);
 

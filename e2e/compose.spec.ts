@@ -56,7 +56,7 @@ test("compose with an inline image and an attachment; both parts arrive intact i
   const sent = page.getByTestId("sent-message-id");
   await expect(sent).toHaveText(/^[0-9a-f-]{36}$/);
   const messageId = (await sent.textContent())!;
-  await expect(sent).toHaveAttribute("href", `/messages/${messageId}`);
+  await expect(sent).toHaveAttribute("href", `/a/${loadState().accountId}/messages/${messageId}`);
   await shot(page, "compose-sent", { fullPage: false });
 
   // In the sandbox inbox, with both parts intact.
@@ -143,7 +143,7 @@ test("field errors: an over-limit BCC in the form, an unverified From domain fro
     headers: [],
     attachments: [],
   };
-  const res = await page.request.post("/compose/send", { multipart: { draft: JSON.stringify(draft) } });
+  const res = await page.request.post(`/a/${loadState().accountId}/compose/send`, { multipart: { draft: JSON.stringify(draft) } });
   expect(res.status()).toBe(400);
   expect(((await res.json()) as { errors: Record<string, string> }).errors.BCC).toMatch(/At most 5/);
 });
@@ -197,7 +197,7 @@ test("the upload route refuses a body over its 16 MiB bound with 413, before par
   test.setTimeout(90_000);
   await signIn(page, "admin");
   const draft = JSON.stringify({ from: { local: "big", domain: "example.com", name: "" }, to: [], cc: [], bcc: [], replyTo: [], subject: "", html: "", text: "", tags: "", headers: [], attachments: [{ filename: "big.bin", type: "application/octet-stream", size: 1, disposition: "attachment", contentId: "" }] });
-  const res = await page.request.post("/compose/send", {
+  const res = await page.request.post(`/a/${loadState().accountId}/compose/send`, {
     multipart: { draft, file0: { name: "big.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(17 * 1024 * 1024, 1) } },
   });
   expect(res.status()).toBe(413);

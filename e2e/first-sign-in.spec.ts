@@ -44,11 +44,11 @@ test("the first-start admin is offered to change the printed password, and the n
 
   // "Not now" goes on; every page then says so until it is changed.
   await page.getByRole("link", { name: "Not now" }).click();
-  await expect(page).toHaveURL(/\/$/);
+  await expect(page).toHaveURL(/\/a\/[0-9a-f-]{36}$/);
   const banner = page.getByTestId("change-password-banner");
   await expect(banner).toContainText("You are still using the password that was generated for you");
   await banner.getByRole("link", { name: "Choose your own password" }).click();
-  await expect(page).toHaveURL(/\/account\/password\?next=%2F$/);
+  await expect(page).toHaveURL(/\/account\/password\?next=%2Fa%2F[0-9a-f-]{36}$/);
 
   // Refusals: a wrong current password, two different new ones, the same password again.
   await changePassword(page, "not-the-password", chosen);
@@ -60,7 +60,7 @@ test("the first-start admin is offered to change the printed password, and the n
   expect(await mustChange(admin.email)).toBe(true);
 
   await changePassword(page, admin.password, chosen);
-  await expect(page).toHaveURL(/\/$/);
+  await expect(page).toHaveURL(/\/a\/[0-9a-f-]{36}$/);
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
   await expect(page.getByTestId("change-password-banner")).toHaveCount(0);
   expect(await mustChange(admin.email)).toBe(false);
@@ -71,7 +71,7 @@ test("the first-start admin is offered to change the printed password, and the n
   await signInAs(page, admin.email, admin.password);
   await expect(page.getByRole("alert").filter({ hasText: "Wrong email or password" })).toBeVisible();
   await signInAs(page, admin.email, chosen);
-  await expect(page).toHaveURL(/\/$/);
+  await expect(page).toHaveURL(/\/a\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId("current-user")).toHaveText(admin.email);
   await expect(page.getByTestId("change-password-banner")).toHaveCount(0);
 
@@ -80,6 +80,6 @@ test("the first-start admin is offered to change the printed password, and the n
   await expect(page).toHaveURL(/\/account\/password$/);
   await expect(page.getByRole("link", { name: "Not now" })).toHaveCount(0);
   await changePassword(page, chosen, admin.password);
-  await expect(page).toHaveURL(/\/$/);
+  await expect(page).toHaveURL(/\/a\/[0-9a-f-]{36}$/);
   expect(await mustChange(admin.email)).toBe(false);
 });

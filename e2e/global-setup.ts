@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
+import { getDefaultAccount } from "../lib/domain/accounts";
+import { getDashboardApiKey } from "../lib/domain/bootstrap";
 import { addStaffUser } from "../lib/domain/staff-users";
 import { openDatabase } from "../lib/storage/database";
 import { startEmbeddedPostgres } from "../lib/storage/embedded";
@@ -46,23 +47,18 @@ export default async function globalSetup() {
       marketing: { email: "marketing@example.com", password: "marketing-password-1" },
     };
     let dashboardKey = "";
+    let accountId = "";
     try {
       await addStaffUser(database.db, { ...users.support, role: "support", name: "Sam Support" });
       await addStaffUser(database.db, { ...users.marketing, role: "marketing", name: "Mia Marketing" });
+      // The Demo account's dashboard key (made on demand, stored sealed), for the bundle scan.
+      dashboardKey = (await getDashboardApiKey(database.db)) ?? "";
+      accountId = (await getDefaultAccount(database.db))?.id ?? "";
     } finally {
       await database.close();
     }
     const messages = await seedTraffic(app.url, app.apiKey, databaseUrl);
-    // The dashboard key provisioned on first start, for the bundle scan.
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ value: string }>("SELECT value FROM instance_settings WHERE key = 'dashboard_api_key'");
-      dashboardKey = rows[0]?.value ?? "";
-    } finally {
-      await client.end();
-    }
-    const state: E2eState = { url: app.url, apiKey: app.apiKey, dashboardKey, dataDir, databaseUrl, pid: app.child.pid!, users, messages };
+    const state: E2eState = { url: app.url, apiKey: app.apiKey, accountId, dashboardKey, dataDir, databaseUrl, pid: app.child.pid!, users, messages };
     writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
     (globalThis as { __mailroomApp?: typeof app }).__mailroomApp = app;
   } catch (err) {

@@ -52,26 +52,27 @@ test("admin sees every built page", async ({ page }) => {
 });
 
 test("routes and server actions check the session and role, whatever the UI shows", async ({ page, request }) => {
-  const listEvents = actionId("listEventsAction", "app/(dashboard)/events/actions.ts");
-  const overview = actionId("getOverviewAction", "app/(dashboard)/actions.ts");
+  const listEvents = actionId("listEventsAction", "app/(dashboard)/a/[account]/events/actions.ts");
+  const overview = actionId("getOverviewAction", "app/(dashboard)/a/[account]/actions.ts");
 
   // No session: the CSV export answers 401 and the actions hand out nothing.
   expect((await request.get("/events/export")).status()).toBe(401);
-  const anon = await callAction(request, "/events", listEvents, [""]);
+  const anon = await callAction(request, "/events", listEvents, [loadState().accountId, ""]);
   expect(anon.body).not.toContain("TotalRecords");
 
   // Support may not use the overview: calling its action directly is refused too.
   await signIn(page, "support");
-  const own = await callAction(page.request, "/events", listEvents, [""]);
+  const own = await callAction(page.request, "/events", listEvents, [loadState().accountId, ""]);
   expect(own.body).toContain("TotalRecords");
-  const denied = await callAction(page.request, "/events", overview, [{ range: "7d" }]);
+  const denied = await callAction(page.request, "/events", overview, [loadState().accountId, { range: "7d" }]);
   expect(denied.body).not.toContain("previousTotals");
-  expect(denied.status).toBe(403);
+  // staffAction's one result shape (ADR 0510): a refusal, not data.
+  expect(denied.body).toContain("Your role may not use this");
 
   // Marketing reads the overview and may export events.
   await page.context().clearCookies();
   await signIn(page, "marketing");
-  const allowed = await callAction(page.request, "/", overview, [{ range: "7d" }]);
+  const allowed = await callAction(page.request, "/", overview, [loadState().accountId, { range: "7d" }]);
   expect(allowed.body).toContain("previousTotals");
   expect((await page.request.get("/events/export?type=accepted")).status()).toBe(200);
 });

@@ -1,68 +1,9 @@
-import { cookies, headers } from "next/headers";
-import Link from "next/link";
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
-import { ChangePasswordBanner } from "@/components/shell/change-password-banner";
-import { MessageSearch } from "@/components/shell/message-search";
-import { NavLinks } from "@/components/shell/nav-links";
-import { parseTheme, THEME_COOKIE } from "@/components/shell/theme";
-import { ThemeToggle } from "@/components/shell/theme-toggle";
-import { Badge } from "@/components/ui/badge";
-import { requireStaff } from "@/lib/auth/require-role";
-import { canAccess, navFor } from "@/lib/auth/roles";
-import { getServerContext } from "@/lib/runtime";
-import { signOutAction } from "./actions";
+import { requireDashboardUser } from "@/lib/dashboard/access";
 
+/** Every dashboard page needs a signed-in staff member; the frame comes from the account's layout (or the page's own). */
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
-  const staff = await requireStaff((await headers()).get("x-mailroom-path") ?? undefined);
-  const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
-  // The sandbox inbox exists only while the sandbox transport plays the MX.
-  const sandboxOn = getServerContext().config.delivery.mode === "sandbox";
-  const links = navFor(staff.role)
-    .filter((item) => item.area !== "sandbox" || sandboxOn)
-    .map(({ href, label }) => ({ href, label }));
-  return (
-    <div className="flex min-h-screen flex-col">
-      <a
-        href="#main"
-        className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 dark:focus:bg-slate-900"
-      >
-        Skip to content
-      </a>
-      <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
-        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-2">
-          <Link href="/" className="text-lg font-bold tracking-tight">
-            <span aria-hidden>✉ </span>Mailroom
-          </Link>
-          <nav aria-label="Main" className="order-last w-full min-w-0 md:order-none md:w-auto md:flex-1">
-            <NavLinks links={links} />
-          </nav>
-          <div className="ml-auto flex items-center gap-2">
-            {canAccess(staff.role, "messages") && <MessageSearch />}
-            <ThemeToggle initial={theme} />
-            <div className="hidden flex-col items-end leading-tight sm:flex">
-              <span className="max-w-48 truncate text-sm" data-testid="current-user">
-                {staff.email}
-              </span>
-              <Link href="/account/password" className="text-xs text-slate-600 underline-offset-2 hover:underline dark:text-slate-400">
-                Change password
-              </Link>
-              <Badge tone="accent">{staff.role}</Badge>
-            </div>
-            <form action={signOutAction}>
-              <button
-                type="submit"
-                className="whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100 dark:text-slate-200 dark:hover:bg-slate-800"
-              >
-                Sign out
-              </button>
-            </form>
-          </div>
-        </div>
-      </header>
-      <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
-        {staff.mustChangePassword && <ChangePasswordBanner />}
-        {children}
-      </main>
-    </div>
-  );
+  await requireDashboardUser((await headers()).get("x-mailroom-path") ?? undefined);
+  return children;
 }

@@ -1,37 +1,6 @@
-import type { Metadata } from "next";
-import { describeApiError } from "@/lib/api-client/describe-error";
-import { requireRole } from "@/lib/auth/require-role";
-import type { OverviewResult } from "./actions";
-import { OverviewDashboard } from "./_components/overview-dashboard";
-import { RangePicker } from "./_components/range-picker";
-import { loadOverview, type OverviewParams } from "./_lib/load-overview";
-import { resolveRange } from "./_lib/overview";
+import { redirectHome, type SearchParams } from "@/lib/dashboard/legacy";
 
-export const metadata: Metadata = { title: "Overview" };
-
-export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const raw = await searchParams;
-  const one = (k: string) => (typeof raw[k] === "string" ? (raw[k] as string) : undefined);
-  const params: OverviewParams = { range: one("range"), from: one("from"), to: one("to"), source: one("source") };
-  // Support has no overview: it lands on its own home (the event log) instead of a 403.
-  await requireRole("overview", "/", { onDenied: "home" });
-  let initial: OverviewResult;
-  try {
-    initial = { ok: true, data: await loadOverview(params) };
-  } catch (err) {
-    initial = { ok: false, error: describeApiError(err) };
-  }
-  const range = initial.ok ? initial.data.range : resolveRange(params, Date.now() / 1000);
-  return (
-    <div className="flex flex-col gap-4">
-      <div className="flex flex-wrap items-end justify-between gap-3">
-        <div>
-          <h1 className="text-2xl font-bold tracking-tight">Overview</h1>
-          <p className="text-sm text-slate-600 dark:text-slate-400">Delivery, engagement and bounces of the account.</p>
-        </div>
-        <RangePicker range={range} />
-      </div>
-      <OverviewDashboard key={JSON.stringify(params)} params={params} initial={initial} />
-    </div>
-  );
+/** `/`: the user's default account (ADR 0510). */
+export default async function Home({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  return redirectHome(await searchParams);
 }

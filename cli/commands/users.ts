@@ -3,12 +3,18 @@ import { generatePassword } from "../../lib/domain/bootstrap";
 import {
   addStaffUser,
   changeStaffRole,
-  listStaffUsers,
+  grantMembership,
+  listStaffWithMemberships,
   removeStaffUser,
+  revokeMembership,
+  setStaffOwner,
   setStaffPassword,
+  type Membership,
   type StaffUser,
+  type StaffUserWithMemberships,
 } from "../../lib/domain/staff-users";
-import { emit, formatTime, table } from "../output";
+import { CliError, emit, formatTime, table } from "../output";
+import { resolveAccount } from "../resolve-account";
 import { withJson, type CliApp, type JsonOptions } from "../runner";
 
 function userJson(u: StaffUser) {
@@ -20,20 +26,34 @@ function userJson(u: StaffUser) {
     createdAt: u.createdAt.toISOString(),
     lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
     mustChangePassword: u.mustChangePassword,
+    owner: u.isOwner,
   };
 }
 
+function membershipsJson(u: StaffUserWithMemberships) {
+  return { ...userJson(u), memberships: u.memberships.map((m) => ({ accountId: m.accountId, accountName: m.accountName, role: m.role })) };
+}
+
+function describeMemberships(memberships: Membership[]): string {
+  return memberships.map((m) => `${m.accountName}:${m.role}`).join(", ") || "-";
+}
+
 export function registerUsers(program: Command, app: CliApp): void {
-  const users = program.command("users").description("dashboard staff users: add, list, remove, set-role, set-password");
+  const users = program
+    .command("users")
+    .description("dashboard staff users and their accounts: add, list, grant, revoke, remove, set-role, set-owner, set-password");
 
   withJson(users.command("add"))
-    .description("add a staff user (roles: admin, support, marketing)")
+    .description("add a staff user, a member of an account with a role (admin, support, marketing)")
     .requiredOption("--email <email>", "sign-in email")
-    .requiredOption("--role <role>", "admin, support or marketing")
+    .requiredOption("--role <role>", "admin, support or marketing: the role in the account")
+    .option("--account <account>", "account id or name it is a member of (default: the default account)")
+    .option("--owner", "an instance operator: sees every account and manages accounts")
     .option("--password <password>", "at least 8 characters (default: a random one, printed once)")
     .option("--name <name>", "display name")
-    .action((opts: JsonOptions & { email: string; role: string; password?: string; name?: string }) =>
+    .action((opts: JsonOptions & { email: string; role: string; account?: string; owner?: boolean; password?: string; name?: string }) =>
       app.run(async ({ db }) => {
+        const account = opts.account === undefined ? undefined : await resolveAccount(db, opts.account);
         const generated = opts.password === undefined ? generatePassword() : undefined;
         // A generated password is asked to be changed at the first sign-in (ADR 0505).
         const user = await addStaffUser(db, {
@@ -42,26 +62,76 @@ export function registerUsers(program: Command, app: CliApp): void {
           password: opts.password ?? generated!,
           name: opts.name,
           mustChangePassword: Boolean(generated),
+          accountId: account?.id,
+          owner: opts.owner === true,
         });
-        emit(opts, { ...userJson(user), ...(generated && { password: generated }) }, () => [
-          `Added ${user.role} ${user.email}`,
+        const [added] = await listStaffWithMemberships(db).then((all) => all.filter((u) => u.id === user.id));
+        emit(opts, { ...membershipsJson(added!), ...(generated && { password: generated }) }, () => [
+          `Added ${user.role} ${user.email}${user.isOwner ? " (owner)" : ""}: ${describeMemberships(added!.memberships)}`,
           ...(generated ? [`  password (shown once): ${generated}`, "  the dashboard asks to change it at the first sign-in"] : []),
         ]);
       }),
     );
 
   withJson(users.command("list"))
-    .description("list staff users")
-    .action((opts: JsonOptions) =>
+    .description("list staff users and their memberships")
+    .option("--account <account>", "only the members of this account (id or name)")
+    .action((opts: JsonOptions & { account?: string }) =>
       app.run(async ({ db }) => {
-        const rows = await listStaffUsers(db);
-        emit(opts, rows.map(userJson), () =>
+        const account = opts.account === undefined ? undefined : await resolveAccount(db, opts.account);
+        const rows = await listStaffWithMemberships(db, { accountId: account?.id });
+        emit(opts, rows.map(membershipsJson), () =>
           table(
-            ["EMAIL", "ROLE", "NAME", "CREATED", "LAST SIGN-IN"],
-            rows.map((u) => [u.email, u.role, u.name || "-", formatTime(u.createdAt), formatTime(u.lastLoginAt)]),
-            "No staff users: add one with `mailroom users add --email EMAIL --role admin`",
+            ["EMAIL", "ROLE", "OWNER", "ACCOUNTS", "NAME", "CREATED", "LAST SIGN-IN"],
+            rows.map((u) => [
+              u.email,
+              u.role,
+              u.isOwner ? "yes" : "-",
+              describeMemberships(u.memberships),
+              u.name || "-",
+              formatTime(u.createdAt),
+              formatTime(u.lastLoginAt),
+            ]),
+            account ? `No members of ${account.name}` : "No staff users: add one with `mailroom users add --email EMAIL --role admin`",
           ),
         );
+      }),
+    );
+
+  withJson(users.command("grant"))
+    .description("make a staff user a member of an account with a role (or change that role)")
+    .requiredOption("--email <email>", "the user's email")
+    .requiredOption("--account <account>", "account id or name")
+    .requiredOption("--role <role>", "admin, support or marketing")
+    .action((opts: JsonOptions & { email: string; account: string; role: string }) =>
+      app.run(async ({ db }) => {
+        const account = await resolveAccount(db, opts.account);
+        const user = await grantMembership(db, opts.email, account.id, opts.role);
+        emit(opts, membershipsJson(user), () => `${user.email} is ${opts.role.trim().toLowerCase()} of ${account.name}`);
+      }),
+    );
+
+  withJson(users.command("revoke"))
+    .description("end a staff user's membership of an account")
+    .requiredOption("--email <email>", "the user's email")
+    .requiredOption("--account <account>", "account id or name")
+    .action((opts: JsonOptions & { email: string; account: string }) =>
+      app.run(async ({ db }) => {
+        const account = await resolveAccount(db, opts.account);
+        const user = await revokeMembership(db, opts.email, account.id);
+        emit(opts, membershipsJson(user), () => `${user.email} is no longer a member of ${account.name}`);
+      }),
+    );
+
+  withJson(users.command("set-owner"))
+    .description("grant (yes) or withdraw (no) the owner flag: owners see every account and manage accounts")
+    .argument("<email>", "the user's email")
+    .argument("<owner>", "yes or no")
+    .action((email: string, owner: string, opts: JsonOptions) =>
+      app.run(async ({ db }) => {
+        if (owner !== "yes" && owner !== "no") throw new CliError(`"${owner}": use yes or no`);
+        const user = await setStaffOwner(db, email, owner === "yes");
+        emit(opts, userJson(user), () => `${user.email} is ${user.isOwner ? "now" : "no longer"} an owner`);
       }),
     );
 

@@ -2,36 +2,16 @@ import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
-import type { AppContext } from "@/lib/context";
-import { getSubmissionInfo } from "@/lib/submission/submission-info";
+import type { SmtpSubmissionView } from "@/lib/dashboard/instance";
 import { nodemailerConfig, postfixRelayhost, wpMailSmtp, type SmtpEndpoint } from "./smtp-snippets";
 
 /**
  * Settings → SMTP submission (docs/smtp.md): where to connect, how to
  * authenticate, and copyable configurations. A server component of plain
- * props; `smtpSubmissionProps` reads them from the running server.
+ * props; `smtpSubmissionView` (lib/dashboard/instance.ts) reads them from the running server.
  */
 
-export interface SmtpSubmissionCardProps {
-  /** The host name clients use (the public URL's). */
-  host: string;
-  /** Where the server listens (127.0.0.1 accepts this machine only). */
-  listenAddress?: string;
-  port?: number;
-  tlsPort?: number;
-  tls: "configured" | "self-signed" | "none";
-}
-
-export function smtpSubmissionProps(ctx: AppContext): SmtpSubmissionCardProps {
-  const info = getSubmissionInfo(ctx);
-  return {
-    host: new URL(ctx.config.publicUrl).hostname,
-    listenAddress: ctx.config.submission.host,
-    port: info?.port,
-    tlsPort: info?.tlsPort,
-    tls: info?.tls ?? "none",
-  };
-}
+export type SmtpSubmissionCardProps = SmtpSubmissionView;
 
 function Snippet({ title, text, testId }: { title: string; text: string; testId: string }) {
   return (

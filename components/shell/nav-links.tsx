@@ -7,10 +7,12 @@ import { cn } from "@/components/ui/cn";
 export interface NavLink {
   href: string;
   label: string;
+  /** Active only on this very path (the account's overview, whose path prefixes every other). */
+  exact?: boolean;
 }
 
-function isActive(pathname: string, href: string): boolean {
-  return href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);
+function isActive(pathname: string, link: NavLink): boolean {
+  return link.exact ? pathname === link.href : pathname === link.href || pathname.startsWith(`${link.href}/`);
 }
 
 export function NavLinks({ links }: { links: NavLink[] }) {
@@ -18,7 +20,7 @@ export function NavLinks({ links }: { links: NavLink[] }) {
   return (
     <ul className="flex gap-1 overflow-x-auto">
       {links.map((link) => {
-        const active = isActive(pathname, link.href);
+        const active = isActive(pathname, link);
         return (
           <li key={link.href}>
             <Link

@@ -5,6 +5,8 @@ import path from "node:path";
 export interface E2eState {
   url: string;
   apiKey: string;
+  /** The Demo account (the default): its pages are under /a/<accountId> (ADR 0510). */
+  accountId: string;
   dashboardKey: string;
   dataDir?: string;
   databaseUrl: string;

@@ -1,17 +1,13 @@
 import "server-only";
 import type { Config } from "../config";
-import { getDashboardApiKey } from "../domain/bootstrap";
-import { getServerContext } from "../runtime";
-import { createApiClient, type ApiClient } from "./client";
 
 export * from "./client";
 
 /**
- * The dashboard's client of the public API, for server components, server
- * actions and route handlers only (`server-only` makes a client import a
- * build error). Base URL: MAILROOM_API_URL, else this very app on loopback.
- * Key: MAILROOM_API_KEY, else the dashboard key provisioned on first start.
- * The key never leaves the server.
+ * The dashboard's client of the public API, server-only (`server-only` makes
+ * a client import a build error). Base URL: MAILROOM_API_URL, else this very
+ * app on loopback. The key is the account's own (lib/dashboard/api.ts, ADR
+ * 0510): the key never leaves the server.
  */
 
 /** Where the dashboard reaches the API when MAILROOM_API_URL is not set: this process, on loopback. */
@@ -23,17 +19,4 @@ export function defaultApiBaseUrl(config: Config, publicUrl = config.publicUrl):
   }
   // PORT=0: server.ts put the bound port into the context's publicUrl.
   return publicUrl;
-}
-
-export class DashboardNotConfiguredError extends Error {}
-
-let cached: { client: ApiClient; key: string; base: string } | undefined;
-
-export async function getApiClient(): Promise<ApiClient> {
-  const ctx = getServerContext();
-  const base = defaultApiBaseUrl(ctx.config, ctx.publicUrl);
-  const key = ctx.config.dashboard.apiKey ?? (await getDashboardApiKey(ctx.database.db));
-  if (!key) throw new DashboardNotConfiguredError("No account exists yet: create one with `mailroom accounts create`, or set MAILROOM_API_KEY.");
-  if (!cached || cached.key !== key || cached.base !== base) cached = { client: createApiClient({ baseUrl: base, apiKey: key }), key, base };
-  return cached.client;
 }

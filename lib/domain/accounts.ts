@@ -5,8 +5,9 @@ import { accounts } from "../storage/schema";
 import { clearAuthCache, createApiKey } from "./api-keys";
 import { effectiveLimits, parsePlan, type Limits, type PlanName } from "./plans";
 import { addSenderDomain } from "./sender-domains";
+import { DomainError } from "./domain-error";
 
-export class DomainError extends Error {}
+export { DomainError };
 
 export type AccountRow = typeof accounts.$inferSelect;
 

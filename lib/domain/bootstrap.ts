@@ -2,17 +2,20 @@ import { randomBytes } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Logger } from "../logger";
 import type { Database, Db } from "../storage/database";
-import { accounts, apiKeys, instanceSettings, staffUsers } from "../storage/schema";
+import { accounts, apiKeys, dashboardApiKeys, instanceSettings, staffUsers } from "../storage/schema";
 import { withTransaction } from "../storage/transaction";
 import { createAccount, getAccount, getDefaultAccount } from "./accounts";
 import { createApiKey, hashApiKey } from "./api-keys";
-import { addStaffUser } from "./staff-users";
+import { getOrCreateAuthSecret } from "./dashboard-auth-secret";
+import { sealSecret, unsealSecret } from "./sealed-secret";
+import { addStaffUser, grantMembership, setStaffOwner } from "./staff-users";
 
 /**
  * First start of a fresh install (docs/adr/0200-first-start-provisioning.md):
  * the Demo account (default, plan `unlimited`) with a verified example.com
- * sender domain and its API key, an admin staff user with a random password,
- * and the dashboard's own API key for the default account.
+ * sender domain and its API key, an admin staff user with a random password
+ * who is an owner and admin of Demo (ADR 0510). The dashboard's own API key
+ * of an account is made on demand (getDashboardApiKey).
  *
  * "First" is decided by inserting the `installed_at` row of
  * instance_settings in the same transaction as everything else: a second
@@ -21,7 +24,6 @@ import { addStaffUser } from "./staff-users";
  */
 
 export const INSTALLED_AT_SETTING = "installed_at";
-export const DASHBOARD_API_KEY_SETTING = "dashboard_api_key";
 export const DEMO_ACCOUNT_NAME = "Demo";
 export const DEMO_PLAN = "unlimited";
 export const DEMO_DOMAIN = "example.com";
@@ -63,7 +65,6 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger })
       isDefault: !existingDefault,
       keyLabel: "demo",
     });
-    await storeDashboardKey(tx.db, demo.accountId);
 
     const report: Required<FirstStartReport> = {
       demo: { accountId: demo.accountId, accountName: demo.name, domain: DEMO_DOMAIN, apiKey: demo.apiKey },
@@ -72,25 +73,35 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger })
     if (!admin) {
       const password = generatePassword();
       // Printed once to the terminal: the admin is asked to choose their own at first sign-in (ADR 0505).
-      await addStaffUser(tx.db, { email: DEMO_ADMIN_EMAIL, role: "admin", password, name: "Admin", mustChangePassword: true });
+      await addStaffUser(tx.db, {
+        email: DEMO_ADMIN_EMAIL,
+        role: "admin",
+        password,
+        name: "Admin",
+        mustChangePassword: true,
+        accountId: demo.accountId,
+        owner: true,
+      });
       report.demo.adminEmail = DEMO_ADMIN_EMAIL;
       report.demo.adminPassword = password;
+    } else {
+      // Made with the CLI before the first start: still the Demo admin (ADR 0510).
+      await grantMembership(tx.db, DEMO_ADMIN_EMAIL, demo.accountId, "admin");
+      await setStaffOwner(tx.db, DEMO_ADMIN_EMAIL, true);
     }
     ctx.log.info({ accountId: demo.accountId }, "first start: created the Demo account and an admin user");
     return report;
   });
 }
 
-function settingKeyFor(accountId: string, isDefault: boolean): string {
-  return isDefault ? DASHBOARD_API_KEY_SETTING : `${DASHBOARD_API_KEY_SETTING}:${accountId}`;
-}
-
-async function storeDashboardKey(db: Db, accountId: string, settingKey = DASHBOARD_API_KEY_SETTING): Promise<string> {
-  const { apiKey } = await createApiKey(db, accountId, "dashboard");
+async function storeDashboardKey(db: Db, accountId: string, secret: string): Promise<string> {
+  const { apiKey, key: info } = await createApiKey(db, accountId, "dashboard");
+  const id = info.id;
+  const sealed = sealSecret(apiKey, secret, DASHBOARD_KEY_PURPOSE);
   await db
-    .insert(instanceSettings)
-    .values({ key: settingKey, value: apiKey })
-    .onConflictDoUpdate({ target: instanceSettings.key, set: { value: apiKey, createdAt: new Date() } });
+    .insert(dashboardApiKeys)
+    .values({ accountId, apiKeyId: id, sealed })
+    .onConflictDoUpdate({ target: dashboardApiKeys.accountId, set: { apiKeyId: id, sealed, createdAt: new Date() } });
   return apiKey;
 }
 
@@ -104,30 +115,39 @@ async function isLiveKeyOf(db: Db, apiKey: string, accountId: string): Promise<b
 }
 
 const DASHBOARD_KEY_LOCK_ID = 727_201;
+const DASHBOARD_KEY_PURPOSE = "dashboard-api-key";
 const CACHE_MS = 10_000;
 const cache = new Map<string, { key: string; expires: number }>();
 
 /**
- * The API key the dashboard uses server-side (DESIGN.md "Dashboard"), for the
- * default account or for `accountId`. Stored in instance_settings; when it is
- * missing, revoked, or belongs to an account that is no longer the default,
- * a new key is made (labelled "dashboard") under an advisory lock, so every
- * process of the install agrees on one key. Undefined when no account exists.
- * Never send it to the browser.
+ * The API key the dashboard uses server-side for an account (DESIGN.md
+ * "Dashboard"; one per account, ADR 0510): `accountId`, else the default
+ * account. Created on demand and stored sealed (AES-256-GCM under a key
+ * derived from `secret`, AUTH_SECRET; else the generated one in the
+ * database): never in plain text. When it is missing, revoked, or sealed
+ * under another secret, a new key is made (labelled "dashboard") under an
+ * advisory lock, so every process agrees on one key; a key that can no
+ * longer be unsealed is revoked. Undefined when no account exists. Never
+ * send it to the browser.
  */
-export async function getDashboardApiKey(db: Db, options: { accountId?: string } = {}): Promise<string | undefined> {
+export async function getDashboardApiKey(db: Db, options: { accountId?: string; secret?: string } = {}): Promise<string | undefined> {
   const cacheKey = options.accountId ?? "";
   const hit = cache.get(cacheKey);
   if (hit && hit.expires > Date.now()) return hit.key;
 
   const account = options.accountId ? await getAccount(db, options.accountId) : await getDefaultAccount(db);
   if (!account) return undefined;
-  const settingKey = settingKeyFor(account.id, !options.accountId);
+  const secret = options.secret ?? (await getOrCreateAuthSecret(db));
   const key = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${DASHBOARD_KEY_LOCK_ID})`);
-    const [row] = await tx.select().from(instanceSettings).where(eq(instanceSettings.key, settingKey));
-    if (row && (await isLiveKeyOf(tx, row.value, account.id))) return row.value;
-    return storeDashboardKey(tx, account.id, settingKey);
+    const [row] = await tx.select().from(dashboardApiKeys).where(eq(dashboardApiKeys.accountId, account.id));
+    if (row) {
+      const plain = unsealSecret(row.sealed, secret, DASHBOARD_KEY_PURPOSE);
+      if (plain && (await isLiveKeyOf(tx, plain, account.id))) return plain;
+      // Unreadable (the secret changed): nobody can use it any more, so it must not stay live.
+      if (!plain) await tx.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.id, row.apiKeyId), isNull(apiKeys.revokedAt)));
+    }
+    return storeDashboardKey(tx, account.id, secret);
   });
   cache.set(cacheKey, { key, expires: Date.now() + CACHE_MS });
   return key;

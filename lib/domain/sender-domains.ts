@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../storage/database";
 import { senderDomains } from "../storage/schema";
+import { DomainError } from "./domain-error";
 
 export type SenderDomainRow = typeof senderDomains.$inferSelect;
 
@@ -27,7 +28,7 @@ export async function addSenderDomain(
   options: { verified?: boolean } = {},
 ): Promise<SenderDomainRow> {
   const name = normalizeDomainName(rawName);
-  if (!isValidDomainName(name)) throw new Error(`"${rawName}" is not a domain name`);
+  if (!isValidDomainName(name)) throw new DomainError(`"${rawName}" is not a domain name`);
   const { privateKey, publicKey } = generateKeyPairSync("rsa", {
     modulusLength: 2048,
     privateKeyEncoding: { type: "pkcs8", format: "pem" },
@@ -47,7 +48,7 @@ export async function addSenderDomain(
     })
     .onConflictDoNothing()
     .returning();
-  if (!row) throw new Error(`The account already has the domain ${name}`);
+  if (!row) throw new DomainError(`The account already has the domain ${name}`);
   return row;
 }
 

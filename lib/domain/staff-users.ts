@@ -1,10 +1,10 @@
 import { hash, verify } from "@node-rs/argon2";
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../storage/database";
 import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
-import { staffUsers } from "../storage/schema";
-import { DomainError } from "./accounts";
-import { looksLikeEmailAddress } from "./plausible-email";
+import { accounts, staffMemberships, staffUsers } from "../storage/schema";
+import { DomainError, getDefaultAccount, isUuid } from "./accounts";
+import { looksLikeEmailAddress } from "../contract/plausible-email";
 
 /**
  * Staff users of the dashboard (DESIGN.md roles: admin, support, marketing).
@@ -12,6 +12,11 @@ import { looksLikeEmailAddress } from "./plausible-email";
  * OWASP-recommended costs: 19 MiB, 2 passes). Emails are stored lowercased.
  * There is always at least one admin: removing or demoting the last one is
  * refused, under a lock so that two concurrent changes cannot both pass.
+ *
+ * Membership (ADR 0510): a user belongs to accounts with a role in each
+ * (staff_memberships); `isOwner` marks instance operators, who see every
+ * account. The user's own `role` is the one they were added with: without
+ * an account they become a member of the default account with it.
  */
 
 export { STAFF_ROLES };
@@ -26,6 +31,18 @@ export interface StaffUser {
   lastLoginAt: Date | null;
   /** The password was generated for the user (first start, CLI); cleared when they choose their own. */
   mustChangePassword: boolean;
+  /** An instance operator: sees every account (as admin) and manages accounts. */
+  isOwner: boolean;
+}
+
+export interface Membership {
+  accountId: string;
+  accountName: string;
+  role: StaffRole;
+}
+
+export interface StaffUserWithMemberships extends StaffUser {
+  memberships: Membership[];
 }
 
 type StaffRow = typeof staffUsers.$inferSelect;
@@ -72,24 +89,159 @@ function toStaffUser(r: StaffRow): StaffUser {
     createdAt: r.createdAt,
     lastLoginAt: r.lastLoginAt,
     mustChangePassword: r.mustChangePassword,
+    isOwner: r.isOwner,
   };
 }
 
 export async function addStaffUser(
   db: Db,
-  input: { email: string; role: string; password: string; name?: string; mustChangePassword?: boolean },
+  input: {
+    email: string;
+    role: string;
+    password: string;
+    name?: string;
+    mustChangePassword?: boolean;
+    /** Member of this account with `role`; default: the default account (none when there is none yet). */
+    accountId?: string;
+    owner?: boolean;
+  },
 ): Promise<StaffUser> {
   const email = requireEmail(input.email);
   const role = parseStaffRole(input.role);
   requirePassword(input.password);
+  const account = input.accountId === undefined ? await getDefaultAccount(db) : await requireMemberAccount(db, input.accountId);
   const passwordHash = await hashStaffPassword(input.password);
   const [row] = await db
     .insert(staffUsers)
-    .values({ email, role, passwordHash, name: input.name?.trim() ?? "", mustChangePassword: input.mustChangePassword ?? false })
+    .values({
+      email,
+      role,
+      passwordHash,
+      name: input.name?.trim() ?? "",
+      mustChangePassword: input.mustChangePassword ?? false,
+      isOwner: input.owner ?? false,
+    })
     .onConflictDoNothing()
     .returning();
   if (!row) throw new DomainError(`A staff user with the email ${email} already exists`);
+  if (account) await db.insert(staffMemberships).values({ userId: row.id, accountId: account.id, role });
   return toStaffUser(row);
+}
+
+async function requireMemberAccount(db: Db, accountId: string): Promise<{ id: string; name: string }> {
+  const [row] = isUuid(accountId)
+    ? await db.select({ id: accounts.id, name: accounts.name, status: accounts.status }).from(accounts).where(eq(accounts.id, accountId))
+    : [];
+  if (!row || row.status === "deleted") throw new DomainError(`No account with the id ${accountId}`);
+  return row;
+}
+
+async function requireUser(db: Db, rawEmail: string): Promise<StaffRow> {
+  const email = normalizeStaffEmail(rawEmail);
+  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, email));
+  if (!row) throw new DomainError(`No staff user with the email ${email}`);
+  return row;
+}
+
+/** Makes the user a member of the account with `role` (or changes their role there). */
+export async function grantMembership(db: Db, rawEmail: string, accountId: string, rawRole: string): Promise<StaffUserWithMemberships> {
+  const role = parseStaffRole(rawRole);
+  const user = await requireUser(db, rawEmail);
+  const account = await requireMemberAccount(db, accountId);
+  await withAdminLock(db, async (tx) => {
+    if (role !== "admin") await refuseLastAccountAdmin(tx, user, account);
+    await tx
+      .insert(staffMemberships)
+      .values({ userId: user.id, accountId: account.id, role })
+      .onConflictDoUpdate({ target: [staffMemberships.userId, staffMemberships.accountId], set: { role } });
+  });
+  return withMemberships(db, user);
+}
+
+/** Ends the user's membership of the account (the user stays, with their other accounts). */
+export async function revokeMembership(db: Db, rawEmail: string, accountId: string): Promise<StaffUserWithMemberships> {
+  const user = await requireUser(db, rawEmail);
+  await withAdminLock(db, async (tx) => {
+    const [account] = isUuid(accountId) ? await tx.select({ id: accounts.id, name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)) : [];
+    if (account) await refuseLastAccountAdmin(tx, user, account);
+    const removed = account
+      ? await tx
+          .delete(staffMemberships)
+          .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, accountId)))
+          .returning()
+      : [];
+    if (removed.length === 0) throw new DomainError(`${user.email} is not a member of the account ${accountId}`);
+  });
+  return withMemberships(db, user);
+}
+
+/**
+ * An account keeps at least one admin member: taking the role away from its
+ * last one (revoke, or a lower role) is refused. Owners can still open it,
+ * but its own staff would be left without anyone to manage it.
+ */
+async function refuseLastAccountAdmin(tx: Db, user: StaffRow, account: { id: string; name: string }): Promise<void> {
+  const admins = await tx
+    .select({ userId: staffMemberships.userId })
+    .from(staffMemberships)
+    .where(and(eq(staffMemberships.accountId, account.id), eq(staffMemberships.role, "admin")));
+  if (admins.length === 1 && admins[0]!.userId === user.id) {
+    throw new DomainError(`${user.email} is the last admin of ${account.name}: add another admin before changing or removing it`);
+  }
+}
+
+/** Grants or withdraws the owner flag. */
+export async function setStaffOwner(db: Db, rawEmail: string, owner: boolean): Promise<StaffUser> {
+  const user = await requireUser(db, rawEmail);
+  const [row] = await db.update(staffUsers).set({ isOwner: owner }).where(eq(staffUsers.id, user.id)).returning();
+  return toStaffUser(row!);
+}
+
+/** The accounts a user belongs to (not deleted), by account name. */
+export async function listMembershipsOf(db: Db, userId: string): Promise<Membership[]> {
+  const rows = await db
+    .select({ accountId: staffMemberships.accountId, accountName: accounts.name, role: staffMemberships.role })
+    .from(staffMemberships)
+    .innerJoin(accounts, eq(accounts.id, staffMemberships.accountId))
+    .where(and(eq(staffMemberships.userId, userId), sql`${accounts.status} <> 'deleted'`))
+    .orderBy(asc(accounts.name), asc(accounts.id));
+  return rows;
+}
+
+/** The user's role in the account, or undefined when they are not a member. */
+export async function membershipRole(db: Db, userId: string, accountId: string): Promise<StaffRole | undefined> {
+  if (!isUuid(accountId)) return undefined;
+  const [row] = await db
+    .select({ role: staffMemberships.role })
+    .from(staffMemberships)
+    .where(and(eq(staffMemberships.userId, userId), eq(staffMemberships.accountId, accountId)));
+  return row?.role;
+}
+
+async function withMemberships(db: Db, row: StaffRow): Promise<StaffUserWithMemberships> {
+  return { ...toStaffUser(row), memberships: await listMembershipsOf(db, row.id) };
+}
+
+/** Staff users with their memberships; with `accountId`, only the members of that account. */
+export async function listStaffWithMemberships(db: Db, options: { accountId?: string } = {}): Promise<StaffUserWithMemberships[]> {
+  let users = await db.select().from(staffUsers).orderBy(asc(staffUsers.email));
+  if (options.accountId !== undefined) {
+    await requireMemberAccount(db, options.accountId);
+    const members = await db.select({ userId: staffMemberships.userId }).from(staffMemberships).where(eq(staffMemberships.accountId, options.accountId));
+    const ids = new Set(members.map((m) => m.userId));
+    users = users.filter((u) => ids.has(u.id));
+  }
+  if (users.length === 0) return [];
+  const rows = await db
+    .select({ userId: staffMemberships.userId, accountId: staffMemberships.accountId, accountName: accounts.name, role: staffMemberships.role })
+    .from(staffMemberships)
+    .innerJoin(accounts, eq(accounts.id, staffMemberships.accountId))
+    .where(and(inArray(staffMemberships.userId, users.map((u) => u.id)), sql`${accounts.status} <> 'deleted'`))
+    .orderBy(asc(accounts.name), asc(accounts.id));
+  return users.map((u) => ({
+    ...toStaffUser(u),
+    memberships: rows.filter((r) => r.userId === u.id).map(({ accountId, accountName, role }) => ({ accountId, accountName, role })),
+  }));
 }
 
 export async function listStaffUsers(db: Db): Promise<StaffUser[]> {
@@ -132,7 +284,7 @@ export async function removeStaffUser(db: Db, rawEmail: string): Promise<StaffUs
   });
 }
 
-/** Changes a staff user's role; refuses to demote the last admin. */
+/** Changes a staff user's role, in every account they belong to (per account: grantMembership); refuses to demote the last admin. */
 export async function changeStaffRole(db: Db, rawEmail: string, rawRole: string): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
   const role = parseStaffRole(rawRole);
@@ -143,6 +295,8 @@ export async function changeStaffRole(db: Db, rawEmail: string, rawRole: string)
       throw new DomainError(`${email} is the last admin: add another admin before changing its role`);
     }
     const [updated] = await tx.update(staffUsers).set({ role }).where(eq(staffUsers.id, row.id)).returning();
+    // The one-role command of before memberships: the role in every account the user belongs to (ADR 0510).
+    await tx.update(staffMemberships).set({ role }).where(eq(staffMemberships.userId, row.id));
     return toStaffUser(updated!);
   });
 }
@@ -210,4 +364,47 @@ export async function verifyStaffPassword(db: Db, rawEmail: string, password: st
   const lastLoginAt = new Date();
   await db.update(staffUsers).set({ lastLoginAt }).where(eq(staffUsers.id, row.id));
   return toStaffUser({ ...row, lastLoginAt });
+}
+
+export interface VisibleAccount {
+  accountId: string;
+  accountName: string;
+  /** The user's role there: their membership's, else admin for an owner. */
+  role: StaffRole;
+  isDefault: boolean;
+  status: "active" | "suspended";
+  member: boolean;
+}
+
+/**
+ * The accounts a staff user may open in the dashboard, by name: their
+ * memberships, and for an owner every account (not deleted). Undefined when
+ * no staff user has that email.
+ */
+export async function accountsVisibleTo(db: Db, rawEmail: string): Promise<{ user: StaffUser; accounts: VisibleAccount[] } | undefined> {
+  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, normalizeStaffEmail(rawEmail)));
+  if (!row) return undefined;
+  const rows = await db
+    .select({
+      accountId: accounts.id,
+      accountName: accounts.name,
+      isDefault: accounts.isDefault,
+      status: accounts.status,
+      role: staffMemberships.role,
+    })
+    .from(accounts)
+    .leftJoin(staffMemberships, and(eq(staffMemberships.accountId, accounts.id), eq(staffMemberships.userId, row.id)))
+    .where(and(sql`${accounts.status} <> 'deleted'`, row.isOwner ? sql`true` : sql`${staffMemberships.userId} IS NOT NULL`))
+    .orderBy(asc(accounts.name), asc(accounts.id));
+  return {
+    user: toStaffUser(row),
+    accounts: rows.map((r) => ({
+      accountId: r.accountId,
+      accountName: r.accountName,
+      role: r.role ?? "admin",
+      isDefault: r.isDefault,
+      status: r.status as "active" | "suspended",
+      member: r.role !== null,
+    })),
+  };
 }

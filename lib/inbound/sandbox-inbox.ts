@@ -127,8 +127,9 @@ export async function listSandboxMessages(
     );
   }
   if (options.accountId) {
+    // Captured mail carries its account (migration 0510).
     params.push(options.accountId);
-    conds.push(`mailroom_message_id IN (SELECT id FROM messages WHERE account_id = $${params.length})`);
+    conds.push(`account_id = $${params.length}`);
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
   const { rows: count } = await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM sandbox_messages ${where}`, params);
@@ -139,14 +140,21 @@ export async function listSandboxMessages(
   return { total: count[0]?.n ?? 0, items: rows.map(toItem) };
 }
 
-async function loadRaw(database: Database, id: number): Promise<(Row & { raw: Buffer }) | undefined> {
+/** Scope: with `accountId`, only a capture of that account is found (another account's is "no such message"). */
+interface Scope {
+  accountId?: string;
+}
+
+async function loadRaw(database: Database, id: number, scope: Scope = {}): Promise<(Row & { raw: Buffer }) | undefined> {
   if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-  const { rows } = await database.pool.query<Row & { raw: Buffer }>(`SELECT ${COLUMNS}, raw FROM sandbox_messages WHERE id = $1`, [id]);
+  const { rows } = scope.accountId
+    ? await database.pool.query<Row & { raw: Buffer }>(`SELECT ${COLUMNS}, raw FROM sandbox_messages WHERE id = $1 AND account_id = $2`, [id, scope.accountId])
+    : await database.pool.query<Row & { raw: Buffer }>(`SELECT ${COLUMNS}, raw FROM sandbox_messages WHERE id = $1`, [id]);
   return rows[0];
 }
 
-export async function readSandboxMessage(database: Database, id: number): Promise<SandboxMessage | undefined> {
-  const row = await loadRaw(database, id);
+export async function readSandboxMessage(database: Database, id: number, scope: Scope = {}): Promise<SandboxMessage | undefined> {
+  const row = await loadRaw(database, id, scope);
   if (!row) return undefined;
   const parsed = await simpleParser(row.raw, { skipImageLinks: true });
   const text = (a: unknown) => (a && typeof a === "object" && "text" in a ? String((a as { text: string }).text) : "");
@@ -182,8 +190,8 @@ export async function readSandboxMessage(database: Database, id: number): Promis
  * goes through the inbound SMTP server, exactly like a mailbox provider's
  * feedback loop, and the service logs `complained` (and suppresses).
  */
-export async function reportSandboxMessageAsSpam(ctx: AppContext, id: number): Promise<{ ok: boolean; reason?: string }> {
-  const row = await loadRaw(ctx.database, id);
+export async function reportSandboxMessageAsSpam(ctx: AppContext, id: number, scope: Scope = {}): Promise<{ ok: boolean; reason?: string }> {
+  const row = await loadRaw(ctx.database, id, scope);
   if (!row) return { ok: false, reason: "No such sandbox message" };
   if (!row.mail_from) return { ok: false, reason: "The message has no return path to report to" };
   const recipient = row.rcpt_to[0]!;

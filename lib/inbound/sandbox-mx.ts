@@ -102,9 +102,9 @@ async function storeCaptures(pool: AppContext["database"]["pool"], captures: Cap
 async function insertCaptures(db: Queryable, captures: Capture[]): Promise<number[]> {
   const { rows } = await db.query<{ id: number }>({
     name: "mailroom_sandbox_capture",
-    text: `INSERT INTO sandbox_messages (mail_from, rcpt_to, subject, message_id_header, mailroom_message_id, size, raw)
+    text: `INSERT INTO sandbox_messages (mail_from, rcpt_to, subject, message_id_header, mailroom_message_id, size, raw, account_id)
            SELECT x.mail_from, ARRAY(SELECT jsonb_array_elements_text(x.rcpt_to)), x.subject, x.message_id_header, x.mailroom_message_id,
-                  x.size, decode(x.raw, 'base64')
+                  x.size, decode(x.raw, 'base64'), (SELECT m.account_id FROM messages m WHERE m.id = x.mailroom_message_id)
            FROM jsonb_to_recordset($1::jsonb) AS x(i int, mail_from text, rcpt_to jsonb, subject text, message_id_header text,
                   mailroom_message_id uuid, size int, raw text)
            ORDER BY x.i

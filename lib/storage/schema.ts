@@ -217,6 +217,28 @@ export const staffUsers = pgTable("staff_users", {
   lastLoginAt: tstz("last_login_at"),
   /** The password was generated for the user (first start, CLI): they are asked to choose their own (migration 0501). */
   mustChangePassword: boolean("must_change_password").notNull().default(false),
+  /** An instance operator: sees every account and manages accounts (migration 0510). */
+  isOwner: boolean("is_owner").notNull().default(false),
+});
+
+// Migration 0510: a staff user's role in each account they belong to.
+export const staffMemberships = pgTable(
+  "staff_memberships",
+  {
+    userId: uuid("user_id").notNull(),
+    accountId: uuid("account_id").notNull(),
+    role: text("role").$type<StaffRole>().notNull(),
+    createdAt: tstz("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.accountId] })],
+);
+
+// Migration 0510: the dashboard's API key of each account, sealed with a key derived from AUTH_SECRET.
+export const dashboardApiKeys = pgTable("dashboard_api_keys", {
+  accountId: uuid("account_id").primaryKey(),
+  apiKeyId: uuid("api_key_id").notNull(),
+  sealed: text("sealed").notNull(),
+  createdAt: tstz("created_at").notNull().defaultNow(),
 });
 
 export const sandboxMessages = pgTable("sandbox_messages", {
@@ -229,6 +251,8 @@ export const sandboxMessages = pgTable("sandbox_messages", {
   mailroomMessageId: uuid("mailroom_message_id"),
   size: integer("size").notNull(),
   raw: bytea("raw").notNull(),
+  /** The account of the message it bears (migration 0510); null when none matched. */
+  accountId: uuid("account_id"),
 });
 
 // Migration 0100: hourly event summaries for exact counts (lib/domain/event-counts.ts).

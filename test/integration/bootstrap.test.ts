@@ -5,7 +5,7 @@ import { listAccounts } from "../../lib/domain/accounts";
 import { authenticateApiKey, listApiKeys, revokeApiKey } from "../../lib/domain/api-keys";
 import { clearDashboardKeyCache, ensureFirstStart, getDashboardApiKey } from "../../lib/domain/bootstrap";
 import { listSenderDomains } from "../../lib/domain/sender-domains";
-import { listStaffUsers, verifyStaffPassword } from "../../lib/domain/staff-users";
+import { listMembershipsOf, listStaffUsers, verifyStaffPassword } from "../../lib/domain/staff-users";
 import { createLogger } from "../../lib/logger";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -40,6 +40,9 @@ describe("first start provisioning", () => {
 
     const admin = await verifyStaffPassword(db, "admin@example.com", demo!.adminPassword!);
     expect(admin).toMatchObject({ email: "admin@example.com", role: "admin", mustChangePassword: true }); // printed once: asked to change it
+    // The Demo admin is an owner and the admin of Demo (ADR 0510).
+    expect(admin!.isOwner).toBe(true);
+    expect(await listMembershipsOf(db, admin!.id)).toEqual([{ accountId: demo!.accountId, accountName: "Demo", role: "admin" }]);
   });
 
   it("provisions a separate dashboard key for the default account", async () => {
@@ -51,6 +54,12 @@ describe("first start provisioning", () => {
     expect(await getDashboardApiKey(db)).toBe(key);
     expect(await authenticateApiKey(db, `Bearer ${key}`)).toMatchObject({ ok: true, key: { accountId: demo.accountId } });
     expect((await listApiKeys(db, demo.accountId)).map((k) => k.label).sort()).toEqual(["dashboard", "demo"]);
+    // Stored sealed, never in plain text (ADR 0510).
+    const stored = await first.ctx.database.pool.query<{ sealed: string }>("SELECT sealed FROM dashboard_api_keys");
+    expect(stored.rows).toHaveLength(1);
+    expect(stored.rows[0]!.sealed).not.toContain(key!.slice(3));
+    const plain = await first.ctx.database.pool.query("SELECT key FROM instance_settings WHERE value = $1", [key]);
+    expect(plain.rowCount).toBe(0);
   });
 
   it("replaces the dashboard key when it has been revoked", async () => {

@@ -6,9 +6,7 @@ import { z } from "zod";
 import { signIn } from "@/lib/auth/auth";
 import { throttledSeconds } from "@/lib/auth/auth-config";
 import { safeReturnPath } from "@/lib/auth/safe-return";
-import { throttleMessage } from "@/lib/domain/sign-in-throttle";
-import { getStaffUser } from "@/lib/domain/staff-users";
-import { getServerContext } from "@/lib/runtime";
+import { mustChangePassword, oidcEnabled, throttleMessage } from "@/lib/dashboard/sign-in";
 
 export interface SignInState {
   error?: string;
@@ -49,13 +47,12 @@ export async function signInWithPassword(_prev: SignInState, formData: FormData)
     throw err;
   }
   // Signed in with a password generated for them: offer to choose their own first (ADR 0505).
-  const staff = await getStaffUser(getServerContext().database.db, parsed.data.email);
-  if (staff?.mustChangePassword) redirect(`/account/password?next=${encodeURIComponent(returnTo)}`);
+  if (await mustChangePassword(parsed.data.email)) redirect(`/account/password?next=${encodeURIComponent(returnTo)}`);
   redirect(target);
 }
 
 export async function signInWithOidc(formData: FormData): Promise<void> {
   // Called directly on an install without OIDC: back to the form, not an error page.
-  if (!getServerContext().config.auth.oidc) redirect("/login");
+  if (!oidcEnabled()) redirect("/login");
   await signIn("oidc", { redirectTo: safeReturnPath(formData.get("callbackUrl"), "/") });
 }

@@ -6,8 +6,7 @@ import { getStaffSession } from "@/lib/auth/auth";
 import { homeFor } from "@/lib/auth/roles";
 import { throttledSeconds } from "@/lib/auth/auth-config";
 import { safeReturnPath } from "@/lib/auth/safe-return";
-import { throttleMessage } from "@/lib/domain/sign-in-throttle";
-import { getServerContext } from "@/lib/runtime";
+import { oidcEnabled, throttleMessage } from "@/lib/dashboard/sign-in";
 import { LoginForm } from "./_components/login-form";
 import { signInWithOidc } from "./actions";
 
@@ -18,7 +17,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const callbackUrl = typeof params.callbackUrl === "string" ? safeReturnPath(params.callbackUrl, "") : "";
   const staff = await getStaffSession();
   if (staff) redirect(callbackUrl || homeFor(staff.role));
-  const hasOidc = Boolean(getServerContext().config.auth.oidc);
+  const hasOidc = oidcEnabled();
   // A direct POST to /api/auth/callback/credentials that was throttled lands here with code=throttled-<seconds>.
   const wait = params.error === "CredentialsSignin" ? throttledSeconds(params.code) : undefined;
   const oauthError = typeof params.error === "string" && wait === undefined;

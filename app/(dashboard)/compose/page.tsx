@@ -1,44 +1,6 @@
-import type { Metadata } from "next";
-import { Alert } from "@/components/ui/alert";
-import { getDashboardAccountId } from "@/lib/api-client/dashboard-account";
-import { requireRole } from "@/lib/auth/require-role";
-import { canAccess } from "@/lib/auth/roles";
-import { listSenderDomains } from "@/lib/domain/sender-domains";
-import { getServerContext } from "@/lib/runtime";
-import { ComposeForm } from "./_components/compose-form";
+import { redirectToDefaultAccount, type SearchParams } from "@/lib/dashboard/legacy";
 
-export const metadata: Metadata = { title: "Compose" };
-export const dynamic = "force-dynamic";
-
-export default async function ComposePage() {
-  const staff = await requireRole("compose", "/compose");
-  const ctx = getServerContext();
-  let domains: { name: string; verified: boolean }[] = [];
-  let error: string | undefined;
-  try {
-    const rows = await listSenderDomains(ctx.database.db, await getDashboardAccountId());
-    domains = rows.map((d) => ({ name: d.name, verified: d.status === "verified" }));
-  } catch (err) {
-    error = (err as Error).message;
-  }
-  const hasVerified = domains.some((d) => d.verified);
-  return (
-    <div className="flex flex-col gap-4">
-      <div>
-        <h1 className="text-2xl font-bold tracking-tight">Compose</h1>
-        <p className="text-sm text-slate-600 dark:text-slate-400">
-          Sends one message through the public API (POST /api/v1/email) with the dashboard&apos;s key, exactly as a client would.
-          {ctx.config.delivery.mode === "sandbox" && " Delivery is in sandbox mode: the message lands in the Sandbox inbox, not in real mailboxes."}
-        </p>
-      </div>
-      {error && <Alert tone="error" title="The sender domains could not be loaded">{error}</Alert>}
-      {!error && !hasVerified && (
-        <Alert tone="warning" title="No verified sender domain">
-          Mail can only be sent From a verified domain.{" "}
-          {canAccess(staff.role, "settings") ? "Add and verify one in Settings → Sender domains." : "Ask an admin to verify one."}
-        </Alert>
-      )}
-      <ComposeForm domains={domains} canOpenMessages={canAccess(staff.role, "messages")} sandbox={ctx.config.delivery.mode === "sandbox"} />
-    </div>
-  );
+/** The URL before the account was in it: the same page of the default account (ADR 0510). */
+export default async function Legacy({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  return redirectToDefaultAccount("/compose", await searchParams);
 }

@@ -1,32 +1,6 @@
-import type { Metadata } from "next";
-import { getApiClient } from "@/lib/api-client";
-import { describeApiError } from "@/lib/api-client/describe-error";
-import { requireRole } from "@/lib/auth/require-role";
-import { canAccess } from "@/lib/auth/roles";
-import type { EventsResult } from "./actions";
-import { EventsExplorer } from "./_components/events-explorer";
-import { parseEventFilters, toApiParams, toSearch } from "./_lib/filters";
+import { redirectToDefaultAccount, type SearchParams } from "@/lib/dashboard/legacy";
 
-export const metadata: Metadata = { title: "Events" };
-
-export default async function EventsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const params = await searchParams;
-  const filters = parseEventFilters(params);
-  const search = toSearch(filters);
-  const staff = await requireRole("events", `/events${search}`);
-  let initial: EventsResult;
-  try {
-    initial = { ok: true, data: await (await getApiClient()).listEvents(toApiParams(filters)), search, fetchedAt: Date.now() };
-  } catch (err) {
-    initial = { ok: false, error: describeApiError(err) };
-  }
-  return (
-    <div className="flex flex-col gap-4">
-      <div>
-        <h1 className="text-2xl font-bold tracking-tight">Events</h1>
-        <p className="text-sm text-slate-600 dark:text-slate-400">Every event of the account, newest first. Filters are part of the address: share the link.</p>
-      </div>
-      <EventsExplorer initial={initial} initialSearch={search} canOpenMessages={canAccess(staff.role, "messages")} />
-    </div>
-  );
+/** The URL before the account was in it: the same page of the default account (ADR 0510). */
+export default async function Legacy({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  return redirectToDefaultAccount("/events", await searchParams);
 }

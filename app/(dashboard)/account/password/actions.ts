@@ -5,9 +5,7 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { requireStaff } from "@/lib/auth/require-role";
 import { safeReturnPath } from "@/lib/auth/safe-return";
-import { DomainError } from "@/lib/domain/accounts";
-import { changeOwnPassword, MIN_PASSWORD_LENGTH } from "@/lib/domain/staff-users";
-import { getServerContext } from "@/lib/runtime";
+import { changeMyPassword, DomainError, MIN_PASSWORD_LENGTH } from "@/lib/dashboard/sign-in";
 
 export interface ChangePasswordState {
   error?: string;
@@ -34,7 +32,7 @@ export async function changePasswordAction(_prev: ChangePasswordState, formData:
   });
   if (!parsed.success) return { fieldErrors: z.flattenError(parsed.error).fieldErrors };
   try {
-    await changeOwnPassword(getServerContext().database.db, staff.email, parsed.data.current, parsed.data.password);
+    await changeMyPassword(staff.email, parsed.data.current, parsed.data.password);
   } catch (err) {
     if (err instanceof DomainError) return { error: err.message };
     throw err;

@@ -1,0 +1,17 @@
+"use server";
+
+import { z } from "zod";
+import { staffAction, type ActionResult } from "@/lib/dashboard/action";
+import { apiFor } from "@/lib/dashboard/api-for";
+import { loadOverview, type OverviewData } from "./_lib/load-overview";
+
+export type OverviewResult = ActionResult<OverviewData>;
+
+const text = z.string().max(40).optional().catch(undefined);
+
+/** The overview's numbers for a range (react-query refetches through this). */
+export const getOverviewAction = staffAction(
+  "overview",
+  z.object({ range: text, from: text, to: text, source: text }).catch({}),
+  async (params, access) => loadOverview(await apiFor(access, "overview"), params),
+);

@@ -1,0 +1,210 @@
+import {
+  emailRequestSchema,
+  isOwnedHeader,
+  MAX_BCC,
+  MAX_CC,
+  MAX_CUSTOM_HEADERS,
+  MAX_MESSAGE_BYTES,
+  MAX_REPLY_TO,
+  MAX_TAGS,
+  MAX_TO,
+  type EmailRequest,
+} from "@/lib/contract/email";
+import { looksLikeEmailAddress } from "@/lib/contract/plausible-email";
+
+/**
+ * The compose form's content (everything but the files' bytes), its
+ * conversion into the POST /email request, and the checks the form makes
+ * before sending. Pure: the browser runs it before the upload, the route
+ * handler again on what arrived. Errors are keyed by the API's own `Field`
+ * paths (`From.email`, `To[2].email`, `Attachments[0]`), so that the API's
+ * answers and these checks land on the same fields.
+ */
+
+export interface DraftAddress {
+  name: string;
+  email: string;
+}
+
+export interface DraftAttachment {
+  filename: string;
+  type: string;
+  size: number;
+  disposition: "attachment" | "inline";
+  contentId: string;
+}
+
+export interface Draft {
+  from: { local: string; domain: string; name: string };
+  to: DraftAddress[];
+  cc: DraftAddress[];
+  bcc: DraftAddress[];
+  replyTo: DraftAddress[];
+  subject: string;
+  html: string;
+  text: string;
+  tags: string;
+  headers: { name: string; value: string }[];
+  attachments: DraftAttachment[];
+}
+
+export type AddressListKey = "To" | "CC" | "BCC" | "ReplyTo";
+
+export const LIST_LIMITS: Record<AddressListKey, number> = { To: MAX_TO, CC: MAX_CC, BCC: MAX_BCC, ReplyTo: MAX_REPLY_TO };
+export const LIST_LABELS: Record<AddressListKey, string> = { To: "To", CC: "CC", BCC: "BCC", ReplyTo: "Reply-To" };
+
+export type FieldErrors = Record<string, string>;
+
+export function emptyDraft(domain = ""): Draft {
+  return {
+    from: { local: "", domain, name: "" },
+    to: [{ name: "", email: "" }],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: "",
+    html: "",
+    text: "",
+    tags: "",
+    headers: [],
+    attachments: [],
+  };
+}
+
+const isBlank = (a: DraftAddress) => !a.name.trim() && !a.email.trim();
+
+function addresses(list: DraftAddress[]) {
+  return list.filter((a) => !isBlank(a)).map((a) => (a.name.trim() ? { name: a.name.trim(), email: a.email.trim() } : { email: a.email.trim() }));
+}
+
+/** Rows of a list as the request will carry them (blank rows dropped), keeping their index in the form. */
+export function listEntries(list: DraftAddress[]): { index: number; address: DraftAddress }[] {
+  return list.map((address, index) => ({ index, address })).filter((e) => !isBlank(e.address));
+}
+
+export function parseTags(tags: string): string[] {
+  return tags
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+}
+
+/** The POST /email body for a draft; `contents` are the attachments' base64 contents in order. */
+export function toEmailRequest(draft: Draft, contents: string[]): EmailRequest {
+  const html = draft.html.trim() ? draft.html : undefined;
+  const text = draft.text.trim() ? draft.text : undefined;
+  const tags = parseTags(draft.tags);
+  const headers = draft.headers.filter((h) => h.name.trim());
+  const request: EmailRequest = {
+    From: {
+      email: `${draft.from.local.trim()}@${draft.from.domain.trim()}`,
+      ...(draft.from.name.trim() && { name: draft.from.name.trim() }),
+    },
+    To: addresses(draft.to),
+    Subject: draft.subject,
+    ContentType: html !== undefined ? "HTML" : "Text",
+    ...(html !== undefined && { HTMLContent: html }),
+    ...(text !== undefined && { PlainContent: text }),
+  };
+  const cc = addresses(draft.cc);
+  const bcc = addresses(draft.bcc);
+  const replyTo = addresses(draft.replyTo);
+  if (cc.length) request.CC = cc;
+  if (bcc.length) request.BCC = bcc;
+  if (replyTo.length) request.ReplyTo = replyTo;
+  if (tags.length) request.Tags = tags;
+  if (headers.length) request.Headers = Object.fromEntries(headers.map((h) => [h.name.trim(), h.value]));
+  if (draft.attachments.length) {
+    request.Attachments = draft.attachments.map((a, i) => ({
+      Filename: a.filename,
+      Content: contents[i] ?? "",
+      ...(a.type && { Type: a.type }),
+      Disposition: a.disposition,
+      ...(a.disposition === "inline" && a.contentId.trim() && { ContentId: a.contentId.trim() }),
+    }));
+  }
+  return request;
+}
+
+/** Decoded size as the API counts it: bodies plus attachments. */
+export function messageBytes(draft: Pick<Draft, "html" | "text" | "attachments">): number {
+  const enc = new TextEncoder();
+  return enc.encode(draft.html).length + enc.encode(draft.text).length + draft.attachments.reduce((n, a) => n + a.size, 0);
+}
+
+const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+
+/** `["To", 2, "email"]` → `To[2].email` (the API's Field form). */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
+
+/**
+ * What the form checks before sending: the contract's zod schema (counts,
+ * required members, tag limits) plus what a person gets wrong most (an
+ * address without @, an owned header, the 10 MB total). Keys are API Field
+ * paths, with list indexes of the form's rows.
+ */
+export function validateDraft(draft: Draft): FieldErrors {
+  const errors: FieldErrors = {};
+  const put = (key: string, message: string) => {
+    errors[key] ??= message;
+  };
+  if (!draft.from.domain) put("From", "Choose a sender domain");
+  if (!draft.from.local.trim()) put("From.email", "Enter the part before the @");
+  else if (!looksLikeEmailAddress(`${draft.from.local.trim()}@${draft.from.domain}`)) put("From.email", "Not a valid address");
+
+  const lists: [AddressListKey, DraftAddress[]][] = [
+    ["To", draft.to],
+    ["CC", draft.cc],
+    ["BCC", draft.bcc],
+    ["ReplyTo", draft.replyTo],
+  ];
+  for (const [key, list] of lists) {
+    const entries = listEntries(list);
+    if (key === "To" && entries.length === 0) put("To", "Add at least one recipient");
+    if (entries.length > LIST_LIMITS[key]) {
+      put(key, `At most ${LIST_LIMITS[key]} ${LIST_LABELS[key]} addresses per message (${entries.length} now): remove ${entries.length - LIST_LIMITS[key]}`);
+    }
+    for (const { index, address } of entries) {
+      if (!address.email.trim()) put(`${key}[${index}].email`, "Enter an email address");
+      else if (!looksLikeEmailAddress(address.email.trim())) put(`${key}[${index}].email`, "Not a valid address");
+      if ([...address.name].some((ch) => ch.charCodeAt(0) < 0x20)) put(`${key}[${index}].name`, "A name cannot contain line breaks");
+    }
+  }
+  if (!draft.subject.trim()) put("Subject", "Enter a subject");
+  if (!draft.html.trim() && !draft.text.trim()) put("HTMLContent", "Write an HTML or a plain-text body (both is best)");
+  const tags = parseTags(draft.tags);
+  if (tags.length > MAX_TAGS) put("Tags", `At most ${MAX_TAGS} tags`);
+  const named = draft.headers.filter((h) => h.name.trim());
+  if (named.length > MAX_CUSTOM_HEADERS) put("Headers", `At most ${MAX_CUSTOM_HEADERS} headers`);
+  draft.headers.forEach((h, i) => {
+    const name = h.name.trim();
+    if (!name) return;
+    if (!HEADER_NAME.test(name)) put(`Headers[${i}]`, "A header name is letters, digits and dashes, without spaces or a colon");
+    else if (isOwnedHeader(name)) put(`Headers[${i}]`, `${name} is set by the service and cannot be overridden`);
+    else if (/[\r\n]/.test(h.value)) put(`Headers[${i}]`, "A header value cannot contain line breaks");
+  });
+  draft.attachments.forEach((a, i) => {
+    if (a.disposition === "inline" && !a.contentId.trim()) put(`Attachments[${i}]`, "An inline image needs a content id (used as cid:<id> in the HTML)");
+  });
+  if (messageBytes(draft) > MAX_MESSAGE_BYTES) put("Attachments", "Bodies and attachments together exceed 10 MB: remove or shrink an attachment");
+
+  // The contract's schema over the request itself (placeholder contents: the files are checked by size above).
+  const parsed = emailRequestSchema.safeParse(toEmailRequest(draft, draft.attachments.map(() => "")));
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = fieldPath(issue.path);
+      const top = key.split(/[.[]/)[0]!;
+      // Indexes of the request skip blank rows; the checks above already name the form's rows.
+      if (top === "To" || top === "CC" || top === "BCC" || top === "ReplyTo" || top === "From") continue;
+      put(key, issue.message);
+    }
+  }
+  return errors;
+}

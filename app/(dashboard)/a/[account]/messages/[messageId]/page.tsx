@@ -1,0 +1,120 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { formatAddress, formatUtc } from "@/components/format";
+import { Alert, EmptyState } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { buttonClass } from "@/components/ui/button";
+import { Card, CardHeader } from "@/components/ui/card";
+import { describeApiError } from "@/lib/api-client/describe-error";
+import { iterateEvents } from "@/lib/api-client/iterate-events";
+import { requireAccess } from "@/lib/dashboard/access";
+import { apiFor } from "@/lib/dashboard/api-for";
+import type { EventRecord } from "@/lib/contract/events";
+import { buildMessageStory } from "../_lib/timeline";
+import { AutoRefresh } from "./_components/auto-refresh";
+import { RecipientTimelineCard } from "./_components/recipient-timeline";
+
+export const metadata: Metadata = { title: "Message" };
+
+/** A message has at most a few events per recipient (≤ 25 recipients); this bounds a pathological one. */
+const MAX_EVENTS = 2000;
+
+export default async function MessagePage({ params }: { params: Promise<{ account: string; messageId: string }> }) {
+  const { account, messageId: raw } = await params;
+  let messageId = raw;
+  try {
+    messageId = decodeURIComponent(raw).trim();
+  } catch {
+    // already decoded, or a stray %: use it as it is
+  }
+  const access = await requireAccess(account, "messages", { returnTo: `/a/${account}/messages/${encodeURIComponent(messageId)}` });
+  let events: EventRecord[] = [];
+  let error: string | undefined;
+  try {
+    const client = await apiFor(access, "messages");
+    for await (const ev of iterateEvents(client, { MessageID: messageId })) {
+      events.push(ev);
+      if (events.length >= MAX_EVENTS) break;
+    }
+  } catch (err) {
+    error = describeApiError(err);
+    events = [];
+  }
+  const story = buildMessageStory(events);
+  const pending = story?.recipients.some((r) => r.status === "pending") ?? false;
+  return (
+    <div className="flex flex-col gap-4">
+      <div className="flex flex-wrap items-end justify-between gap-2">
+        <div className="min-w-0">
+          <p className="text-sm text-slate-600 dark:text-slate-400">Message</p>
+          <h1 className="break-all font-mono text-lg font-semibold" data-testid="message-id">
+            {messageId}
+          </h1>
+        </div>
+        <Link href={`${access.base}/events?messageId=${encodeURIComponent(messageId)}`} className={buttonClass("secondary", "sm")}>
+          Its events in the explorer
+        </Link>
+      </div>
+      {error && <Alert tone="error" title="The message could not be loaded">{error}</Alert>}
+      {!error && !story && (
+        <Card>
+          <EmptyState title="No events for this MessageID">
+            <p>
+              Check the id (it is the <code>MessageID</code> that POST /api/v1/email returned). Events older than the account&apos;s retention
+              period (30 days by default) are purged.
+            </p>
+          </EmptyState>
+        </Card>
+      )}
+      {story && (
+        <>
+          <AutoRefresh active={pending} />
+          <Card>
+            <CardHeader title={story.headers.Subject || "(no subject)"} description={`First logged ${formatUtc(story.firstAt)} UTC`} />
+            <dl className="grid grid-cols-1 gap-x-6 gap-y-2 px-4 py-3 text-sm sm:grid-cols-2">
+              {(
+                [
+                  ["From", story.headers.From.map(formatAddress).join(", ")],
+                  ["To", story.headers.To.map(formatAddress).join(", ")],
+                  ["Cc", story.headers.Cc.map(formatAddress).join(", ")],
+                  ["Bcc", story.headers.Bcc.map(formatAddress).join(", ")],
+                  ["Reply-To", story.headers.ReplyTo.map(formatAddress).join(", ")],
+                  ["Message-Id", story.headers.MessageId],
+                  ["Size", `${story.size.toLocaleString("en-US")} bytes`],
+                  ["Transport", story.transport],
+                ] as const
+              )
+                .filter(([, v]) => v)
+                .map(([k, v]) => (
+                  <div key={k} className="grid grid-cols-[6rem_1fr] gap-2">
+                    <dt className="font-medium text-slate-600 dark:text-slate-400">{k}</dt>
+                    <dd className="min-w-0 break-words">{v}</dd>
+                  </div>
+                ))}
+              {story.tags.length > 0 && (
+                <div className="grid grid-cols-[6rem_1fr] gap-2">
+                  <dt className="font-medium text-slate-600 dark:text-slate-400">Tags</dt>
+                  <dd className="flex flex-wrap gap-1">
+                    {story.tags.map((t) => (
+                      <Badge key={t}>{t}</Badge>
+                    ))}
+                  </dd>
+                </div>
+              )}
+            </dl>
+          </Card>
+          <section aria-labelledby="recipients-heading" className="flex flex-col gap-3">
+            <h2 id="recipients-heading" className="text-lg font-semibold">
+              Recipients ({story.recipients.length})
+            </h2>
+            <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
+              {story.recipients.map((r) => (
+                <RecipientTimelineCard key={r.email} recipient={r} />
+              ))}
+            </div>
+          </section>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,106 @@
+"use client";
+
+import { useState } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardBody, CardHeader } from "@/components/ui/card";
+import { ConfirmButton } from "@/components/ui/confirm-dialog";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Field, Input } from "@/components/ui/input";
+import { Table, Td, Th } from "@/components/ui/table";
+import { createApiKeyAction, revokeApiKeyAction } from "../actions";
+import { formatIso, useSettingsAction } from "./use-action";
+
+export interface ApiKeyView {
+  id: string;
+  label: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export function ApiKeysCard({ keys }: { keys: ApiKeyView[] }) {
+  const { run, error, pending, accountId } = useSettingsAction();
+  const [created, setCreated] = useState<{ apiKey: string; label: string } | null>(null);
+  const [label, setLabel] = useState("");
+  return (
+    <Card id="api-keys" data-testid="api-keys">
+      <CardHeader title="API keys" description="Keys authenticate calls to /api/v1. A key is shown once, when it is created; only its prefix is kept readable." />
+      <CardBody className="flex flex-col gap-4">
+        <form
+          className="flex flex-wrap items-end gap-3"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const result = await run(() => createApiKeyAction(accountId, label));
+            if (result) {
+              setCreated({ apiKey: result.data.apiKey, label });
+              setLabel("");
+            }
+          }}
+        >
+          <Field id="key-label" label="Label" hint="What the key is for, e.g. “billing service”" className="min-w-64 flex-1">
+            <Input id="key-label" value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} aria-describedby="key-label-hint" />
+          </Field>
+          <Button type="submit" disabled={pending}>
+            Create key
+          </Button>
+        </form>
+        {error && <Alert tone="error" title="Not done">{error}</Alert>}
+        {created && (
+          <div role="status" className="rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm dark:border-emerald-800 dark:bg-emerald-950">
+            <p className="font-semibold">New key{created.label ? ` “${created.label}”` : ""}: copy it now, it is not shown again.</p>
+            <div className="mt-2 flex flex-wrap items-center gap-2">
+              <code data-testid="new-api-key" className="break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-slate-900">
+                {created.apiKey}
+              </code>
+              <CopyButton value={created.apiKey} />
+              <Button variant="ghost" size="sm" onClick={() => setCreated(null)}>
+                Done
+              </Button>
+            </div>
+          </div>
+        )}
+        <Table aria-label="API keys">
+          <thead>
+            <tr>
+              <Th>Label</Th>
+              <Th>Prefix</Th>
+              <Th>Created (UTC)</Th>
+              <Th>Last used (UTC)</Th>
+              <Th>Status</Th>
+              <Th className="relative">
+                <span className="sr-only">Actions</span>
+              </Th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.id} data-testid="api-key-row">
+                <Td>{k.label || <span className="text-slate-500">(no label)</span>}</Td>
+                <Td className="font-mono text-xs">{k.prefix}…</Td>
+                <Td className="whitespace-nowrap">{formatIso(k.createdAt)}</Td>
+                <Td className="whitespace-nowrap">{k.lastUsedAt ? formatIso(k.lastUsedAt) : "never"}</Td>
+                <Td>{k.revokedAt ? <Badge tone="danger">revoked {formatIso(k.revokedAt).slice(0, 10)}</Badge> : <Badge tone="success">active</Badge>}</Td>
+                <Td className="text-right">
+                  {!k.revokedAt && (
+                    <ConfirmButton
+                      label="Revoke"
+                      title={`Revoke the key ${k.prefix}…?`}
+                      confirmLabel="Revoke the key"
+                      onConfirm={async () => void (await run(() => revokeApiKeyAction(accountId, k.id)))}
+                    >
+                      <p>Every call made with this key is refused from now on (within 5 seconds in other processes). This cannot be undone.</p>
+                      {k.label === "dashboard" && <p className="mt-2">This is the dashboard&apos;s own key: a new one is provisioned for it at once.</p>}
+                    </ConfirmButton>
+                  )}
+                </Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </CardBody>
+    </Card>
+  );
+}

@@ -1,0 +1,43 @@
+"use server";
+
+import { z } from "zod";
+import { ROLES } from "@/lib/auth/roles";
+import { looksLikeEmailAddress } from "@/lib/contract/plausible-email";
+import { staffAction } from "@/lib/dashboard/action";
+import { addDomain, addMember, changeMemberRole, createKey, removeMember, revokeKey, suppress, unsuppress, verifyDomain } from "@/lib/dashboard/settings";
+
+/**
+ * Settings of the account (its admins): the same domain functions the CLI
+ * uses, through lib/dashboard, each behind staffAction (membership, role,
+ * zod-parsed input, one result shape, a refusal as a message, revalidation).
+ */
+
+const opts = { revalidate: "/settings" };
+const label = z.string().trim().max(100, "A label has at most 100 characters");
+const id = z.uuid("Not a valid id");
+const email = z.string().trim().min(3, "Enter an email address").max(254);
+const address = email.refine(looksLikeEmailAddress, "Not an email address");
+const role = z.enum(ROLES, { error: "Choose admin, support or marketing" });
+
+export const createApiKeyAction = staffAction("settings", label, (l, access) => createKey(access, l), opts);
+
+export const revokeApiKeyAction = staffAction("settings", id, (keyId, access) => revokeKey(access, keyId), opts);
+
+export const addDomainAction = staffAction("settings", z.string().trim().min(1, "Enter a domain name").max(253), (name, access) => addDomain(access, name), opts);
+
+export const verifyDomainAction = staffAction("settings", id, (domainId, access) => verifyDomain(access, domainId), opts);
+
+export const addSuppressionAction = staffAction("settings", address, (e, access) => suppress(access, e), opts);
+
+export const removeSuppressionAction = staffAction("settings", email, (e, access) => unsuppress(access, e), opts);
+
+export const addStaffAction = staffAction(
+  "settings",
+  z.object({ email, role, password: z.string().max(200), name: z.string().trim().max(100).optional() }),
+  (input, access) => addMember(access, input),
+  opts,
+);
+
+export const changeStaffRoleAction = staffAction("settings", z.object({ email, role }), (input, access) => changeMemberRole(access, input.email, input.role), opts);
+
+export const removeStaffAction = staffAction("settings", email, (e, access) => removeMember(access, e), opts);

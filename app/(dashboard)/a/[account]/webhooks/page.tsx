@@ -1,0 +1,41 @@
+import type { Metadata } from "next";
+import { Alert } from "@/components/ui/alert";
+import { describeApiError } from "@/lib/api-client/describe-error";
+import { requireAccess } from "@/lib/dashboard/access";
+import { apiFor } from "@/lib/dashboard/api-for";
+import { webhookSettings } from "@/lib/dashboard/webhooks";
+import type { WebhookRecord } from "@/lib/contract/webhooks";
+import { CreateWebhookForm } from "./_components/create-webhook-form";
+import { SigningKeyCard } from "./_components/signing-key-card";
+import { WebhookList } from "./_components/webhook-list";
+
+export const metadata: Metadata = { title: "Webhooks" };
+export const dynamic = "force-dynamic";
+
+export default async function WebhooksPage({ params }: { params: Promise<{ account: string }> }) {
+  const { account } = await params;
+  const access = await requireAccess(account, "webhooks", { returnTo: `/a/${account}/webhooks` });
+  let webhooks: WebhookRecord[] | undefined;
+  let error: string | undefined;
+  try {
+    webhooks = (await (await apiFor(access, "webhooks")).listWebhooks()).Webhooks;
+  } catch (err) {
+    error = describeApiError(err);
+  }
+  const { allowPrivate } = webhookSettings();
+  return (
+    <div className="flex flex-col gap-6">
+      <div>
+        <h1 className="text-2xl font-bold tracking-tight">Webhooks</h1>
+        <p className="text-sm text-slate-600 dark:text-slate-400">
+          Each registration receives a signed HTTP POST for every matching event. Failed deliveries are retried (5 min up to 4 h; eight
+          attempts in all); the try counter shows the attempts of the notification being delivered.
+        </p>
+      </div>
+      <CreateWebhookForm allowPrivate={allowPrivate} />
+      {error && <Alert tone="error" title="The webhooks could not be loaded">{error}</Alert>}
+      {webhooks && <WebhookList webhooks={webhooks} />}
+      <SigningKeyCard />
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+import "server-only";
+import { forbidden, notFound, redirect } from "next/navigation";
+import { cache } from "react";
+import { getStaffSession } from "../auth/auth";
+import { homeFor, type Area } from "../auth/roles";
+import { getDefaultAccount } from "../domain/accounts";
+import { accountsVisibleTo } from "../domain/staff-users";
+import { getServerContext } from "../runtime";
+import { accountBase, decideAccess, type AccessCheck, type AccountAccess, type DashboardAccount, type DashboardUser } from "./decide";
+
+export * from "./decide";
+
+/**
+ * THE authorisation check of the dashboard (ADR 0510): who is signed in,
+ * which accounts they may open (memberships; every account for an owner),
+ * and their role in the account of the URL. Every page, server action and
+ * route handler goes through here, via the functions of lib/dashboard.
+ * An account the user may not open is a 404, not a 403: its existence is
+ * not disclosed.
+ */
+
+/** The signed-in staff member with their accounts, or undefined. Once per request. */
+export const getDashboardUser = cache(async (): Promise<DashboardUser | undefined> => {
+  const session = await getStaffSession();
+  if (!session) return undefined;
+  const db = getServerContext().database.db;
+  const visible = await accountsVisibleTo(db, session.email);
+  if (visible) {
+    const { user, accounts } = visible;
+    return { email: user.email, name: user.name || user.email, isOwner: user.isOwner, mustChangePassword: session.mustChangePassword, accounts };
+  }
+  // A single-sign-on identity without a staff user: the configured role in the default account.
+  const fallback = await getDefaultAccount(db);
+  const accounts: DashboardAccount[] = fallback
+    ? [{ accountId: fallback.id, accountName: fallback.name, role: session.role, isDefault: true, status: "active", member: true }]
+    : [];
+  return { email: session.email, name: session.name, isOwner: false, mustChangePassword: false, accounts };
+});
+
+export async function requireDashboardUser(returnTo?: string): Promise<DashboardUser> {
+  const user = await getDashboardUser();
+  if (!user) redirect(returnTo ? `/login?callbackUrl=${encodeURIComponent(returnTo)}` : "/login");
+  return user;
+}
+
+/** The non-throwing check (server actions and route handlers answer with it). */
+export async function checkAccess(accountId: unknown, area: Area): Promise<AccessCheck> {
+  return decideAccess(await getDashboardUser(), accountId, area);
+}
+
+/**
+ * For pages: not signed in → sign-in; not a member → 404; without the role
+ * → 403, or (`onDenied: "home"`) the role's own home in the account.
+ */
+export async function requireAccess(
+  accountId: string,
+  area: Area,
+  options: { returnTo?: string; onDenied?: "forbidden" | "home" } = {},
+): Promise<AccountAccess> {
+  await requireDashboardUser(options.returnTo);
+  const check = await checkAccess(accountId, area);
+  if (check.ok) return check.access;
+  if (check.status === 404) notFound();
+  const account = (await getDashboardUser())!.accounts.find((a) => a.accountId === accountId)!;
+  if (options.onDenied === "home") redirect(`${accountBase(accountId)}${homeFor(account.role).replace(/^\/$/, "")}`);
+  forbidden();
+}
+
+/** For route handlers: the access, or the 401/403/404 response to return. */
+export async function accessForRoute(accountId: string, area: Area): Promise<AccountAccess | Response> {
+  const check = await checkAccess(accountId, area);
+  return check.ok ? check.access : Response.json({ error: check.error }, { status: check.status });
+}

@@ -1,0 +1,56 @@
+import "server-only";
+import { notFound } from "next/navigation";
+import { createAccount, listAccounts, setAccountLimits, setAccountStatus, type AccountSummary } from "../domain/accounts";
+import { PLANS } from "../domain/plans";
+import { getServerContext } from "../runtime";
+import { requireDashboardUser, type DashboardUser } from "./access";
+
+/**
+ * The Accounts page (owners only, ADR 0510): every account of the install,
+ * create one, suspend or activate one, override its daily limit. Not an owner: the page does not exist (404).
+ */
+
+export const PLAN_NAMES = Object.keys(PLANS);
+
+export async function requireOwner(): Promise<DashboardUser> {
+  const user = await requireDashboardUser("/accounts");
+  if (!user.isOwner) notFound();
+  return user;
+}
+
+export async function listAllAccounts(owner: DashboardUser): Promise<AccountSummary[]> {
+  if (!owner.isOwner) notFound();
+  return listAccounts(getServerContext().database.db);
+}
+
+export interface CreatedAccountView {
+  accountId: string;
+  name: string;
+  apiKey: string;
+}
+
+/** A new account (its first API key shown once), with an optional sender domain. */
+export async function createAccountAsOwner(
+  owner: DashboardUser,
+  input: { name: string; plan: string; domain?: string },
+): Promise<CreatedAccountView> {
+  if (!owner.isOwner) notFound();
+  // One transaction: a bad domain leaves no half-made account behind.
+  const created = await getServerContext().database.db.transaction((tx) =>
+    createAccount(tx, { name: input.name, plan: input.plan, domain: input.domain || undefined }),
+  );
+  return { accountId: created.accountId, name: created.name, apiKey: created.apiKey };
+}
+
+export async function setStatusAsOwner(owner: DashboardUser, accountId: string, status: "active" | "suspended"): Promise<null> {
+  if (!owner.isOwner) notFound();
+  await setAccountStatus(getServerContext().database.db, accountId, status);
+  return null;
+}
+
+/** The daily sending limit of an account: a whole number, or null for the plan's own. */
+export async function setDailyLimitAsOwner(owner: DashboardUser, accountId: string, perDay: number | null): Promise<null> {
+  if (!owner.isOwner) notFound();
+  await setAccountLimits(getServerContext().database.db, accountId, { perDay });
+  return null;
+}

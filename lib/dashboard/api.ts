@@ -1,0 +1,39 @@
+import "server-only";
+import { createApiClient, type ApiClient } from "../api-client/client";
+import { defaultApiBaseUrl } from "../api-client";
+import { authenticateApiKey } from "../domain/api-keys";
+import { getDashboardApiKey } from "../domain/bootstrap";
+import { getServerContext } from "../runtime";
+
+/**
+ * The dashboard's client of the public API for one account (dogfooding per
+ * account, ADR 0510): the account's own dashboard key, made on demand and
+ * stored sealed. MAILROOM_API_KEY, when set, serves the account it belongs
+ * to. Only lib/dashboard calls this, after the access check.
+ */
+
+const clients = new Map<string, ApiClient>();
+let configuredKeyAccount: Promise<string | undefined> | undefined;
+
+async function accountOfConfiguredKey(key: string): Promise<string | undefined> {
+  configuredKeyAccount ??= authenticateApiKey(getServerContext().database.db, `Bearer ${key}`).then((r) => (r.ok ? r.key.accountId : undefined));
+  return configuredKeyAccount;
+}
+
+export async function apiClientFor(accountId: string): Promise<ApiClient> {
+  const ctx = getServerContext();
+  const base = defaultApiBaseUrl(ctx.config);
+  const configured = ctx.config.dashboard.apiKey;
+  const key =
+    configured && (await accountOfConfiguredKey(configured)) === accountId
+      ? configured
+      : await getDashboardApiKey(ctx.database.db, { accountId, secret: ctx.config.auth.secret });
+  if (!key) throw new Error("No such account");
+  const cacheKey = `${base} ${key}`;
+  let client = clients.get(cacheKey);
+  if (!client) {
+    client = createApiClient({ baseUrl: base, apiKey: key });
+    clients.set(cacheKey, client);
+  }
+  return client;
+}

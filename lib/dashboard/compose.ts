@@ -1,0 +1,12 @@
+import "server-only";
+import { listSenderDomains } from "../domain/sender-domains";
+import { getServerContext } from "../runtime";
+import type { AccountAccess } from "./decide";
+import { assertArea } from "./guard";
+
+/** The From domains of the account, for the composer. */
+export async function composeDomains(access: AccountAccess): Promise<{ name: string; verified: boolean }[]> {
+  assertArea(access, "compose");
+  const rows = await listSenderDomains(getServerContext().database.db, access.account.accountId);
+  return rows.map((d) => ({ name: d.name, verified: d.status === "verified" }));
+}

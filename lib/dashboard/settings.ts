@@ -1,0 +1,136 @@
+import "server-only";
+import { createApiKey, listApiKeys, revokeApiKey } from "../domain/api-keys";
+import { clearDashboardKeyCache } from "../domain/bootstrap";
+import { checkDomainDns, describeFailedCheck } from "../domain/domain-verification";
+import { addSenderDomain, dnsRecordsFor, listSenderDomains, markDomainVerified, type DnsRecord } from "../domain/sender-domains";
+import { addStaffUser, getStaffUser, grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff-users";
+import { addSuppression, listSuppressions, removeSuppression } from "../domain/suppressions";
+import { getServerContext } from "../runtime";
+import type { AccountAccess } from "./decide";
+import { refuse } from "./refusal";
+import { assertArea } from "./guard";
+
+export type { DnsRecord } from "../domain/sender-domains";
+
+/**
+ * Settings of one account (admin of that account): API keys, sender
+ * domains, suppressions and the account's members. The same domain
+ * functions the CLI uses, always with the account of the URL.
+ */
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const db = () => getServerContext().database.db;
+
+export interface SettingsData {
+  keys: { id: string; label: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }[];
+  domains: { id: string; name: string; status: string; verifiedAt: string | null; records: DnsRecord[] }[];
+  suppressions: { email: string; reason: string; detail: string; createdAt: string; messageId: string | null }[];
+  members: { email: string; name: string; role: string; lastLoginAt: string | null }[];
+}
+
+export async function loadSettings(access: AccountAccess, query: { q?: string }): Promise<SettingsData> {
+  assertArea(access, "settings");
+  const accountId = access.account.accountId;
+  const ctx = getServerContext();
+  const [keys, domains, suppressions, users] = await Promise.all([
+    listApiKeys(db(), accountId),
+    listSenderDomains(db(), accountId),
+    listSuppressions(db(), accountId, { search: query.q || undefined, limit: 200 }),
+    listStaffWithMemberships(db(), { accountId }),
+  ]);
+  return {
+    keys: keys.map((k) => ({
+      id: k.id,
+      label: k.label,
+      prefix: k.prefix,
+      createdAt: k.createdAt.toISOString(),
+      lastUsedAt: iso(k.lastUsedAt),
+      revokedAt: iso(k.revokedAt),
+    })),
+    domains: domains.map((d) => ({
+      id: d.id,
+      name: d.name,
+      status: d.status,
+      verifiedAt: iso(d.verifiedAt),
+      records: dnsRecordsFor(d, { bounceDomain: ctx.config.delivery.bounceDomain }),
+    })),
+    suppressions: suppressions.map((s) => ({ email: s.email, reason: s.reason, detail: s.detail, createdAt: s.createdAt.toISOString(), messageId: s.messageId })),
+    members: users.map((u) => ({
+      email: u.email,
+      name: u.name,
+      role: u.memberships.find((m) => m.accountId === accountId)?.role ?? u.role,
+      lastLoginAt: iso(u.lastLoginAt),
+    })),
+  };
+}
+
+export async function createKey(access: AccountAccess, label: string): Promise<{ apiKey: string; prefix: string }> {
+  assertArea(access, "settings");
+  const { key, apiKey } = await createApiKey(db(), access.account.accountId, label);
+  return { apiKey, prefix: key.prefix };
+}
+
+export async function revokeKey(access: AccountAccess, keyId: string): Promise<null> {
+  assertArea(access, "settings");
+  const revoked = await revokeApiKey(db(), keyId, access.account.accountId);
+  // The dashboard's own key may be the one revoked: the next lookup makes a new one.
+  clearDashboardKeyCache();
+  if (!revoked) refuse("No such active key (it may be revoked already)");
+  return null;
+}
+
+export async function addDomain(access: AccountAccess, name: string): Promise<{ name: string }> {
+  assertArea(access, "settings");
+  const row = await addSenderDomain(db(), access.account.accountId, name);
+  return { name: row.name };
+}
+
+export async function verifyDomain(access: AccountAccess, domainId: string): Promise<{ verified: boolean; detail: string }> {
+  assertArea(access, "settings");
+  const domain = (await listSenderDomains(db(), access.account.accountId)).find((d) => d.id === domainId);
+  if (!domain) refuse("No such domain");
+  if (domain.status === "verified") return { verified: true, detail: `${domain.name} is verified` };
+  const check = await checkDomainDns(domain);
+  if (!check.verified) return { verified: false, detail: describeFailedCheck(check) };
+  await markDomainVerified(db(), domain.id);
+  return { verified: true, detail: `${domain.name} is verified${check.dkimFound ? "" : " (the DKIM record is not published yet)"}` };
+}
+
+export async function suppress(access: AccountAccess, email: string): Promise<{ added: boolean }> {
+  assertArea(access, "settings");
+  const added = await addSuppression(db(), { accountId: access.account.accountId, email, reason: "manual", detail: "Added in the dashboard" });
+  return { added };
+}
+
+export async function unsuppress(access: AccountAccess, email: string): Promise<null> {
+  assertArea(access, "settings");
+  if (!(await removeSuppression(db(), access.account.accountId, email))) refuse("That address is not on the suppression list");
+  return null;
+}
+
+/** Adds a member: a new staff user (with a password), or an existing one given a role here. */
+export async function addMember(access: AccountAccess, input: { email: string; role: string; password: string; name?: string }): Promise<null> {
+  assertArea(access, "settings");
+  const accountId = access.account.accountId;
+  if (await getStaffUser(db(), input.email)) await grantMembership(db(), input.email, accountId, input.role);
+  else await addStaffUser(db(), { ...input, accountId });
+  return null;
+}
+
+export async function changeMemberRole(access: AccountAccess, email: string, role: string): Promise<null> {
+  assertArea(access, "settings");
+  if (!(await isMember(access, email))) refuse(`${email} is not a member of this account`);
+  await grantMembership(db(), email, access.account.accountId, role);
+  return null;
+}
+
+export async function removeMember(access: AccountAccess, email: string): Promise<null> {
+  assertArea(access, "settings");
+  await revokeMembership(db(), email, access.account.accountId);
+  return null;
+}
+
+async function isMember(access: AccountAccess, email: string): Promise<boolean> {
+  const members = await listStaffWithMemberships(db(), { accountId: access.account.accountId });
+  return members.some((m) => m.email === email.trim().toLowerCase());
+}

@@ -1,0 +1,22 @@
+import "server-only";
+import { changeOwnPassword, getStaffUser, MIN_PASSWORD_LENGTH } from "../domain/staff-users";
+import { getServerContext } from "../runtime";
+
+/** What the sign-in and password pages need (not scoped by account). */
+
+export { throttleMessage } from "../domain/sign-in-throttle";
+export { DomainError } from "../domain/accounts";
+export { MIN_PASSWORD_LENGTH };
+
+export function oidcEnabled(): boolean {
+  return Boolean(getServerContext().config.auth.oidc);
+}
+
+/** Signed in with a password generated for them (ADR 0505). */
+export async function mustChangePassword(email: string): Promise<boolean> {
+  return (await getStaffUser(getServerContext().database.db, email))?.mustChangePassword === true;
+}
+
+export async function changeMyPassword(email: string, current: string, next: string): Promise<void> {
+  await changeOwnPassword(getServerContext().database.db, email, current, next);
+}

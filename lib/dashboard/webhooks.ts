@@ -1,0 +1,64 @@
+import "server-only";
+import { getAccount, rotateSigningKey } from "../domain/accounts";
+import { sendTestNotification } from "../webhooks/test-notification";
+import { listWebhookAttempts, type WebhookAttempt } from "../domain/webhooks";
+import { getServerContext } from "../runtime";
+import type { AccountAccess } from "./decide";
+import { refuse } from "./refusal";
+import { assertArea } from "./guard";
+
+export type { WebhookAttempt } from "../domain/webhooks";
+
+/** What the public API cannot express about an account's webhooks: attempts, test notification, signing key. */
+
+export function webhookSettings(): { allowPrivate: boolean } {
+  return { allowPrivate: getServerContext().config.webhooks.allowPrivate };
+}
+
+export async function listAttempts(access: AccountAccess, webhookId: number): Promise<{ attempts: WebhookAttempt[] }> {
+  assertArea(access, "webhooks");
+  const attempts = await listWebhookAttempts(getServerContext().database.db, access.account.accountId, webhookId, { limit: 50 });
+  if (!attempts) refuse("That webhook does not exist any more");
+  return { attempts };
+}
+
+export interface TestResult {
+  statusCode: number;
+  body: string;
+  durationMs: number;
+  error: string | null;
+  webhookId: string;
+  eventData: string;
+}
+
+export async function sendTest(access: AccountAccess, webhookId: number): Promise<{ result: TestResult }> {
+  assertArea(access, "webhooks");
+  const ctx = getServerContext();
+  const result = await sendTestNotification(ctx.database.db, access.account.accountId, webhookId, {
+    timeoutMs: ctx.config.webhooks.timeoutMs,
+    allowPrivate: ctx.config.webhooks.allowPrivate,
+  });
+  if (!result) refuse("That webhook does not exist any more");
+  return {
+    result: {
+      statusCode: result.statusCode,
+      body: result.body,
+      durationMs: result.durationMs,
+      error: result.error ?? null,
+      webhookId: result.webhookMessageId,
+      eventData: JSON.stringify(result.eventData, null, 2),
+    },
+  };
+}
+
+export async function revealSigningKey(access: AccountAccess): Promise<{ key: string }> {
+  assertArea(access, "webhooks");
+  const account = await getAccount(getServerContext().database.db, access.account.accountId);
+  if (!account) refuse("The account was not found");
+  return { key: account.webhookSigningKey };
+}
+
+export async function rotateKey(access: AccountAccess): Promise<{ key: string }> {
+  assertArea(access, "webhooks");
+  return { key: await rotateSigningKey(getServerContext().database.db, access.account.accountId) };
+}
