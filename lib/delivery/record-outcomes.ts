@@ -3,7 +3,8 @@ import type { AppContext } from "../context";
 import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
 import { createGroupCommit } from "../storage/group-commit";
-import { QUEUE, type DeliverJob } from "../queue/jobs";
+import { enqueue } from "../queue/boss";
+import { deliverQueue } from "../queue/jobs";
 import { withTransaction, type Tx } from "../storage/transaction";
 import type { Classification } from "./classify";
 import { nextAttemptAt, type RetryPolicy } from "./retry-schedule";
@@ -151,8 +152,8 @@ async function writeRounds(tx: Tx, ctx: AppContext, policy: RetryPolicy, rounds:
     }
     const round = roundPlans[0]?.round;
     for (const [at, recipientIds] of retries) {
-      const job: DeliverJob = { messageId: round!.messageId, recipientIds, requestId: round!.requestId };
-      await ctx.boss.send(QUEUE.deliver, job as unknown as object, { startAfter: new Date(at), db: tx.sql } as never);
+      const job = { messageId: round!.messageId, recipientIds, ...(round!.requestId && { requestId: round!.requestId }) };
+      await enqueue(ctx.boss, deliverQueue, job, { startAfter: new Date(at), db: tx.sql });
     }
     retryTimes.push([...retries.keys()]);
   }
