@@ -4,8 +4,9 @@ import { z } from "zod";
  * The queues and what their jobs carry, each defined once: name, payload
  * schema and retry policy. Jobs refer to rows by id; the rows are the truth,
  * a job only says "look at this now". Enqueuers (lib/domain) import these;
- * the handlers live with their feature and are bound to a queue by the
- * runner (lib/queue/runner.ts), which parses every payload with its schema.
+ * the handlers live with their feature and are bound to a queue where its
+ * loop starts (lib/queue/worker-loop.ts), which parses every payload with
+ * its schema.
  */
 
 export interface RetryPolicy {
