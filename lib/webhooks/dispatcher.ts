@@ -75,8 +75,13 @@ interface Held {
   settle: () => void;
 }
 
-/** Result batches written at once (the dispatcher's pool has 4 connections: claims, two record writers, hand-backs). */
-const MAX_RECORD_WRITES = 2;
+/** What a handled job leaves to write: its attempt, or its row handed back without one. */
+type Outcome =
+  | { kind: "record"; record: AttemptRecord; jobId: string }
+  | { kind: "release"; notificationId: number; jobId: string; delayMs: number };
+
+/** Outcome batches written at once (the dispatcher's pool has 4 connections: the runner's fetches, claims and two writers). */
+const MAX_WRITES = 2;
 
 export class NotificationDispatcher {
   private stopping = false;
@@ -91,8 +96,7 @@ export class NotificationDispatcher {
   private readonly held = new Map<number, Held>();
   private readonly claim: (item: { notificationId: number; jobId: string }) => Promise<ClaimedNotification | null>;
   private readonly completeStale: (jobId: string) => Promise<void>;
-  private readonly record: (item: { record: AttemptRecord; jobId: string }) => Promise<void>;
-  private readonly release: (item: { notificationId: number; jobId: string; delayMs: number }) => Promise<void>;
+  private readonly write: (item: Outcome) => Promise<void>;
 
   /**
    * `database`: the dispatcher's own connections, with synchronous_commit off
@@ -136,28 +140,23 @@ export class NotificationDispatcher {
       },
       { maxBatch: 500, maxInFlight: 1 },
     );
-    this.record = createGroupCommit(
-      async (items: { record: AttemptRecord; jobId: string }[]) => {
+    // Results and hand-backs share the writers (at most MAX_WRITES at a time): with the claims and the
+    // runner's fetches they never need more connections than the pool has.
+    this.write = createGroupCommit(
+      async (items: Outcome[]) => {
+        if (this.closed) return items.map(() => undefined);
         const t0 = performance.now();
-        if (!this.closed) {
+        const records = items.filter((i) => i.kind === "record");
+        const releases = items.filter((i) => i.kind === "release");
+        if (records.length > 0) {
           await recordAttempts(
             database,
             ctx.boss,
-            items.map((p) => p.record),
-            items.map((p) => p.jobId),
+            records.map((p) => p.record),
+            records.map((p) => p.jobId),
           );
         }
-        this.stats.flushes++;
-        this.stats.flushedRecords += items.length;
-        this.stats.flushMs += performance.now() - t0;
-        return items.map(() => undefined);
-      },
-      { maxBatch: 200, maxInFlight: MAX_RECORD_WRITES },
-    );
-    this.release = createGroupCommit(
-      async (items: { notificationId: number; jobId: string; delayMs: number }[]) => {
-        if (this.closed) return items.map(() => undefined);
-        for (const [delayMs, group] of groupBy(items, (r) => r.delayMs)) {
+        for (const [delayMs, group] of groupBy(releases, (r) => r.delayMs)) {
           await releaseNotifications(
             database,
             ctx.boss,
@@ -166,9 +165,12 @@ export class NotificationDispatcher {
             delayMs,
           );
         }
+        this.stats.flushes++;
+        this.stats.flushedRecords += records.length;
+        this.stats.flushMs += performance.now() - t0;
         return items.map(() => undefined);
       },
-      { maxBatch: 500, maxInFlight: 1 },
+      { maxBatch: 250, maxInFlight: MAX_WRITES },
     );
   }
 
@@ -209,7 +211,7 @@ export class NotificationDispatcher {
     this.held.delete(notificationId);
     this.stats.handedBack++;
     try {
-      await this.release({ notificationId, jobId: held.jobId, delayMs: this.stopping ? 0 : delayMs });
+      await this.write({ kind: "release", notificationId, jobId: held.jobId, delayMs: this.stopping ? 0 : delayMs });
     } catch (err) {
       this.ctx.log.warn({ err, notificationId }, "handing a webhook notification back failed; its claim expires");
     } finally {
@@ -230,14 +232,19 @@ export class NotificationDispatcher {
     } finally {
       this.activePosts--;
     }
-    const held = this.held.get(n.id);
+    // The destination's slot frees now; the result is written with others meanwhile.
+    void this.writeResult(record);
+  }
+
+  private async writeResult(record: AttemptRecord): Promise<void> {
+    const held = this.held.get(record.notificationId);
     if (!held) return; // handed back at stop while it ran: the late result is dropped
-    this.held.delete(n.id);
+    this.held.delete(record.notificationId);
     try {
-      await this.record({ record, jobId: held.jobId });
+      await this.write({ kind: "record", record, jobId: held.jobId });
     } catch (err) {
       // The row stays claimed until its lease ends; its job expires and runs again.
-      this.ctx.log.error({ err, notificationId: n.id }, "recording a webhook attempt failed");
+      this.ctx.log.error({ err, notificationId: record.notificationId }, "recording a webhook attempt failed");
     } finally {
       held.settle();
     }
