@@ -22,6 +22,8 @@ const MAY_IMPORT = {
   "lib/inbound": ["lib/domain", "lib/storage", "lib/tracking", "lib/contract", "lib/config.ts", "lib/context.ts"],
   "lib/webhooks": ["lib/domain", "lib/storage", "lib/queue", "lib/net", "lib/contract", "lib/config.ts", "lib/metrics.ts", "lib/context.ts"],
   "lib/dashboard": ["lib/auth", "lib/api-client", "lib/domain", "lib/inbound", "lib/webhooks", "lib/submission", "lib/contract", "lib/config.ts", "lib/runtime.ts", "lib/context.ts"],
+  "lib/maintenance": ["lib/delivery", "lib/webhooks", "lib/domain", "lib/queue", "lib/context.ts"],
+  "lib/workers": ["lib/delivery", "lib/inbound", "lib/webhooks", "lib/maintenance", "lib/domain", "lib/queue", "lib/context.ts"],
   "lib/submission": ["lib/domain", "lib/inbound", "lib/contract", "lib/config.ts", "lib/context.ts"],
   "lib/http": ["lib/domain", "lib/storage", "lib/contract", "lib/config.ts", "lib/context.ts"],
   "lib/api": ["lib/http", "lib/domain", "lib/storage", "lib/contract", "lib/tracking", "lib/webhooks", "lib/config.ts", "lib/context.ts", "lib/metrics.ts"],
@@ -38,10 +40,6 @@ const mayImportRules = Object.entries(MAY_IMPORT).map(([from, allowed]) => ({
   severity: "error",
   from: {
     path: asPath(from),
-    // TEMPORARY, removed at the merge of the job-runner work (issue 13 item 2):
-    // lib/delivery/start.ts still starts the inbound SMTP servers; that
-    // composition moves out of lib/delivery there. Checked by the next rule.
-    ...(from === "lib/delivery" && { pathNot: "^lib/delivery/start\\.ts$" }),
   },
   to: { path: OURS, pathNot: [asPath(from), "^lib/logger\\.ts$", "^lib/json-worker\\.ts$", ...allowed.map(asPath)] },
 }));
@@ -66,13 +64,6 @@ export default {
       to: { circular: true },
     },
     ...mayImportRules,
-    {
-      // The one exception to lib/delivery's row (see above), for exactly this file.
-      name: "delivery-start-may-import",
-      severity: "error",
-      from: { path: "^lib/delivery/start\\.ts$" },
-      to: { path: OURS, pathNot: ["^lib/delivery/", "^lib/logger\\.ts$", "^lib/inbound/", ...MAY_IMPORT["lib/delivery"].map(asPath)] },
-    },
     {
       name: "domain-is-framework-free",
       comment: "lib/domain never imports Next, React, Auth.js or Hono.",

@@ -10,13 +10,12 @@ import http from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { createApiApp, isApiPath } from "./lib/api/app";
 import { buildConfig, type Config } from "./lib/config";
-import { startDelivery } from "./lib/delivery/start";
 import { ensureFirstStart, type FirstStartReport } from "./lib/domain/bootstrap";
 import { CLIENT_ADDRESS_HEADER } from "./lib/domain/client-ip";
 import type { AppContext } from "./lib/context";
 import { createLogger } from "./lib/logger";
 import { createStopStack, openProcessContext } from "./lib/process-context";
-import { startNotifications } from "./lib/webhooks/start";
+import { startWorkers } from "./lib/workers/start-workers";
 import { startSubmissionServer } from "./lib/submission/submission-server";
 
 export interface StartOptions {
@@ -83,10 +82,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
     // Delivery and notification workers last: they build tracking URLs from
     // the public URL, and anything accepted before they run waits in the queue.
-    const delivery = await startDelivery(ctx, { workers: config.workers.mode === "inline" });
-    stack.push(delivery.stop);
-    const notifications = await startNotifications(ctx, { workers: config.workers.mode === "inline" });
-    stack.push(notifications.stop);
+    const workers = await startWorkers(ctx, { workers: config.workers.mode === "inline" });
+    stack.push(workers.stop);
     return { ctx, url: `http://${hostForUrl}:${port}`, port, firstStart, stop: stack.stopAll };
   } catch (err) {
     await stack.stopAll();

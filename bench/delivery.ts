@@ -5,7 +5,7 @@
  * temp dir, or BENCH_DATABASE_URL) in this process, a local SMTP sink
  * (smtp-server answering 250 at once) as the relay, and 1 then 2 separate
  * delivery worker processes (test/support/delivery-worker.ts: storage +
- * queue + startDelivery({ workers: true, inbound: false })). For each worker
+ * queue + the deliver loop of startWorkers). For each worker
  * count:
  *   1. throughput: BENCH_MESSAGES (default 5000) messages are accepted
  *      with the workers stopped (by POST /email's use case, sendEmail, called

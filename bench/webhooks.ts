@@ -300,7 +300,7 @@ async function main() {
     const cpu = process.cpuUsage(cpu0);
     const st = workers.stats!;
     console.log(
-      `  dispatcher: ${st.fetches} fetches (${st.fetchedJobs} jobs) ${Math.round(st.fetchMs)} ms, claims ${Math.round(st.claimMs)} ms, ` +
+      `  dispatcher: ${st.claims} claims (${st.claimedJobs} jobs) ${Math.round(st.claimMs)} ms, ` +
         `${st.posts} posts avg ${(st.postMs / Math.max(1, st.posts)).toFixed(1)} ms, ${st.flushes} flushes (${st.flushedRecords} records) ${Math.round(st.flushMs)} ms, handed back ${st.handedBack}`,
     );
     console.log(

@@ -3,17 +3,16 @@
  * and webhook notifications) against the shared PostgreSQL, any number of
  * them beside the app processes. Same start order as server.ts minus the
  * HTTP server, the dashboard and first-start provisioning:
- * storage → migrations → queue → delivery workers → notification workers.
+ * storage → migrations → queue → job runner (deliver, notify, maintenance).
  * Stops in reverse. Importing this module starts nothing.
  */
 import type { Config } from "./config";
 import type { AppContext } from "./context";
-import { startDelivery } from "./delivery/start";
 import { createLogger } from "./logger";
 import { createStopStack, openProcessContext } from "./process-context";
 import { isEmbeddedServerRunning } from "./storage/embedded";
-import { startNotifications } from "./webhooks/start";
 import { serveWorkerMetrics } from "./worker-metrics";
+import { startWorkers } from "./workers/start-workers";
 
 export interface RunningWorkerProcess {
   ctx: AppContext;
@@ -35,10 +34,8 @@ export async function startWorkerProcess(options: { config: Config }): Promise<R
     const ctx = await openProcessContext(config, log, stack, { applicationName: "mailroom-worker" });
 
     // A worker process never opens the inbound SMTP port: the app process owns it.
-    const delivery = await startDelivery(ctx, { workers: true, inbound: false });
-    stack.push(delivery.stop);
-    const notifications = await startNotifications(ctx, { workers: true });
-    stack.push(notifications.stop);
+    const workers = await startWorkers(ctx, { workers: true, inbound: false });
+    stack.push(workers.stop);
     if (config.workerMetricsPort !== undefined) {
       const metrics = await serveWorkerMetrics(ctx, config.host, config.workerMetricsPort);
       stack.push(metrics.stop);

@@ -5,7 +5,8 @@ import type { Database } from "../storage/database";
 import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
 import { createGroupCommit } from "../storage/group-commit";
-import { QUEUE, type DeliverJob } from "../queue/jobs";
+import { enqueue } from "../queue/boss";
+import { deliverQueue } from "../queue/jobs";
 import { withTransaction, type Tx } from "../storage/transaction";
 import type { Classification } from "./classify";
 import { nextAttemptAt, type RetryPolicy } from "./retry-schedule";
@@ -153,8 +154,8 @@ async function writeRounds(tx: Tx, boss: PgBoss, policy: RetryPolicy, rounds: { 
     }
     const round = roundPlans[0]?.round;
     for (const [at, recipientIds] of retries) {
-      const job: DeliverJob = { messageId: round!.messageId, recipientIds, requestId: round!.requestId };
-      await boss.send(QUEUE.deliver, job as unknown as object, { startAfter: new Date(at), db: tx.sql } as never);
+      const job = { messageId: round!.messageId, recipientIds, ...(round!.requestId && { requestId: round!.requestId }) };
+      await enqueue(boss, deliverQueue, job, { startAfter: new Date(at), db: tx.sql });
     }
     retryTimes.push([...retries.keys()]);
   }

@@ -1,28 +1,36 @@
 import pino from "pino";
+import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import type { PgBoss } from "./boss";
-import { startJobLoop } from "./worker-loop";
+import type { QueueSpec } from "./jobs";
+import { startJobLoop, type JobSource } from "./worker-loop";
 
 /** The slice of pg-boss the loop uses, over an in-memory list (pg-boss itself is exercised by the integration tests). */
-function fakeBoss(jobs: { id: string; data: number }[]) {
+function fakeBoss(jobs: { id: string; data: unknown }[]) {
   const completed: string[] = [];
   const failed: string[] = [];
+  const failedForGood: { id: string; reason: string }[] = [];
   let fetches = 0;
-  const boss = {
-    async fetch(_name: string, options: { batchSize: number }) {
+  const boss: JobSource = {
+    async fetch(_name, options) {
       fetches++;
-      return jobs.splice(0, options.batchSize);
+      return jobs.splice(0, options.batchSize ?? 1);
     },
-    async complete(_name: string, ids: string[]) {
-      completed.push(...ids);
-    },
-    async fail(_name: string, id: string) {
+    async fail(_name, id) {
       failed.push(id);
     },
+    getDb: () => ({
+      // completeJobs and failJobForGood (job-sql.ts): ($1 name, $2 ids | id, $3 output).
+      async executeSql(text: string, values: unknown[]) {
+        if (text.includes("'completed'") && text.includes("UNNEST")) completed.push(...(values[1] as string[]));
+        else if (text.includes("'failed'")) failedForGood.push({ id: values[1] as string, reason: JSON.parse(values[2] as string).message });
+        return { rows: [] };
+      },
+    }),
   };
-  return { boss: boss as unknown as PgBoss, completed, failed, fetches: () => fetches };
+  return { boss, completed, failed, failedForGood, fetches: () => fetches };
 }
 
+const numbers: QueueSpec<number> = { name: "q", schema: z.number().int(), policy: { retryLimit: 1, retryDelay: 1, retryBackoff: false } };
 const log = pino({ level: "silent" });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -31,8 +39,8 @@ describe("startJobLoop", () => {
     const f = fakeBoss(Array.from({ length: 20 }, (_, i) => ({ id: `j${i}`, data: i })));
     let running = 0;
     let peak = 0;
-    const loop = startJobLoop<number>(f.boss, {
-      queue: "q",
+    const loop = startJobLoop(f.boss, {
+      queue: numbers,
       concurrency: 4,
       pollIntervalMs: 1000,
       log,
@@ -52,11 +60,52 @@ describe("startJobLoop", () => {
     expect(f.completed.sort()).toEqual(expected.sort());
   });
 
+  it("fails a job whose payload does not parse, with the reason, without calling the handler or stopping", async () => {
+    const f = fakeBoss([
+      { id: "bad", data: { not: "a number" } },
+      { id: "good", data: 3 },
+    ]);
+    const seen: number[] = [];
+    const loop = startJobLoop(f.boss, { queue: numbers, concurrency: 1, pollIntervalMs: 1000, log, handler: async (n) => void seen.push(n) });
+    for (let i = 0; i < 50 && f.completed.length === 0; i++) await sleep(5);
+    await loop.stop();
+    expect(seen).toEqual([3]);
+    expect(f.completed).toEqual(["good"]);
+    expect(f.failed).toEqual([]);
+    expect(f.failedForGood).toEqual([{ id: "bad", reason: expect.stringMatching(/^Invalid q payload \(payload: .+\); not retried$/) }]);
+  });
+
+  it("leaves completion to a handler that settles its own jobs", async () => {
+    const f = fakeBoss([{ id: "own", data: 1 }]);
+    let ran = false;
+    const loop = startJobLoop(f.boss, {
+      queue: numbers,
+      concurrency: 2,
+      pollIntervalMs: 1000,
+      log,
+      completion: "handler",
+      handler: async () => void (ran = true),
+    });
+    for (let i = 0; i < 50 && !ran; i++) await sleep(5);
+    await loop.stop();
+    expect(ran).toBe(true);
+    expect(f.completed).toEqual([]);
+  });
+
+  it("fetches at most maxBatch jobs at a time", async () => {
+    const f = fakeBoss(Array.from({ length: 10 }, (_, i) => ({ id: `j${i}`, data: i })));
+    const loop = startJobLoop(f.boss, { queue: numbers, concurrency: 10, maxBatch: 3, pollIntervalMs: 1000, log, handler: async () => void (await sleep(5)) });
+    for (let i = 0; i < 100 && f.completed.length < 10; i++) await sleep(5);
+    await loop.stop();
+    expect(f.completed).toHaveLength(10);
+    expect(f.fetches()).toBeGreaterThanOrEqual(4);
+  });
+
   it("fetches at once when notified instead of waiting for the poll", async () => {
-    const jobs: { id: string; data: number }[] = [];
+    const jobs: { id: string; data: unknown }[] = [];
     const f = fakeBoss(jobs);
     const seen: number[] = [];
-    const loop = startJobLoop<number>(f.boss, { queue: "q", concurrency: 2, pollIntervalMs: 60_000, log, handler: async (n) => void seen.push(n) });
+    const loop = startJobLoop(f.boss, { queue: numbers, concurrency: 2, pollIntervalMs: 60_000, log, handler: async (n) => void seen.push(n) });
     await sleep(20);
     jobs.push({ id: "late", data: 42 });
     loop.notify();
@@ -69,8 +118,8 @@ describe("startJobLoop", () => {
   it("waits for jobs in flight when stopped", async () => {
     const f = fakeBoss([{ id: "slow", data: 1 }]);
     let finished = false;
-    const loop = startJobLoop<number>(f.boss, {
-      queue: "q",
+    const loop = startJobLoop(f.boss, {
+      queue: numbers,
       concurrency: 1,
       pollIntervalMs: 1000,
       log,

@@ -1,13 +1,20 @@
 import type { Logger } from "../logger";
 import { createGroupCommit } from "../storage/group-commit";
-import type { PgBoss } from "./boss";
+import type { PgBoss, QueueDb } from "./boss";
+import { completeJobs, failJobForGood } from "./job-sql";
+import type { QueueSpec } from "./jobs";
+import { parsePayload } from "./payload";
 
 /**
- * A job loop with real concurrency: keeps up to `concurrency` jobs of one
- * queue in flight, fetching more as soon as a slot frees (pg-boss's own
- * `work` completes a batch only when its slowest job is done). Jobs are
- * completed or failed one by one, completions group-committed. `notify()`
- * fetches at once (new work announced); otherwise it polls.
+ * The job runner's loop, the one place that fetches, completes and fails
+ * jobs: keeps up to `concurrency` jobs of one queue in flight, fetching more
+ * as soon as a slot frees (pg-boss's own `work` completes a batch only when
+ * its slowest job is done). Each payload is parsed with its queue's schema;
+ * one that does not parse is failed for good with the reason, its handler
+ * never called. A handler that throws fails its job (pg-boss retries it per
+ * the queue's policy); one that resolves completes it, completions
+ * group-committed. `notify()` fetches at once (new work announced);
+ * otherwise it polls.
  */
 
 export interface JobLoop {
@@ -17,24 +24,40 @@ export interface JobLoop {
 }
 
 export interface JobLoopOptions<T> {
-  queue: string;
+  queue: QueueSpec<T>;
   concurrency: number;
   pollIntervalMs: number;
+  /** Largest fetch (pg-boss sorts the due backlog per fetch: larger batches amortise that). Default `concurrency`. */
+  maxBatch?: number;
   handler: (data: T, job: { id: string }) => Promise<void>;
+  /**
+   * "runner" (default): the loop completes a job whose handler resolved.
+   * "handler": the handler completes (or hands back) its job itself, in the
+   * transaction that records its outcome; the loop only frees the slot.
+   */
+  completion?: "runner" | "handler";
   log: Logger;
   /** Where fetch/complete/fail run (default pg-boss's own pool); a prepared-statement adapter saves their planning. */
-  db?: { executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> };
+  db?: QueueDb;
 }
 
-type CompleteWithDb = (name: string, ids: string[], data: null, options: { db?: JobLoopOptions<unknown>["db"] }) => Promise<unknown>;
+/** The slice of pg-boss the loop uses (a fake in its unit tests). */
+export interface JobSource {
+  fetch(name: string, options: PgBoss.FetchOptions): Promise<{ id: string; data: unknown }[]>;
+  fail(name: string, id: string, data: object, options: PgBoss.ConnectionOptions): Promise<unknown>;
+  getDb(): QueueDb;
+}
 
-export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLoop {
+export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): JobLoop {
+  const name = options.queue.name;
+  const db = options.db ?? boss.getDb();
+  const maxBatch = options.maxBatch ?? options.concurrency;
   let running = true;
   let inFlight = 0;
   let wake: (() => void) | undefined;
   let wakeRequested = false;
   // While jobs run, fetch only once this many slots are free: fewer, larger fetches (an idle loop fetches at once).
-  const fetchAtFree = Math.max(1, Math.floor(options.concurrency / 4));
+  const fetchAtFree = Math.max(1, Math.min(maxBatch, Math.floor(options.concurrency / 4)));
   const idle: (() => void)[] = [];
 
   const signal = () => {
@@ -45,22 +68,33 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
   // Completions are group-committed: one statement for all jobs finished while the previous one ran.
   const complete = createGroupCommit(
     async (ids: string[]) => {
-      await (boss.complete as unknown as CompleteWithDb).call(boss, options.queue, ids, null, { db: options.db });
+      await completeJobs(db, name, ids);
       return ids.map(() => undefined);
     },
     { maxBatch: 500, maxInFlight: 1 },
   );
   const completing = new Set<Promise<unknown>>();
+  const track = (p: Promise<unknown>) => {
+    completing.add(p);
+    void p.finally(() => completing.delete(p));
+  };
 
-  const run = async (job: { id: string; data: T }) => {
+  const run = async (job: { id: string; data: unknown }) => {
     try {
-      await options.handler(job.data, job);
-      const done = complete(job.id).catch((err: Error) => options.log.warn({ err, queue: options.queue }, "completing jobs failed"));
-      completing.add(done);
-      void done.finally(() => completing.delete(done));
+      const payload = parsePayload(options.queue, job.data);
+      if (!payload.ok) {
+        options.log.error({ queue: name, jobId: job.id, reason: payload.reason }, "job payload refused; failed without retry");
+        track(failJobForGood(db, name, job.id, payload.reason).catch((err: Error) => options.log.warn({ err, queue: name }, "failing a job failed")));
+        return;
+      }
+      await options.handler(payload.data, job);
+      if (options.completion !== "handler") {
+        track(complete(job.id).catch((err: Error) => options.log.warn({ err, queue: name }, "completing jobs failed")));
+      }
     } catch (err) {
-      options.log.warn({ err, queue: options.queue, jobId: job.id }, "job failed; pg-boss will retry it");
-      await boss.fail(options.queue, job.id, { message: (err as Error).message }, { db: options.db }).catch(() => {});
+      options.log.warn({ err, queue: name, jobId: job.id }, "job failed; pg-boss will retry it");
+      const message = err instanceof Error ? err.message : String(err);
+      await boss.fail(name, job.id, { message }, { db }).catch(() => {});
     } finally {
       inFlight--;
       if (inFlight === 0) idle.splice(0).forEach((f) => f());
@@ -73,18 +107,18 @@ export function startJobLoop<T>(boss: PgBoss, options: JobLoopOptions<T>): JobLo
       wakeRequested = false;
       // Let the other jobs finishing in this tick free their slots too: one fetch for all of them.
       if (inFlight > 0) await new Promise((r) => setImmediate(r));
-      const free = options.concurrency - inFlight;
+      const free = Math.min(options.concurrency - inFlight, maxBatch);
       let fetched = 0;
       if (free > 0 && (inFlight === 0 || free >= fetchAtFree)) {
         try {
-          const jobs = (await boss.fetch<T>(options.queue, { batchSize: free, db: options.db })) ?? [];
+          const jobs = await boss.fetch(name, { batchSize: free, db });
           fetched = jobs.length;
           for (const job of jobs) {
             inFlight++;
-            void run(job as { id: string; data: T });
+            void run(job);
           }
         } catch (err) {
-          if (running) options.log.warn({ err, queue: options.queue }, "fetching jobs failed");
+          if (running) options.log.warn({ err, queue: name }, "fetching jobs failed");
         }
       }
       if (!running) break;

@@ -1,6 +1,7 @@
 import type pg from "pg";
-import type { PgBoss } from "../queue/boss";
-import { QUEUE, type NotifyJob } from "../queue/jobs";
+import { enqueueMany, type PgBoss } from "../queue/boss";
+import { completeJobs as completeQueueJobs } from "../queue/job-sql";
+import { notifyQueue } from "../queue/jobs";
 import type { Database } from "../storage/database";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { preparedSql } from "../storage/prepared-sql";
@@ -84,7 +85,7 @@ export interface AttemptRecord {
  */
 export async function recordAttempts(database: Database, boss: PgBoss, records: AttemptRecord[], jobIds: string[]): Promise<void> {
   const recorded = await withTransaction(database, async (tx) => {
-    await completeJobs(tx, boss, jobIds);
+    await completeJobs(tx, jobIds);
     if (records.length === 0) return [];
     const { rows } = await tx.client.query<{ id: number; retry_ms: number | null }>({
       name: "mailroom_webhook_record_attempts",
@@ -188,14 +189,13 @@ export async function releaseNotifications(
       );
       await sendNotifyJobs(tx, boss, rows.map((r) => ({ notificationId: r.id, delayMs })));
     }
-    await completeJobs(tx, boss, jobIds);
+    await completeJobs(tx, jobIds);
   });
 }
 
 /** Completes jobs that found nothing to do (row done, cancelled, deleted, or claimed by another job). */
 export async function completeStaleJobs(boss: PgBoss, jobIds: string[]): Promise<void> {
-  if (jobIds.length === 0) return;
-  await boss.complete(QUEUE.notify, jobIds);
+  await completeQueueJobs(boss.getDb(), notifyQueue.name, jobIds);
 }
 
 /**
@@ -222,21 +222,18 @@ export async function sweepOverdue(database: Database, boss: PgBoss, overdueMs: 
 }
 
 async function sendNotifyJobs(tx: Tx, boss: PgBoss, jobs: { notificationId: number; delayMs: number }[]): Promise<void> {
-  if (jobs.length === 0) return;
-  await boss.insert(
+  await enqueueMany(
+    boss,
+    notifyQueue,
     jobs.map((j) => ({
-      name: QUEUE.notify,
-      data: { notificationId: j.notificationId } satisfies NotifyJob,
+      payload: { notificationId: j.notificationId },
       // Relative to the database's clock, like next_attempt_at above.
       ...(j.delayMs > 0 && { startAfter: `${Math.ceil(j.delayMs)} milliseconds` }),
     })),
-    { db: preparedSql(tx.client) },
+    preparedSql(tx.client),
   );
 }
 
-async function completeJobs(tx: Tx, boss: PgBoss, jobIds: string[]): Promise<void> {
-  if (jobIds.length === 0) return;
-  // pg-boss 10 takes (name, ids, data, options) whatever its typings say.
-  const complete = boss.complete.bind(boss) as unknown as (name: string, ids: string[], data: null, options: { db: Tx["sql"] }) => Promise<void>;
-  await complete(QUEUE.notify, jobIds, null, { db: preparedSql(tx.client) });
+async function completeJobs(tx: Tx, jobIds: string[]): Promise<void> {
+  await completeQueueJobs(preparedSql(tx.client), notifyQueue.name, jobIds);
 }

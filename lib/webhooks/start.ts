@@ -1,20 +1,71 @@
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
 import type { AppContext } from "../context";
+import { notifyQueue } from "../queue/jobs";
+import { listenForWork } from "../queue/listen";
+import { startJobLoop } from "../queue/worker-loop";
+import type { Database, Db } from "../storage/database";
+import { preparedSql } from "../storage/prepared-sql";
 import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher";
+import { WAKE_CHANNEL } from "../domain/notification-outbox";
 
 /**
- * Starts the `notify` queue workers when `workers` is set (server.ts, or
- * `mailroom worker`). Without workers, notifications wait in the outbox and
- * their jobs in the queue until some process runs them.
+ * Starts the `notify` queue workers when `workers` is set: the dispatcher as
+ * the handler of a job loop on the runner, woken by the fan-out's NOTIFY.
+ * Without workers, notifications wait in the outbox and their jobs in the
+ * queue until some process runs them. (The sweep of overdue notifications
+ * and the purge of their history are maintenance jobs, lib/maintenance.)
  */
 export async function startNotifications(
   ctx: AppContext,
   options: { workers: boolean; dispatcher?: Partial<DispatcherOptions> },
 ): Promise<{ stop(): Promise<void>; stats?: DispatcherStats }> {
   if (!options.workers) return { stop: async () => {} };
-  const dispatcher = new NotificationDispatcher(ctx, {
-    ...defaultDispatcherOptions(ctx.config.webhooks.timeoutMs),
-    ...options.dispatcher,
+  const dispatcherOptions = { ...defaultDispatcherOptions(ctx.config.webhooks.timeoutMs), ...options.dispatcher };
+  const database = openAsyncCommitDatabase(ctx.database.url);
+  const dispatcher = new NotificationDispatcher(ctx, database, dispatcherOptions);
+  const loop = startJobLoop(ctx.boss, {
+    queue: notifyQueue,
+    concurrency: dispatcherOptions.maxInFlight,
+    // pg-boss sorts the whole due backlog per fetch: larger batches amortise that.
+    maxBatch: 200,
+    pollIntervalMs: dispatcherOptions.pollIntervalMs,
+    log: ctx.log,
+    db: preparedSql(database.pool),
+    completion: "handler",
+    handler: (job, meta) => dispatcher.handle(job, meta),
   });
-  await dispatcher.start();
-  return { stop: () => dispatcher.stop(), stats: dispatcher.stats };
+  const listener = await listenForWork(ctx.database.url, WAKE_CHANNEL, () => loop.notify(), ctx.log, {
+    applicationName: "mailroom-webhooks-listen",
+  });
+  return {
+    stats: dispatcher.stats,
+    async stop() {
+      await listener.stop();
+      // Stop fetching first; the dispatcher then settles every job the loop still waits for.
+      const loopStopped = loop.stop();
+      await dispatcher.stop();
+      await loopStopped;
+      await database.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * The dispatcher's own connections, with synchronous_commit off: a claim, an
+ * attempt record or a hand-back lost in a database crash only means the
+ * notification is attempted again (at least once), so these commits need not
+ * wait for the WAL flush. The fan-out (the caller's transaction) keeps full
+ * durability.
+ */
+function openAsyncCommitDatabase(url: string): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 4,
+    application_name: "mailroom-webhooks",
+    options: "-c synchronous_commit=off",
+    idleTimeoutMillis: 30_000,
+  });
+  pool.on("error", () => {});
+  return { url, pool, db: drizzle(pool) as unknown as Db, close: () => pool.end() };
 }

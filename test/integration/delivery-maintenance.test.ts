@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runMaintenance } from "../../lib/delivery/maintenance";
+import { retentionPurge } from "../../lib/maintenance/retention-purge";
+import { runMaintenance } from "../../lib/maintenance/run-now";
 import { createTestAccount } from "../support/fixtures";
 import { sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -55,8 +56,8 @@ describe("maintenance: retention purge", () => {
     expect(await count("SELECT count(*)::int AS n FROM limit_counters WHERE api_key_id = $1 AND window_start = $2", [apiKeyId, nowS - (nowS % day)])).toBe(1);
   });
 
-  it("is scheduled hourly on the maintenance queue", async () => {
+  it("is scheduled hourly on its own maintenance queue", async () => {
     const schedules = await app.ctx.boss.getSchedules();
-    expect(schedules.find((s) => s.name === "maintenance")).toMatchObject({ cron: "17 * * * *" });
+    expect(schedules.find((s) => s.name === retentionPurge.name)).toMatchObject({ cron: "19 * * * *" });
   });
 });

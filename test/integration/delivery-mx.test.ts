@@ -1,6 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDelivery, type DeliveryRuntime } from "../../lib/delivery/start";
+import { startWorkers, type RunningWorkers } from "../../lib/workers/start-workers";
 import type { MxResolver } from "../../lib/delivery/transports";
 import { createTestAccount } from "../support/fixtures";
 import { expectNoRecipientLeftQueued, sendViaApi, waitForEvent } from "../support/delivery-helpers";
@@ -15,7 +15,7 @@ import { startTestApp, type TestApp } from "../support/test-app";
 describe("mx delivery (MX lookup, A fallback, STARTTLS)", () => {
   let app: TestApp;
   let mx: SmtpSink;
-  let delivery: DeliveryRuntime;
+  let delivery: RunningWorkers;
   let apiKey: string;
   const lookups: string[] = [];
 
@@ -42,7 +42,7 @@ describe("mx delivery (MX lookup, A fallback, STARTTLS)", () => {
     // The test's MX servers listen on loopback: allowed here, refused by default (see below).
     app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_DELIVERY: "mx", MAILROOM_ALLOW_PRIVATE_MX: "true" });
     apiKey = (await createTestAccount(app.ctx)).apiKey;
-    delivery = await startDelivery(app.ctx, { workers: true, inbound: false, mx: { resolver, port: mx.port } });
+    delivery = await startWorkers(app.ctx, { workers: true, inbound: false, notifications: false, maintenance: false, mx: { resolver, port: mx.port } });
   });
   afterAll(async () => {
     // Every recipient this file accepted reached a final event (none left `queued`, none stranded).
@@ -83,7 +83,7 @@ describe("mx delivery (MX lookup, A fallback, STARTTLS)", () => {
 
 describe("mx delivery refuses private and reserved addresses by default", () => {
   let app: TestApp;
-  let delivery: DeliveryRuntime;
+  let delivery: RunningWorkers;
   let apiKey: string;
   let listener: net.Server;
   let connections = 0;
@@ -109,7 +109,7 @@ describe("mx delivery refuses private and reserved addresses by default", () => 
     };
     app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_DELIVERY: "mx" });
     apiKey = (await createTestAccount(app.ctx)).apiKey;
-    delivery = await startDelivery(app.ctx, { workers: true, inbound: false, mx: { resolver, port } });
+    delivery = await startWorkers(app.ctx, { workers: true, inbound: false, notifications: false, maintenance: false, mx: { resolver, port } });
   });
   afterAll(async () => {
     // Every recipient this file accepted reached a final event (none left `queued`, none stranded).

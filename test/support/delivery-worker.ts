@@ -1,16 +1,17 @@
 /**
  * A delivery worker process for tests (the crash test kills it with
- * SIGKILL): storage + queue + startDelivery({ workers: true, inbound: false })
+ * SIGKILL): storage + queue + the deliver loop of startWorkers (no inbound,
+ * notifications or maintenance)
  * on DATABASE_URL, configured from the environment like any process. Prints
  * "ready" once its job loop runs. Run with `node --import tsx`.
  */
 import { buildConfig } from "../../lib/config";
 import type { AppContext } from "../../lib/context";
-import { startDelivery } from "../../lib/delivery/start";
 import { createLogger } from "../../lib/logger";
 import { buildAppContext } from "../../lib/process-context";
 import { startQueue } from "../../lib/queue/boss";
 import { openDatabase } from "../../lib/storage/database";
+import { startWorkers } from "../../lib/workers/start-workers";
 
 const config = buildConfig(process.env);
 const log = createLogger(config.logLevel, { role: "test-worker" });
@@ -20,7 +21,7 @@ const boss = await startQueue(config.databaseUrl!, {
   onError: (err) => log.warn({ err }, "queue error"),
 });
 const ctx: AppContext = buildAppContext({ config, database, boss, log });
-const delivery = await startDelivery(ctx, { workers: true, inbound: false });
+const delivery = await startWorkers(ctx, { workers: true, inbound: false, notifications: false, maintenance: false });
 process.stdout.write("ready\n");
 
 const shutdown = async () => {

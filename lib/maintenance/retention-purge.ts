@@ -1,31 +1,14 @@
 import type { AppContext } from "../context";
-import { finalizeStrandedRecipients } from "./stranded-recipients";
-import { purgeSignInFailures } from "../domain/sign-in-throttle";
-import { purgeIdempotencyKeys } from "../domain/idempotency-keys";
+import type { MaintenanceJob } from "./maintenance-job";
 
 /**
- * Retention (the `maintenance` queue, scheduled hourly): events older than
- * their account's retention period (CONTRACT.md), messages past retention
- * whose recipients are all final and that no remaining event shows (a late
- * open keeps its message's headers), sandbox captures older than
- * MAILROOM_SANDBOX_RETENTION, rate-limit counters of past windows, and the
- * hourly event-count summaries past retention, failed sign-ins older than
- * the throttle's window, Idempotency-Key answers older than 24 hours. First, recipients left
- * pending without a delivery job, or past the delivery max age, get their
- * `failed` event (stranded-recipients.ts).
+ * Retention: events older than their account's retention period
+ * (CONTRACT.md), messages past retention whose recipients are all final and
+ * that no remaining event shows (a late open keeps its message's headers),
+ * sandbox captures older than MAILROOM_SANDBOX_RETENTION, rate-limit counters
+ * of past windows, and the hourly event-count summaries past retention.
  * Deletes in batches so that no statement holds locks for long.
  */
-
-export interface MaintenanceReport {
-  strandedRecipients: number;
-  events: number;
-  messages: number;
-  sandboxMessages: number;
-  limitCounters: number;
-  eventSummaries: number;
-  signInFailures: number;
-  idempotencyKeys: number;
-}
 
 async function deleteInBatches(ctx: AppContext, sql: string, params: unknown[]): Promise<number> {
   let total = 0;
@@ -36,9 +19,8 @@ async function deleteInBatches(ctx: AppContext, sql: string, params: unknown[]):
   }
 }
 
-export async function runMaintenance(ctx: AppContext, now = new Date()): Promise<MaintenanceReport> {
+export async function purgePastRetention(ctx: AppContext, now = new Date()) {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const strandedRecipients = await finalizeStrandedRecipients(ctx, now);
   const events = await deleteInBatches(
     ctx,
     `DELETE FROM events WHERE id IN (
@@ -73,7 +55,11 @@ export async function runMaintenance(ctx: AppContext, now = new Date()): Promise
       WHERE a.id = c.account_id AND c.hour + 3600 <= $1::bigint - a.retention_days::bigint * 86400`,
     [nowSeconds],
   );
-  const signInFailures = await purgeSignInFailures(ctx.database, now);
-  const idempotencyKeys = await purgeIdempotencyKeys(ctx.database, now);
-  return { strandedRecipients, events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0, signInFailures, idempotencyKeys };
+  return { events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0 };
 }
+
+export const retentionPurge: MaintenanceJob = {
+  name: "maintenance-retention",
+  cron: "19 * * * *",
+  run: purgePastRetention,
+};

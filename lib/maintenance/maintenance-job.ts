@@ -1,0 +1,26 @@
+import { z } from "zod";
+import type { AppContext } from "../context";
+import type { QueueSpec } from "../queue/jobs";
+
+/**
+ * A maintenance job: a pg-boss schedule (cron, UTC) on its own queue, run on
+ * the job runner like any job. pg-boss sends one job per tick whatever the
+ * number of processes, and any process's runner takes it.
+ */
+export interface MaintenanceJob {
+  /** Queue and schedule name. */
+  name: string;
+  cron: string;
+  /** Also sent once at each start (deduplicated across processes starting together). */
+  runAtStart?: boolean;
+  /** What it did, for the log (counts of rows). */
+  run(ctx: AppContext, now: Date): Promise<Record<string, number>>;
+}
+
+/** A scheduled tick carries no data (older versions sent `{ task }`, which parses too). */
+const tickSchema = z.looseObject({});
+
+export function queueOf(job: MaintenanceJob): QueueSpec<object> {
+  // One try more after a minute; a tick that fails twice waits for the next tick.
+  return { name: job.name, schema: tickSchema, policy: { retryLimit: 1, retryDelay: 60, retryBackoff: false, expireInSeconds: 3600 } };
+}

@@ -1,0 +1,55 @@
+import type { AppContext } from "../context";
+import { applyQueuePolicy } from "../queue/boss";
+import { startJobLoop, type JobLoop } from "../queue/worker-loop";
+import { queueOf, type MaintenanceJob } from "./maintenance-job";
+import { retentionPurge } from "./retention-purge";
+import { idempotencyKeyPurge } from "./idempotency-keys";
+import { signInFailurePurge } from "./sign-in-failures";
+import { strandedRecipientSweep } from "./stranded-recipients";
+import { webhookRetention } from "./webhook-retention";
+import { webhookSweep } from "./webhook-sweep";
+
+/** Every maintenance job, each a pg-boss schedule run on the job runner. */
+export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep];
+
+/** The schedule of versions before the job runner (one `maintenance` queue for everything): no longer worked. */
+const LEGACY_SCHEDULE = "maintenance";
+
+/** Schedules the maintenance jobs (idempotent: every worker process does it) and runs them here too. */
+export async function startMaintenance(
+  ctx: AppContext,
+  jobs: readonly MaintenanceJob[] = MAINTENANCE_JOBS,
+  // How long a tick waits at most for this process to take it (tests shorten it).
+  options: { pollIntervalMs?: number } = {},
+): Promise<{ stop(): Promise<void> }> {
+  const loops: JobLoop[] = [];
+  const stop = async () => {
+    await Promise.all(loops.splice(0).map((l) => l.stop()));
+  };
+  try {
+    await ctx.boss.unschedule(LEGACY_SCHEDULE);
+    for (const job of jobs) {
+      const queue = queueOf(job);
+      await applyQueuePolicy(ctx.boss, queue.name, queue.policy);
+      await ctx.boss.schedule(job.name, job.cron, {}, { tz: "UTC" });
+      if (job.runAtStart) await ctx.boss.send(job.name, {}, { singletonKey: job.name, singletonSeconds: 30 });
+      loops.push(
+        startJobLoop(ctx.boss, {
+          queue,
+          concurrency: 1,
+          pollIntervalMs: options.pollIntervalMs ?? 30_000,
+          log: ctx.log,
+          handler: async () => {
+            const report = await job.run(ctx, new Date());
+            const did = Object.values(report).some((n) => n > 0);
+            ctx.log[did ? "info" : "debug"]({ job: job.name, report }, "maintenance job done");
+          },
+        }),
+      );
+    }
+    return { stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

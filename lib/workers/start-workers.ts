@@ -1,0 +1,98 @@
+import type { AppContext } from "../context";
+import { applyDeliverPolicy, startDelivery } from "../delivery/start";
+import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
+import { getTrackingSecret } from "../domain/tracking-secret";
+import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
+import { startSandboxMx } from "../inbound/sandbox-mx";
+import { submitReport } from "../inbound/submit-report";
+import { startMaintenance } from "../maintenance/start";
+import type { DispatcherOptions } from "../webhooks/dispatcher";
+import { startNotifications } from "../webhooks/start";
+
+/**
+ * The mail services of a process, composed here because they join delivery
+ * and inbound (which do not import each other): the inbound SMTP server
+ * (DSN, ARF, mailto unsubscribe) unless `inbound: false`, and with
+ * `workers` the job runner's loops: `deliver` (with its transport; in
+ * sandbox mode the sandbox MX on an ephemeral loopback port), `notify` and
+ * the maintenance schedules. server.ts calls it after the HTTP server
+ * starts; `mailroom worker` with `{ workers: true, inbound: false }`.
+ */
+export interface WorkerOptions {
+  workers: boolean;
+  inbound?: boolean;
+  /** Default true; a test's delivery-only worker turns these off. */
+  notifications?: boolean;
+  maintenance?: boolean;
+  /** MX mode only: DNS answers (tests; internet DNS is outside) and port (default 25). */
+  mx?: { resolver?: MxResolver; port?: number };
+  dispatcher?: Partial<DispatcherOptions>;
+}
+
+export interface RunningWorkers {
+  stop(): Promise<void>;
+}
+
+export async function startWorkers(ctx: AppContext, options: WorkerOptions): Promise<RunningWorkers> {
+  const stoppers: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stoppers.splice(0).reverse()) await s().catch((err: Error) => ctx.log.warn({ err }, "worker stop step failed"));
+  };
+  try {
+    const secret = await getTrackingSecret(ctx.database.db, ctx.config.tracking.secret);
+    await applyDeliverPolicy(ctx);
+
+    if (options.inbound ?? true) {
+      const inbound = await startInboundServer(ctx, secret);
+      setInboundAddress(ctx, inbound);
+      stoppers.push(async () => {
+        setInboundAddress(ctx, undefined);
+        await inbound.stop();
+      });
+    }
+    if (!options.workers) return { stop };
+
+    const transport = await openTransport(ctx, options, stoppers);
+    const delivery = await startDelivery(ctx, { transport, secret });
+    stoppers.push(delivery.stop);
+    if (options.notifications ?? true) {
+      const notifications = await startNotifications(ctx, { workers: true, dispatcher: options.dispatcher });
+      stoppers.push(notifications.stop);
+    }
+    if (options.maintenance ?? true) {
+      const maintenance = await startMaintenance(ctx);
+      stoppers.push(maintenance.stop);
+    }
+    return { stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The delivery transport of the configured mode; its stop (and the sandbox MX's) goes on `stoppers`. */
+async function openTransport(ctx: AppContext, options: WorkerOptions, stoppers: (() => Promise<void>)[]): Promise<Transport> {
+  // SMTP connections per destination: one per job in flight, up to 32 (measured: 16 left jobs queueing for a connection at 300 msg/s).
+  const maxConnections = Math.max(2, Math.min(ctx.config.workers.concurrency, 32));
+  const transportOptions = { heloName: ctx.config.delivery.heloName, maxConnections };
+  let transport: Transport;
+  if (ctx.config.delivery.mode === "sandbox") {
+    const sandbox = await startSandboxMx(ctx, {
+      port: ctx.config.delivery.sandboxPort,
+      submitReport: async (raw, envelope) => void (await submitReport(ctx, raw, envelope)),
+    });
+    stoppers.push(sandbox.stop);
+    transport = createFixedTransport("sandbox", { host: sandbox.host, port: sandbox.port, secure: false }, transportOptions);
+  } else if (ctx.config.delivery.mode === "relay") {
+    transport = createFixedTransport("relay", parseRelayUrl(ctx.config.delivery.relayUrl!), transportOptions);
+  } else {
+    transport = createMxTransport({
+      ...transportOptions,
+      resolver: options.mx?.resolver,
+      port: options.mx?.port,
+      allowPrivate: ctx.config.delivery.allowPrivateMx,
+    });
+  }
+  stoppers.push(async () => transport.close());
+  return transport;
+}
