@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { createAccount } from "../lib/domain/accounts";
 import { addStaffUser, grantMembership } from "../lib/domain/staff-users";
@@ -211,4 +212,74 @@ test("owners see every account on the Accounts page; others do not have it", asy
   await page.context().clearCookies();
   await signInAs(page, USERS.dual);
   expect((await page.goto("/accounts"))?.status()).toBe(404);
+});
+
+/** Lines of the events CSV the Export button downloads (header dropped). */
+async function exportCsv(page: Page): Promise<string[]> {
+  await expect(page.getByTestId("event-row").first()).toBeVisible();
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export CSV" }).click();
+  const text = readFileSync((await (await download).path())!, "utf8");
+  return text.trim().split(/\r?\n/).slice(1);
+}
+
+async function registerWebhook(apiKey: string, hook: string): Promise<number> {
+  const { url } = loadState();
+  const res = await fetch(`${url}/api/v1/webhooks`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ Event: "open", WebhookURL: hook }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { NewWebhookID: number }).NewWebhookID;
+}
+
+test("each account shows only its own webhooks, CSV rows and From domains; the owner switches between them", async ({ page }) => {
+  test.setTimeout(120_000);
+  const { url, apiKey, accountId: demo, messages } = loadState();
+  const acmeHook = await registerWebhook(acme.apiKey, "https://hooks.acme.test/only-acme");
+  const demoHook = await registerWebhook(apiKey, "https://hooks.demo.test/only-demo");
+  try {
+    // The admin of Acme: Acme's webhook, never Demo's.
+    await signInAs(page, USERS.dual);
+    await page.goto(`/a/${acme.accountId}/webhooks`);
+    await expect(page.getByTestId("webhook-url")).toHaveText(["https://hooks.acme.test/only-acme"]);
+
+    // A member of both: each account's CSV holds that account's rows only.
+    await page.context().clearCookies();
+    await signInAs(page, USERS.both);
+    await page.goto(`/a/${acme.accountId}/events`);
+    const acmeRows = await exportCsv(page);
+    expect(acmeRows.length).toBeGreaterThanOrEqual(2); // accepted and delivered at least
+    for (const row of acmeRows) expect(row).toContain(acmeMessage);
+    await page.goto(`/a/${demo}/events`);
+    const demoRows = await exportCsv(page);
+    expect(demoRows.some((r) => r.includes(messages.engaged))).toBe(true);
+    expect(demoRows.filter((r) => r.includes(acmeMessage))).toEqual([]);
+
+    // The owner (member of Demo only) opens either account from the Accounts page.
+    await page.context().clearCookies();
+    await signIn(page, "admin");
+    const rows = page.getByTestId("account-row");
+    await page.goto("/accounts");
+    await rows.filter({ hasText: "Acme" }).getByRole("link", { name: "Acme" }).click();
+    await expect(page).toHaveURL(new RegExp(`/a/${acme.accountId}$`));
+    await page.goto(`/a/${acme.accountId}/webhooks`);
+    await expect(page.getByTestId("webhook-url")).toHaveText(["https://hooks.acme.test/only-acme"]);
+    await page.goto(`/a/${acme.accountId}/compose`);
+    await expect(page.locator("#from-domain option")).toHaveText(["acme.test"]);
+    await page.goto("/accounts");
+    await rows.filter({ hasText: "Demo" }).getByRole("link", { name: "Demo" }).click();
+    await expect(page).toHaveURL(new RegExp(`/a/${demo}$`));
+    await page.goto(`/a/${demo}/webhooks`);
+    await expect(page.getByTestId("webhook-url").filter({ hasText: "hooks.demo.test/only-demo" })).toHaveCount(1);
+    await expect(page.getByTestId("webhook-url").filter({ hasText: "hooks.acme.test" })).toHaveCount(0);
+    await page.goto(`/a/${demo}/compose`);
+    await expect(page.locator("#from-domain option").filter({ hasText: "example.com" })).toHaveCount(1);
+    await expect(page.locator("#from-domain option").filter({ hasText: "acme.test" })).toHaveCount(0);
+  } finally {
+    for (const [key, id] of [[acme.apiKey, acmeHook], [apiKey, demoHook]] as const) {
+      await fetch(`${url}/api/v1/webhooks/${id}`, { method: "DELETE", headers: { Authorization: `Bearer ${key}` } });
+    }
+  }
 });

@@ -78,7 +78,7 @@ export function ApiKeysCard({ keys }: { keys: ApiKeyView[] }) {
           <tbody>
             {keys.map((k) => (
               <tr key={k.id} data-testid="api-key-row">
-                <Td>{k.label || <span className="text-slate-500">(no label)</span>}</Td>
+                <Td>{k.label || <span className="text-slate-500 dark:text-slate-400">(no label)</span>}</Td>
                 <Td className="font-mono text-xs">{k.prefix}…</Td>
                 <Td className="whitespace-nowrap">{formatIso(k.createdAt)}</Td>
                 <Td className="whitespace-nowrap">{k.lastUsedAt ? formatIso(k.lastUsedAt) : "never"}</Td>

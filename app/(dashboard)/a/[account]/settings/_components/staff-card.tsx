@@ -88,7 +88,7 @@ export function StaffCard({ users, currentEmail }: { users: StaffView[]; current
                 <tr key={u.email} data-testid="staff-row" data-email={u.email}>
                   <Td className="break-all">
                     {u.email}
-                    {u.email === currentEmail && <span className="ml-1 text-xs text-slate-500">(you)</span>}
+                    {u.email === currentEmail && <span className="ml-1 text-xs text-slate-500 dark:text-slate-400">(you)</span>}
                   </Td>
                   <Td className="hidden sm:table-cell">{u.name}</Td>
                   <Td className="relative">

@@ -66,7 +66,7 @@ export function WebhookList({ webhooks }: { webhooks: WebhookRecord[] }) {
                 <div className="flex flex-wrap items-start justify-between gap-3">
                   <div className="min-w-0 flex-1">
                     <div className="flex flex-wrap items-center gap-2">
-                      <span className="font-mono text-xs text-slate-500">#{w.WebhookID}</span>
+                      <span className="font-mono text-xs text-slate-500 dark:text-slate-400">#{w.WebhookID}</span>
                       <Badge tone="accent">{w.Event}</Badge>
                       <Badge tone={w.Status === "Enabled" ? "success" : "neutral"}>{w.Status}</Badge>
                     </div>

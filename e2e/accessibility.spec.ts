@@ -1,0 +1,84 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { THEME_COOKIE } from "../components/shell/theme";
+import { shot, signIn } from "./support/session";
+import { loadState } from "./support/state";
+
+/**
+ * axe-core on every dashboard page, in light and in dark mode (issue 16):
+ * a "serious" or "critical" violation (WCAG AA contrast among them) fails
+ * the page, listed with the offending elements. The theme is the cookie the
+ * header's toggle sets.
+ */
+
+const BLOCKING = new Set(["serious", "critical"]);
+
+async function audit(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page })
+    // Legacy mode runs axe in the page itself; the default opens a blank page per run, which hangs here.
+    .setLegacyMode(true)
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return violations
+    .filter((v) => BLOCKING.has(v.impact ?? ""))
+    .map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.map((n) => `${n.target.join(" ")} ${n.failureSummary?.split("\n").slice(1).join(" ") ?? ""}`).join("\n  ")}`);
+}
+
+async function pages(page: Page): Promise<Array<[string, string]>> {
+  const { accountId: a, messages } = loadState();
+  await page.goto(`/a/${a}/sandbox`);
+  const capture = await page.getByTestId("sandbox-row").first().getByRole("link").first().getAttribute("href");
+  expect(capture).toBeTruthy();
+  return [
+    ["overview", `/a/${a}`],
+    ["events", `/a/${a}/events`],
+    ["message timeline", `/a/${a}/messages/${messages.engaged}`],
+    ["compose", `/a/${a}/compose`],
+    ["webhooks", `/a/${a}/webhooks`],
+    ["settings", `/a/${a}/settings`],
+    ["sandbox", `/a/${a}/sandbox`],
+    ["sandbox message", capture!],
+    ["accounts", "/accounts"],
+    ["account password", "/account/password"],
+  ];
+}
+
+let webhookId = 0;
+
+test.beforeAll(async () => {
+  // A registered webhook, so the Webhooks page shows its list, not the empty state.
+  const { url, apiKey } = loadState();
+  const res = await fetch(`${url}/api/v1/webhooks`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ Event: "open", WebhookURL: "https://hooks.example.org/a11y" }),
+  });
+  expect(res.status).toBe(200);
+  webhookId = ((await res.json()) as { NewWebhookID: number }).NewWebhookID;
+});
+
+test.afterAll(async () => {
+  // Other specs count the registered webhooks.
+  const { url, apiKey } = loadState();
+  if (webhookId) await fetch(`${url}/api/v1/webhooks/${webhookId}`, { method: "DELETE", headers: { Authorization: `Bearer ${apiKey}` } });
+});
+
+for (const theme of ["light", "dark"] as const) {
+  test(`no serious or critical axe violation on any dashboard page, ${theme} mode`, async ({ page, context, baseURL }) => {
+    test.setTimeout(180_000);
+    await context.addCookies([{ name: THEME_COOKIE, value: theme, url: baseURL! }]);
+    const found: string[] = [];
+
+    await page.goto("/login");
+    for (const v of await audit(page)) found.push(`login (${theme}) ${v}`);
+
+    await signIn(page, "admin");
+    for (const [name, url] of await pages(page)) {
+      const res = await page.goto(url);
+      expect(res?.status(), name).toBe(200);
+      await expect(page.locator("html")).toHaveClass(theme);
+      for (const v of await audit(page)) found.push(`${name} (${theme}) ${v}`);
+      if (name === "webhooks") await shot(page, `webhooks-${theme}`);
+    }
+    expect(found, found.join("\n")).toEqual([]);
+  });
+}
