@@ -38,9 +38,13 @@ test.beforeAll(async () => {
 });
 
 async function submit(page: Page, email: string, password: string) {
+  // The previous attempt's answer must have arrived first: React resets the form when it
+  // does, which would clear fields typed while it was pending ("Signing in…").
+  const button = page.getByRole("button", { name: "Sign in", exact: true });
+  await expect(button).toBeEnabled();
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await button.click();
 }
 
 test("the form: 10 wrong passwords, then the right one is refused with the wait", async ({ page }) => {
