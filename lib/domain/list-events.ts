@@ -2,6 +2,7 @@ import type { EventRecord, EventsResponse, EventType, MessageHeaders } from "../
 import { DEFAULT_RETRIEVE_COUNT } from "../contract/events";
 import type pg from "pg";
 import type { Database } from "../storage/database";
+import type { EventRow } from "../storage/event-rows";
 import { statementName } from "../storage/prepared-sql";
 import { isUuid } from "./accounts";
 import { FAR_FUTURE, HOUR, scheduleRollup } from "./event-counts";
@@ -26,19 +27,9 @@ const ENGAGEMENT = new Set<EventType>(["opened", "clicked", "unsubscribed"]);
 
 const EMPTY_HEADERS: MessageHeaders = { MessageId: "", From: [], ReplyTo: [], To: [], Cc: [], Bcc: [], Subject: "" };
 
-interface Row {
+/** An event row as read, with its message's columns joined. */
+interface Row extends Omit<EventRow, "account_id" | "details"> {
   id: number;
-  type: EventType;
-  logged_at: number;
-  log_level: string;
-  recipient: string;
-  reason: string;
-  ip: string | null;
-  geo_city: string | null;
-  geo_region: string | null;
-  geo_country: string | null;
-  url: string | null;
-  message_id: string;
   headers: MessageHeaders | null;
   size: number | null;
   transport: string | null;
