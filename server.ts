@@ -7,6 +7,7 @@
  * Importing this module starts nothing; `startServer()` does.
  */
 import http from "node:http";
+import path from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { createApiApp, isApiPath } from "./lib/api/app";
 import { buildConfig, type Config } from "./lib/config";
@@ -16,6 +17,7 @@ import type { AppContext } from "./lib/context";
 import { createLogger } from "./lib/logger";
 import { createStopStack, openProcessContext } from "./lib/process-context";
 import { startWorkers } from "./lib/workers/start-workers";
+import { startSupervisor, type Supervisor } from "./lib/workers/supervisor";
 import { startSubmissionServer } from "./lib/submission/submission-server";
 
 export interface StartOptions {
@@ -34,6 +36,21 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** How long requests in flight may take to finish at stop before their connections are closed. */
+const DRAIN_MS = 10_000;
+
+/** Stops accepting, lets requests in flight answer (idle keep-alive connections close at once), then closes the rest. */
+function drainHttp(server: http.Server, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? buildConfig();
   const log = createLogger(config.logLevel);
@@ -41,6 +58,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   try {
     const ctx = await openProcessContext(config, log, stack);
     const firstStart = await ensureFirstStart(ctx);
+    // Worker processes stop after HTTP has drained and before the database: their place on the stop stack is here.
+    let supervisor: Supervisor | undefined;
+    stack.push(async () => supervisor?.stop());
 
     const api = getRequestListener(createApiApp(ctx).fetch);
     let nextHandler: http.RequestListener | undefined;
@@ -64,13 +84,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       server.once("error", reject);
       server.listen(config.port, config.host, () => resolve());
     });
-    stack.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
-    );
+    stack.push(() => drainHttp(server, DRAIN_MS));
     const port = (server.address() as { port: number }).port;
     const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
     // PORT=0 (tests): the public URL is known only now that the port is.
@@ -82,8 +96,23 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
     // Delivery and notification workers last: they build tracking URLs from
     // the public URL, and anything accepted before they run waits in the queue.
+    // This process always runs the inbound SMTP server and returns dead workers' jobs to the queue.
     const workers = await startWorkers(ctx, { workers: config.workers.mode === "inline" });
     stack.push(workers.stop);
+    if (config.workers.mode === "process") {
+      supervisor = startSupervisor({
+        count: config.workers.processes,
+        log,
+        child: {
+          modulePath: path.join(import.meta.dirname, "bin", "mailroom.mjs"),
+          args: ["worker"],
+          execArgv: [],
+          // The app's own settings, its database (the embedded server it started) and its public URL (PORT=0).
+          env: { ...process.env, ...config.sourceEnv, DATABASE_URL: ctx.database.url, MAILROOM_PUBLIC_URL: ctx.publicUrl },
+        },
+      });
+      await supervisor.ready;
+    }
     return { ctx, url: `http://${hostForUrl}:${port}`, port, firstStart, stop: stack.stopAll };
   } catch (err) {
     await stack.stopAll();

@@ -41,7 +41,9 @@ const envSchema = z.object({
   MAILROOM_PUBLIC_URL: z.string().url().optional(),
   MAILROOM_DELIVERY: z.enum(["sandbox", "relay", "mx"]).default("sandbox"),
   SMTP_RELAY_URL: z.string().optional(),
-  MAILROOM_WORKERS: z.enum(["inline", "off"]).default("inline"),
+  // process: queue workers in supervised child processes (lib/workers/supervisor.ts); inline: in the app process; off: none here.
+  MAILROOM_WORKERS: z.enum(["process", "inline", "off"]).default("process"),
+  MAILROOM_WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   MAILROOM_DASHBOARD: z.enum(["on", "off"]).default("on"),
   MAILROOM_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   MAILROOM_DELIVERY_RETRY_SCHEDULE: durationList.optional(),
@@ -67,7 +69,8 @@ const envSchema = z.object({
   MAILROOM_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   MAILROOM_SANDBOX_COMPLAINT_DELAY: z.string().default("3s"),
   MAILROOM_SANDBOX_RETENTION: z.string().default("7d"),
-  MAILROOM_DELIVERY_JOB_EXPIRE: z.string().default("5m"),
+  // A backstop only: a dead worker's jobs come back through its lease within seconds (lib/queue/job-lease.ts).
+  MAILROOM_DELIVERY_JOB_EXPIRE: z.string().default("1h"),
   MAILROOM_QUEUE_MAINTENANCE_INTERVAL: z.string().default("30s"),
   MAILROOM_BOUNCE_DOMAIN: z.string().optional(),
   MAILROOM_HELO_NAME: z.string().optional(),
@@ -136,6 +139,8 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
   const dataDir = path.resolve(e.MAILROOM_DATA_DIR);
   const publicUrl = (e.MAILROOM_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
+    /** The variables this configuration was built from: what a worker process the app forks is given (lib/workers/supervisor.ts). */
+    sourceEnv: present as Record<string, string>,
     env: e.NODE_ENV,
     isProduction: e.NODE_ENV === "production",
     databaseUrl: e.DATABASE_URL,
@@ -158,11 +163,11 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       sandboxPort: e.MAILROOM_SANDBOX_PORT,
       sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
       sandboxRetentionMs: requireDuration("MAILROOM_SANDBOX_RETENTION", e.MAILROOM_SANDBOX_RETENTION),
-      /** A `deliver` job whose worker vanished (SIGKILL) is handed to another after this. */
+      /** Backstop: a `deliver` job still active after this is taken for dead even if its worker's lease holds. */
       jobExpireSeconds: Math.max(1, Math.round(requireDuration("MAILROOM_DELIVERY_JOB_EXPIRE", e.MAILROOM_DELIVERY_JOB_EXPIRE) / 1000)),
     },
     dashboardEnabled: e.MAILROOM_DASHBOARD === "on",
-    workers: { mode: e.MAILROOM_WORKERS, concurrency: e.MAILROOM_WORKER_CONCURRENCY },
+    workers: { mode: e.MAILROOM_WORKERS, processes: e.MAILROOM_WORKER_PROCESSES, concurrency: e.MAILROOM_WORKER_CONCURRENCY },
     queue: {
       /** How often pg-boss looks for expired jobs (those of dead workers), schedules and retention. */
       maintenanceIntervalSeconds: Math.max(1, Math.round(requireDuration("MAILROOM_QUEUE_MAINTENANCE_INTERVAL", e.MAILROOM_QUEUE_MAINTENANCE_INTERVAL) / 1000)),

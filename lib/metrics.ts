@@ -33,6 +33,7 @@ export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query"
     registers: [registry],
   });
   let queueRows: { name: string; depth: number; age: number }[] = [];
+  let reclaimRows: { queue: string; jobs: number }[] = [];
   // prom-client collects all metrics of a scrape concurrently: both gauges
   // share one query per scrape (results are reused for a second).
   let reading: Promise<void> | undefined;
@@ -51,8 +52,11 @@ export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query"
            FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`,
       );
       queueRows = rows;
+      const reclaims = await pool.query<{ queue: string; jobs: number }>(`SELECT queue, sum(jobs)::int AS jobs FROM queue_reclaims GROUP BY queue`);
+      reclaimRows = reclaims.rows;
     } catch {
       queueRows = []; // the database is away: report nothing rather than fail the scrape
+      reclaimRows = [];
     }
   };
   new Gauge({
@@ -75,6 +79,17 @@ export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query"
       await fresh();
       this.reset();
       for (const r of queueRows) this.set({ queue: r.name }, r.age);
+    },
+  });
+  new Counter({
+    name: "mailroom_queue_jobs_reclaimed_total",
+    help: "Jobs returned to the queue from dead workers (lost lease), by queue: each may have run twice (at-least-once)",
+    labelNames: ["queue"] as const,
+    registers: [registry],
+    async collect() {
+      await fresh();
+      this.reset();
+      for (const r of reclaimRows) this.inc({ queue: r.queue }, r.jobs);
     },
   });
   return { deliveries, webhookAttempts };

@@ -3,7 +3,7 @@ import type { Config } from "../config";
 import { applyQueuePolicy } from "../queue/boss";
 import { deliverQueue, type RetryPolicy } from "../queue/jobs";
 import { listenForWork } from "../queue/listen";
-import { startJobLoop } from "../queue/worker-loop";
+import { startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
 import { preparedSql } from "../storage/prepared-sql";
 import { processDeliverJob } from "./deliver-job";
 import type { Transport } from "./transports";
@@ -32,7 +32,10 @@ export async function applyDeliverPolicy(ctx: AppContext): Promise<void> {
   await applyQueuePolicy(ctx.boss, deliverQueue.name, deliverPolicy(ctx.config));
 }
 
-export async function startDelivery(ctx: AppContext, deps: { transport: Transport; secret: string }): Promise<DeliveryRuntime> {
+export async function startDelivery(
+  ctx: AppContext,
+  deps: { transport: Transport; secret: string; lease?: JobLoopOptions<unknown>["lease"] },
+): Promise<DeliveryRuntime> {
   const timers = new Set<NodeJS.Timeout>();
   const loop = startJobLoop(ctx.boss, {
     queue: deliverQueue,
@@ -40,6 +43,7 @@ export async function startDelivery(ctx: AppContext, deps: { transport: Transpor
     pollIntervalMs: 1000,
     log: ctx.log,
     db: preparedSql(ctx.database.pool),
+    lease: deps.lease,
     handler: async (job) => {
       await processDeliverJob(
         {

@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import { applyQueuePolicy } from "../queue/boss";
-import { startJobLoop, type JobLoop } from "../queue/worker-loop";
+import { startJobLoop, type JobLoop, type JobLoopOptions } from "../queue/worker-loop";
 import { queueOf, type MaintenanceJob } from "./maintenance-job";
 import { retentionPurge } from "./retention-purge";
 import { idempotencyKeyPurge } from "./idempotency-keys";
@@ -20,7 +20,7 @@ export async function startMaintenance(
   ctx: AppContext,
   jobs: readonly MaintenanceJob[] = MAINTENANCE_JOBS,
   // How long a tick waits at most for this process to take it (tests shorten it).
-  options: { pollIntervalMs?: number } = {},
+  options: { pollIntervalMs?: number; lease?: JobLoopOptions<unknown>["lease"] } = {},
 ): Promise<{ stop(): Promise<void> }> {
   const loops: JobLoop[] = [];
   const stop = async () => {
@@ -39,6 +39,7 @@ export async function startMaintenance(
           concurrency: 1,
           pollIntervalMs: options.pollIntervalMs ?? 30_000,
           log: ctx.log,
+          lease: options.lease,
           handler: async () => {
             const report = await job.run(ctx, new Date());
             const did = Object.values(report).some((n) => n > 0);

@@ -35,3 +35,39 @@ export async function completeJobs(db: QueueDb, name: string, ids: string[]): Pr
 export async function failJobForGood(db: QueueDb, name: string, id: string, reason: string): Promise<void> {
   await db.executeSql(FAIL_FOR_GOOD, [name, id, JSON.stringify({ message: reason })]);
 }
+
+/**
+ * pg-boss's fetch (src/plans.js, fetchNextJob, same ordering, locking and
+ * singleton gating) that also writes the fetching worker's lease into the
+ * job's `output` (which pg-boss reads only once a job is completed or failed,
+ * and both overwrite it): a dead worker's jobs are then found by its id
+ * (lib/queue/job-lease.ts).
+ */
+const FETCH_LEASED = `
+  WITH next AS (
+    SELECT id, singleton_key, policy
+      FROM pgboss.job
+     WHERE name = $1 AND state < 'active' AND start_after < now()
+     ORDER BY priority DESC, created_on, id
+     LIMIT $2
+       FOR UPDATE SKIP LOCKED
+  ), grouped AS (
+    SELECT n.id, n.policy AS grouped_policy,
+           row_number() OVER (PARTITION BY CASE WHEN $2 > 1 AND n.policy IN ('singleton', 'stately') THEN n.singleton_key ELSE n.id::text END) AS row_number
+      FROM next n
+  )
+  UPDATE pgboss.job j SET
+    state = 'active',
+    started_on = now(),
+    retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END,
+    output = jsonb_build_object('lease', $3::int)
+  FROM grouped
+  WHERE name = $1 AND j.id = grouped.id
+    AND ((grouped.grouped_policy IN ('singleton', 'stately') AND grouped.row_number = 1)
+         OR COALESCE(grouped.grouped_policy, '') NOT IN ('singleton', 'stately'))
+  RETURNING j.id, j.data`;
+
+export async function fetchLeasedJobs(db: QueueDb, name: string, batchSize: number, leaseId: number): Promise<{ id: string; data: unknown }[]> {
+  const { rows } = (await db.executeSql(FETCH_LEASED, [name, batchSize, leaseId])) as { rows: { id: string; data: unknown }[] };
+  return rows;
+}

@@ -1,7 +1,7 @@
 import type { Logger } from "../logger";
 import { createGroupCommit } from "../storage/group-commit";
 import type { PgBoss, QueueDb } from "./boss";
-import { completeJobs, failJobForGood } from "./job-sql";
+import { completeJobs, failJobForGood, fetchLeasedJobs } from "./job-sql";
 import type { QueueSpec } from "./jobs";
 import { parsePayload } from "./payload";
 
@@ -39,6 +39,12 @@ export interface JobLoopOptions<T> {
   log: Logger;
   /** Where fetch/complete/fail run (default pg-boss's own pool); a prepared-statement adapter saves their planning. */
   db?: QueueDb;
+  /**
+   * The process's job lease (lib/queue/job-lease.ts): fetched jobs are leased
+   * to its id, so they go back to the queue as soon as this process dies.
+   * Without one, pg-boss's own fetch (a dead process's jobs wait for their expiry).
+   */
+  lease?: { leaseId(): number | undefined };
 }
 
 /** The slice of pg-boss the loop uses (a fake in its unit tests). */
@@ -59,6 +65,14 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
   // While jobs run, fetch only once this many slots are free: fewer, larger fetches (an idle loop fetches at once).
   const fetchAtFree = Math.max(1, Math.min(maxBatch, Math.floor(options.concurrency / 4)));
   const idle: (() => void)[] = [];
+
+  const fetchJobs = async (batchSize: number) => {
+    if (!options.lease) return boss.fetch(name, { batchSize, db });
+    const leaseId = options.lease.leaseId();
+    // No lease (its connection is being re-established): fetch nothing rather than jobs nobody would reclaim.
+    if (leaseId === undefined) return [];
+    return fetchLeasedJobs(db, name, batchSize, leaseId);
+  };
 
   const signal = () => {
     wakeRequested = true;
@@ -111,7 +125,7 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
       let fetched = 0;
       if (free > 0 && (inFlight === 0 || free >= fetchAtFree)) {
         try {
-          const jobs = await boss.fetch(name, { batchSize: free, db });
+          const jobs = await fetchJobs(free);
           fetched = jobs.length;
           for (const job of jobs) {
             inFlight++;

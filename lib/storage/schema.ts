@@ -7,6 +7,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  serial,
   text,
   timestamp,
   uuid,
@@ -308,3 +309,21 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.apiKeyId, t.key] })],
 );
+
+/** Live queue worker processes holding job leases (migration 0720, lib/queue/job-lease.ts). */
+export const queueWorkers = pgTable("queue_workers", {
+  id: serial("id").primaryKey(),
+  pid: integer("pid").notNull(),
+  host: text("host").notNull(),
+  role: text("role").notNull(),
+  startedAt: tstz("started_at").notNull().defaultNow(),
+  heartbeatAt: tstz("heartbeat_at").notNull().defaultNow(),
+});
+
+/** Jobs returned to the queue from dead workers, per reclaim (migration 0720). */
+export const queueReclaims = pgTable("queue_reclaims", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  queue: text("queue").notNull(),
+  jobs: integer("jobs").notNull(),
+  reclaimedAt: tstz("reclaimed_at").notNull().defaultNow(),
+});

@@ -3,7 +3,7 @@ import pg from "pg";
 import type { AppContext } from "../context";
 import { notifyQueue } from "../queue/jobs";
 import { listenForWork } from "../queue/listen";
-import { startJobLoop } from "../queue/worker-loop";
+import { startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
 import type { Database, Db } from "../storage/database";
 import { preparedSql } from "../storage/prepared-sql";
 import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher";
@@ -18,7 +18,7 @@ import { WAKE_CHANNEL } from "../domain/notification-outbox";
  */
 export async function startNotifications(
   ctx: AppContext,
-  options: { workers: boolean; dispatcher?: Partial<DispatcherOptions> },
+  options: { workers: boolean; dispatcher?: Partial<DispatcherOptions>; lease?: JobLoopOptions<unknown>["lease"] },
 ): Promise<{ stop(): Promise<void>; stats?: DispatcherStats }> {
   if (!options.workers) return { stop: async () => {} };
   const dispatcherOptions = { ...defaultDispatcherOptions(ctx.config.webhooks.timeoutMs), ...options.dispatcher };
@@ -33,6 +33,7 @@ export async function startNotifications(
     log: ctx.log,
     db: preparedSql(database.pool),
     completion: "handler",
+    lease: options.lease,
     handler: (job, meta) => dispatcher.handle(job, meta),
   });
   const listener = await listenForWork(ctx.database.url, WAKE_CHANNEL, () => loop.notify(), ctx.log, {

@@ -6,6 +6,7 @@ import { setInboundAddress, startInboundServer } from "../inbound/inbound-server
 import { startSandboxMx } from "../inbound/sandbox-mx";
 import { submitReport } from "../inbound/submit-report";
 import { startMaintenance } from "../maintenance/start";
+import { startJobLeaseKeeper } from "../queue/job-lease";
 import type { DispatcherOptions } from "../webhooks/dispatcher";
 import { startNotifications } from "../webhooks/start";
 
@@ -50,17 +51,25 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
         await inbound.stop();
       });
     }
+    // Every process returns the jobs of dead workers to the queue; one that runs loops also holds a lease.
+    // Started before the loops (it reclaims first), stopped after them (it releases what they left).
+    const lease = await startJobLeaseKeeper(ctx.database.url, {
+      log: ctx.log,
+      register: options.workers,
+      role: options.workers ? "worker" : "app",
+    });
+    stoppers.push(lease.stop);
     if (!options.workers) return { stop };
 
     const transport = await openTransport(ctx, options, stoppers);
-    const delivery = await startDelivery(ctx, { transport, secret });
+    const delivery = await startDelivery(ctx, { transport, secret, lease });
     stoppers.push(delivery.stop);
     if (options.notifications ?? true) {
-      const notifications = await startNotifications(ctx, { workers: true, dispatcher: options.dispatcher });
+      const notifications = await startNotifications(ctx, { workers: true, dispatcher: options.dispatcher, lease });
       stoppers.push(notifications.stop);
     }
     if (options.maintenance ?? true) {
-      const maintenance = await startMaintenance(ctx);
+      const maintenance = await startMaintenance(ctx, undefined, { lease });
       stoppers.push(maintenance.stop);
     }
     return { stop };

@@ -110,7 +110,7 @@ describe("the maintenance sweep finalises stranded recipients", () => {
     expect(record.LastResponseTryCounter).toBe("1");
 
     // The live one: past the delivery max age (plus the job expiry and grace) it is failed too.
-    await pool.query("UPDATE messages SET created_at = created_at - interval '2 hours' WHERE id = $1", [live]);
+    await pool.query("UPDATE messages SET created_at = created_at - interval '3 hours' WHERE id = $1", [live]);
     expect((await runMaintenance(app.ctx)).strandedRecipients).toBe(1);
     const expired = await waitForEvent(app.ctx, live, "failed", "live@example.org");
     expect(expired.reason).toBe("Delivery expired: still pending 1h after acceptance");

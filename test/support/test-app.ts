@@ -21,6 +21,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     DATABASE_URL: databaseUrl,
     MAILROOM_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "mailroom-test-data-")),
     PORT: "0",
+    // One process: the tests look at the workers' effects through this process (process mode: test/integration/worker-processes.test.ts).
+    MAILROOM_WORKERS: "inline",
     MAILROOM_INBOUND_PORT: "0",
     MAILROOM_SUBMISSION_PORT: "0",
     MAILROOM_SUBMISSION_TLS_PORT: "0",

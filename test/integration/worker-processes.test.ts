@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestAccount } from "../support/fixtures";
+import { sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+/**
+ * Issue 15 §1: MAILROOM_WORKERS=process (the default of `npm start`): the
+ * queue workers run in a supervised child process, not on the HTTP process's
+ * event loop; one that dies is restarted and its jobs come back at once.
+ */
+describe("worker processes (MAILROOM_WORKERS=process)", () => {
+  let app: TestApp;
+  let apiKey: string;
+  beforeAll(async () => {
+    app = await startTestApp({ MAILROOM_WORKERS: "process", MAILROOM_WORKER_PROCESSES: "1" });
+    ({ apiKey } = await createTestAccount(app.ctx));
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  const leaseHolders = async () =>
+    (await app.ctx.database.pool.query<{ pid: number; role: string }>("SELECT pid, role FROM queue_workers ORDER BY id")).rows;
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it("delivers from a child process, restarts it when it is killed, and stops it with the app", async () => {
+    // The only lease holder is the child: this process runs no job loop.
+    const [worker] = await leaseHolders();
+    expect(worker).toMatchObject({ role: "worker" });
+    expect(worker!.pid).not.toBe(process.pid);
+    const first = await sendViaApi(app, apiKey, simpleEmail("first@example.org"));
+    await waitForEvent(app.ctx, first, "delivered");
+
+    process.kill(worker!.pid, "SIGKILL");
+    // Restarted after the supervisor's backoff (1 s), under a new lease; the dead one's row is gone.
+    const restarted = await waitFor("a new worker process", async () => {
+      const rows = await leaseHolders();
+      return rows.length === 1 && rows[0]!.pid !== worker!.pid ? rows[0] : undefined;
+    }, 20_000);
+    const second = await sendViaApi(app, apiKey, simpleEmail("second@example.org"));
+    await waitForEvent(app.ctx, second, "delivered");
+
+    await app.stop();
+    expect(alive(restarted.pid)).toBe(false);
+    app = undefined as unknown as TestApp;
+  });
+});
