@@ -1,9 +1,11 @@
 /**
- * The composition root. One Node process, one port: the public API (Hono,
+ * The composition root of the app process. One port: the public API (Hono,
  * lib/api) and Next.js's request handler (the dashboard) behind one HTTP
  * server. Start order: config → storage → migrations → queue → first-start
- * provisioning → HTTP → SMTP submission → delivery services and workers.
- * Stop in reverse.
+ * provisioning → HTTP → SMTP submission → inbound SMTP and the lease keeper
+ * (+ the job loops when MAILROOM_WORKERS=inline) → the supervised worker
+ * processes (MAILROOM_WORKERS=process, the default; docs/adr/0021).
+ * Stop in reverse, but HTTP drains before the worker processes stop.
  * Importing this module starts nothing; `startServer()` does.
  */
 import http from "node:http";
