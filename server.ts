@@ -104,6 +104,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     if (config.workers.mode === "process") {
       supervisor = startSupervisor({
         count: config.workers.processes,
+        nice: config.workers.nice,
         log,
         child: {
           modulePath: path.join(import.meta.dirname, "bin", "mailroom.mjs"),

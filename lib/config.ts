@@ -44,6 +44,7 @@ const envSchema = z.object({
   // process: queue workers in supervised child processes (lib/workers/supervisor.ts); inline: in the app process; off: none here.
   MAILROOM_WORKERS: z.enum(["process", "inline", "off"]).default("process"),
   MAILROOM_WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  MAILROOM_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(0),
   MAILROOM_DASHBOARD: z.enum(["on", "off"]).default("on"),
   MAILROOM_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   MAILROOM_DELIVERY_RETRY_SCHEDULE: durationList.optional(),
@@ -167,7 +168,13 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       jobExpireSeconds: Math.max(1, Math.round(requireDuration("MAILROOM_DELIVERY_JOB_EXPIRE", e.MAILROOM_DELIVERY_JOB_EXPIRE) / 1000)),
     },
     dashboardEnabled: e.MAILROOM_DASHBOARD === "on",
-    workers: { mode: e.MAILROOM_WORKERS, processes: e.MAILROOM_WORKER_PROCESSES, concurrency: e.MAILROOM_WORKER_CONCURRENCY },
+    workers: {
+      mode: e.MAILROOM_WORKERS,
+      processes: e.MAILROOM_WORKER_PROCESSES,
+      /** Scheduling priority of forked worker processes (0 = the app's; higher yields the CPU to HTTP when both want it). */
+      nice: e.MAILROOM_WORKER_NICE,
+      concurrency: e.MAILROOM_WORKER_CONCURRENCY,
+    },
     queue: {
       /** How often pg-boss looks for expired jobs (those of dead workers), schedules and retention. */
       maintenanceIntervalSeconds: Math.max(1, Math.round(requireDuration("MAILROOM_QUEUE_MAINTENANCE_INTERVAL", e.MAILROOM_QUEUE_MAINTENANCE_INTERVAL) / 1000)),

@@ -39,9 +39,11 @@ describe("worker process supervisor", () => {
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(a.pids()).toHaveLength(0);
 
-    const b = startSupervisor({ count: 1, child: child(stubborn), log, stopTimeoutMs: 300 });
+    const b = startSupervisor({ count: 1, child: child(stubborn), log, stopTimeoutMs: 300, nice: 5 });
     await b.ready;
     const [pid] = b.pids();
+    // MAILROOM_WORKER_NICE: the worker yields the CPU to the app process.
+    expect(os.getPriority(pid!)).toBe(Math.min(19, os.getPriority() + 5));
     await b.stop();
     expect(() => process.kill(pid!, 0)).toThrow();
     expect(b.restarts()).toBe(0);

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from "node:child_process";
+import os from "node:os";
 import type { Logger } from "../logger";
 
 /**
@@ -26,6 +27,8 @@ export interface SupervisorOptions {
   log: Logger;
   /** How long a start may take before the supervisor stops waiting for "ready" (the child keeps starting). */
   readyTimeoutMs?: number;
+  /** Added to each child's nice value (0: as the parent). */
+  nice?: number;
   stopTimeoutMs?: number;
   backoff?: { initialMs: number; maxMs: number; resetAfterMs: number };
 }
@@ -64,6 +67,13 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       stdio: "inherit",
     });
     slot.child = child;
+    if (options.nice && child.pid) {
+      try {
+        os.setPriority(child.pid, Math.min(19, os.getPriority(process.pid) + options.nice));
+      } catch (err) {
+        log.warn({ err, pid: child.pid }, "could not lower the worker process's priority");
+      }
+    }
     child.on("message", (msg) => {
       if (isReadyMessage(msg)) {
         log.info({ worker: index, pid: child.pid }, "worker process ready");
