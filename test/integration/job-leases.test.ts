@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import pino from "pino";
+import { Registry } from "prom-client";
+import { createAppMetrics } from "../../lib/metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startQueue, type PgBoss } from "../../lib/queue/boss";
 import { startJobLeaseKeeper, type JobLeaseKeeper } from "../../lib/queue/job-lease";
@@ -89,6 +91,10 @@ describe("job leases", () => {
     await waitFor("both jobs back in the queue", async () => (await Promise.all(ids.map((id) => job(id!)))).every((j) => j.state === "retry"), 5000, 50);
     expect(Date.now() - killedAt).toBeLessThan(2000);
     expect(await reclaimedTotal()).toBe(before + 2);
+    // The metric any process's /metrics reports, read from the database.
+    const registry = new Registry();
+    createAppMetrics(registry, database.pool);
+    expect(await registry.metrics()).toContain(`mailroom_queue_jobs_reclaimed_total{queue="${QUEUE}"} ${before + 2}`);
     const back = await job(ids[0]!);
     expect(back.output).toMatchObject({ reclaimedFrom: expect.any(Number) });
 
