@@ -65,17 +65,23 @@ export async function activeDeliverJobs(db: Queryable): Promise<number> {
 
 /**
  * Accepted → delivered per recipient (messages.created_at → the recipient's
- * final status write, both PostgreSQL's clock), sorted, and the last delivery's time.
+ * final status write), sorted; each delivery's time (epoch ms) and the last one's.
  */
-export async function deliveryLatencies(db: Queryable, accountId: string, messageIds: string[]): Promise<{ ms: number[]; lastDeliveredAt: number }> {
+export async function deliveryLatencies(
+  db: Queryable,
+  accountId: string,
+  messageIds: string[],
+): Promise<{ ms: number[]; deliveredAt: number[]; lastDeliveredAt: number }> {
   const { rows } = await db.query<{ ms: number; at: Date }>(
     `SELECT EXTRACT(EPOCH FROM (r.updated_at - m.created_at)) * 1000 AS ms, r.updated_at AS at
        FROM messages m JOIN message_recipients r ON r.message_id = m.id
       WHERE m.account_id = $1 AND m.id = ANY($2::uuid[]) AND r.status = 'delivered'`,
     [accountId, messageIds],
   );
+  const deliveredAt = rows.map((r) => r.at.getTime());
   return {
     ms: rows.map((r) => Number(r.ms)).sort((a, b) => a - b),
-    lastDeliveredAt: rows.reduce((max, r) => Math.max(max, r.at.getTime()), 0),
+    deliveredAt,
+    lastDeliveredAt: deliveredAt.reduce((max, t) => Math.max(max, t), 0),
   };
 }
