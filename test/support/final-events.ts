@@ -23,34 +23,22 @@ export interface Reconciliation {
 type Queryable = Pick<pg.Pool, "query">;
 
 export async function reconcile(db: Queryable, accountId: string, messageIds: string[]): Promise<Reconciliation> {
-  const [messages, finals, pending] = await Promise.all([
-    db.query<{ n: number }>("SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])", [accountId, messageIds]),
-    db.query<{ events: number; recipients: number; delivered: number; failed: number; rejected: number }>(
-      `SELECT count(*)::int AS events,
-              count(DISTINCT (message_id, recipient))::int AS recipients,
-              count(*) FILTER (WHERE type = 'delivered')::int AS delivered,
-              count(*) FILTER (WHERE type = 'failed')::int AS failed,
-              count(*) FILTER (WHERE type = 'rejected')::int AS rejected
-         FROM events
-        WHERE account_id = $1 AND message_id = ANY($2::uuid[]) AND type IN ('delivered', 'failed', 'rejected')`,
-      [accountId, messageIds],
-    ),
-    db.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM message_recipients WHERE account_id = $1 AND message_id = ANY($2::uuid[]) AND status IN ('queued', 'deferred')",
-      [accountId, messageIds],
-    ),
-  ]);
-  const f = finals.rows[0]!;
-  return {
-    accepted: messageIds.length,
-    inDatabase: messages.rows[0]!.n,
-    finalRecipients: f.recipients,
-    finalEvents: f.events,
-    delivered: f.delivered,
-    failed: f.failed,
-    rejected: f.rejected,
-    pending: pending.rows[0]!.n,
-  };
+  // One statement, so one snapshot: a recipient is never seen final and still queued.
+  const { rows } = await db.query<Omit<Reconciliation, "accepted">>(
+    `SELECT (SELECT count(*)::int FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])) AS "inDatabase",
+            f.recipients AS "finalRecipients", f.events AS "finalEvents", f.delivered, f.failed, f.rejected,
+            (SELECT count(*)::int FROM message_recipients
+              WHERE account_id = $1 AND message_id = ANY($2::uuid[]) AND status IN ('queued', 'deferred')) AS pending
+       FROM (SELECT count(*)::int AS events,
+                    count(DISTINCT (message_id, recipient))::int AS recipients,
+                    count(*) FILTER (WHERE type = 'delivered')::int AS delivered,
+                    count(*) FILTER (WHERE type = 'failed')::int AS failed,
+                    count(*) FILTER (WHERE type = 'rejected')::int AS rejected
+               FROM events
+              WHERE account_id = $1 AND message_id = ANY($2::uuid[]) AND type IN ('delivered', 'failed', 'rejected')) f`,
+    [accountId, messageIds],
+  );
+  return { accepted: messageIds.length, ...rows[0]! };
 }
 
 export function describeReconciliation(r: Reconciliation): string {

@@ -18,6 +18,8 @@ export interface ProcStat {
   cpuMs: number;
   /** cutime + cstime: CPU of its children that exited and were waited for, ms. */
   childrenCpuMs: number;
+  /** Start time in clock ticks since boot: with the pid, names one process (pids are reused). */
+  startTicks: number;
 }
 
 export function readStat(pid: number): ProcStat | undefined {
@@ -39,6 +41,7 @@ export function readStat(pid: number): ProcStat | undefined {
     pgrp: Number(f[2]),
     cpuMs: ms(f[11]) + ms(f[12]),
     childrenCpuMs: ms(f[13]) + ms(f[14]),
+    startTicks: Number(f[19]),
   };
 }
 
@@ -67,6 +70,11 @@ export function processGroup(pgrp: number): ProcStat[] {
   return allPids()
     .map(readStat)
     .filter((s): s is ProcStat => s !== undefined && s.pgrp === pgrp);
+}
+
+/** Whether the process `s` named still exists (a zombie included), not another one that got its pid since. */
+export function stillThere(s: ProcStat): boolean {
+  return readStat(s.pid)?.startTicks === s.startTicks;
 }
 
 /** Whether a process exists and is not a zombie (a zombie postmaster would look alive to kill(pid, 0)). */

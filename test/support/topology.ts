@@ -5,7 +5,7 @@ import { createAccount } from "../../lib/domain/accounts";
 import { openDatabase } from "../../lib/storage/database";
 import { clusterDirOf } from "../../lib/storage/postgres-as-root";
 import { freePort, waitFor } from "./processes";
-import { isAlive, processGroup, processTree, pssKb, rssKb, type ProcStat } from "./proc-stats";
+import { isAlive, processGroup, processTree, pssKb, rssKb, stillThere, type ProcStat } from "./proc-stats";
 
 /**
  * The default topology as `npm start` runs it, for bench:e2e and the crash
@@ -152,15 +152,24 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
 
   const killGroup = async () => {
     const pgrp = child.pid!;
-    try {
-      process.kill(-pgrp, "SIGKILL");
-    } catch {
-      // already gone
+    // Descendants too, one by one: a child that made its own process group would escape the group kill.
+    const tree = processTree(pgrp);
+    for (const target of [-pgrp, ...tree.map((s) => s.pid)]) {
+      try {
+        process.kill(target, "SIGKILL");
+      } catch {
+        // already gone
+      }
     }
     await exited(child);
     // The postmaster is reparented to init and reaped by it a moment later: until then its
     // zombie answers kill(pid, 0), and a start would take it for a running server and fail.
-    await waitFor(`process group ${pgrp} to end`, async () => processGroup(pgrp).length === 0, 30_000, 50);
+    await waitFor(
+      `process group ${pgrp} to end`,
+      async () => processGroup(pgrp).length === 0 && !tree.some(stillThere),
+      30_000,
+      50,
+    );
     liveGroups.delete(pgrp);
   };
 
