@@ -119,7 +119,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
   let out = "";
 
   const launch = async () => {
-    out = "";
+    if (out) out += "\n--- restart ---\n";
     // `node --import tsx`, not the tsx CLI: one process, so the pid is the app's and its group's.
     child = spawn(process.execPath, [...(options.execArgv ?? []), "--import", "tsx", "scripts/start.ts"], {
       cwd: root,
@@ -135,16 +135,14 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     const keep = (d: Buffer) => (out = (out + d.toString()).slice(-20_000));
     child.stdout!.on("data", keep);
     child.stderr!.on("data", keep);
-    await waitFor(
-      `the app on ${url}`,
-      async () => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`app exited (${child.exitCode ?? child.signalCode}): ${out}`);
-        const res = await fetch(`${url}/readyz`);
-        return res.ok;
-      },
-      options.readyTimeoutMs ?? 120_000,
-      100,
-    );
+    const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);
+    for (;;) {
+      // An app that exits fails the start at once, with its output.
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the app exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${out}`);
+      if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+      if (Date.now() > deadline) throw new Error(`the app on ${url} was not ready after ${options.readyTimeoutMs ?? 120_000} ms:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   };
 
   const exited = (c: ChildProcess) =>
