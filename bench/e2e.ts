@@ -104,11 +104,19 @@ function dbPool(url: string): pg.Pool {
 }
 
 /** Polls until every recipient of `ids` has a final event, or the deadline. */
-async function untilFinal(pool: pg.Pool, accountId: string, ids: string[], timeoutMs: number, everyMs: number): Promise<{ counts: Reconciliation; at: number; done: boolean }> {
+async function untilFinal(
+  pool: pg.Pool,
+  accountId: string,
+  ids: string[],
+  timeoutMs: number,
+  everyMs: number,
+  onPoll?: (counts: Reconciliation, at: number) => void,
+): Promise<{ counts: Reconciliation; at: number; done: boolean }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const counts = await reconcile(pool, accountId, ids).catch(() => undefined);
     const at = Date.now();
+    if (counts) onPoll?.(counts, at);
     if (counts && counts.finalRecipients >= ids.length) return { counts, at, done: true };
     if (at > deadline) return { counts: counts ?? (await reconcile(pool, accountId, ids)), at, done: false };
     await sleep(everyMs);
@@ -255,7 +263,11 @@ main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipien
       await topology.restart();
       const readySeconds = (Date.now() - restartAt) / 1000;
       pool = dbPool(topology.databaseUrl());
-      const recovered = await untilFinal(pool, faultAccount.accountId, before.ids, Number(args["recovery-timeout"]) * 1000, 250);
+      // How many still wait 30 s after the restart (the lease of issue 15 returns a dead worker's jobs by then).
+      let pendingAt30s: number | undefined;
+      const recovered = await untilFinal(pool, faultAccount.accountId, before.ids, Number(args["recovery-timeout"]) * 1000, 250, (counts, at) => {
+        if (pendingAt30s === undefined && at - restartAt >= 30_000) pendingAt30s = counts.accepted - counts.finalRecipients;
+      });
       const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM messages WHERE account_id = $1", [faultAccount.accountId]);
       const sinkAfter = await sinkStats();
       const c = recovered.counts;
@@ -267,6 +279,7 @@ main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipien
         unansweredAtKill: before.errors,
         committedWithoutAnswer: rows[0]!.n - before.ids.length,
         readySeconds,
+        notFinal30sAfterRestart: pendingAt30s ?? 0,
         recovered: recovered.done,
         recoverySeconds: recovered.done ? recoverySeconds : null,
         counts: c,
@@ -277,7 +290,7 @@ main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipien
 fault phase: ${faultConnections} connections; SIGKILL of the whole process group (app, workers, embedded PostgreSQL) after ${args["kill-after"]} s; restart on the same data directory
   accepted before the kill  ${before.ids.length} (200 received; deliver jobs active just before the kill: ${activeAtKill}; requests cut by the kill: ${before.errors}; ${faultFigures.committedWithoutAnswer as number} more committed whose answer was lost)
   restart → app ready       ${readySeconds.toFixed(1)} s
-  restart → all final       ${recovered.done ? `${recoverySeconds.toFixed(1)} s` : `NOT within ${args["recovery-timeout"]} s`}
+  restart → all final       ${recovered.done ? `${recoverySeconds.toFixed(1)} s` : `NOT within ${args["recovery-timeout"]} s`} (not final 30 s after the restart: ${pendingAt30s ?? 0} of ${before.ids.length})
   reconciliation            ${describeReconciliation(c)}; sink redeliveries ${faultFigures.sinkRedeliveries as number}`);
       ok &&= recovered.done && c.inDatabase === c.accepted && c.finalEvents === c.finalRecipients;
     }
