@@ -1,0 +1,316 @@
+/**
+ * `npm run bench:e2e [-- --connections 16 --seconds 20 --warmup 3 --no-fault
+ *   --fault-connections 8 --kill-after 3 --recovery-timeout 420 --drain-timeout 300
+ *   --workers inline|process|off --dashboard --cpu-prof <dir> --json]`
+ *
+ * The end-to-end benchmark of issue 15, on the default topology started as
+ * `npm start` does (test/support/topology.ts: `node --import tsx
+ * scripts/start.ts` in its own process group, embedded PostgreSQL in a temp
+ * data directory, MAILROOM_WORKERS left to its default unless --workers,
+ * dashboard off unless --dashboard and a build exists), delivering through
+ * MAILROOM_DELIVERY=relay to an SMTP sink in its own process
+ * (bench/e2e-sink.ts: 250 at once), loaded from its own process
+ * (bench/e2e-load.ts: keep-alive connections in a closed loop).
+ *
+ * 1. Main phase: after a warm-up (drained, not counted), --connections
+ *    connections POST /api/v1/email (~2 KB HTML, one recipient each) for
+ *    --seconds, then wait until drained (every accepted recipient has a
+ *    delivered/failed/rejected event). Prints accepted/s; delivered/s over
+ *    the whole run (delivered / first POST → last delivery) and during the
+ *    load; POST latency p50/p99/p99.9 (each 200, measured by the load
+ *    process); accepted → delivered p50/p99 (messages.created_at → the
+ *    recipient's final status write); CPU ms per delivered message per process
+ *    role (/proc utime+stime: app, worker processes, PostgreSQL with its
+ *    exited backends, other children, sink, load); peak memory per process
+ *    (RSS; PostgreSQL as the sum of RSS, which counts shared memory once per
+ *    backend, and the sum of PSS, which does not).
+ * 2. Fault phase (skip with --no-fault; skipped with --cpu-prof, whose profile
+ *    a SIGKILL would lose): --fault-connections clients send; after
+ *    --kill-after s the whole process group (app, workers, embedded
+ *    PostgreSQL) gets SIGKILL; the app is started again on the same data
+ *    directory. Prints the seconds from the restart command until every
+ *    recipient accepted (200 received) before the kill has its final event,
+ *    and accepted / finalised / lost counts. Gives up after --recovery-timeout s.
+ *
+ * CPU per message is less sensitive to a busy machine than rates; the load
+ * average is printed at the start and the end. Exits non-zero when something
+ * accepted was lost or not finalised.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import type { SinkStats } from "../test/support/counting-sink";
+import { activeDeliverJobs, deliveryLatencies, describeReconciliation, reconcile, type Reconciliation } from "../test/support/final-events";
+import { BENCH_HTML, type PostLoadOptions, type PostLoadResult } from "../test/support/post-load";
+import { readStat } from "../test/support/proc-stats";
+import { cpuByRole, createUnlimitedAccount, pssKb, rssKb, startTopology, type Topology } from "../test/support/topology";
+
+const { values: args } = parseArgs({
+  options: {
+    connections: { type: "string", default: "16" },
+    seconds: { type: "string", default: "20" },
+    warmup: { type: "string", default: "3" },
+    "no-fault": { type: "boolean", default: false },
+    "fault-connections": { type: "string", default: "8" },
+    "kill-after": { type: "string", default: "3" },
+    "recovery-timeout": { type: "string", default: "420" },
+    "drain-timeout": { type: "string", default: "300" },
+    workers: { type: "string" },
+    dashboard: { type: "boolean", default: false },
+    "cpu-prof": { type: "string" },
+    json: { type: "boolean", default: false },
+  },
+});
+const connections = Number(args.connections);
+const seconds = Number(args.seconds);
+const warmup = Number(args.warmup);
+const cpuProf = args["cpu-prof"] ? path.resolve(args["cpu-prof"]) : undefined;
+const fault = !args["no-fault"] && !cpuProf;
+const here = import.meta.dirname;
+
+const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN);
+const ms = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : "n/a");
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+function child(file: string): Promise<{ proc: ChildProcess; ready: Record<string, unknown> }> {
+  const proc = fork(path.join(here, file), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    proc.once("exit", (code) => reject(new Error(`${file} exited with ${code}`)));
+    proc.once("message", (msg: { type: string }) => (msg.type === "ready" ? resolve({ proc, ready: msg }) : reject(new Error(`${file}: ${JSON.stringify(msg)}`))));
+  });
+}
+
+function ask<T>(proc: ChildProcess, msg: object, answer: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { type: string }) => {
+      if (m.type !== answer) return;
+      proc.off("message", on);
+      resolve(m as T);
+    };
+    proc.on("message", on);
+    proc.send(msg);
+  });
+}
+
+function dbPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on("error", () => {}); // the fault phase kills its server
+  return pool;
+}
+
+/** Polls until every recipient of `ids` has a final event, or the deadline. */
+async function untilFinal(
+  pool: pg.Pool,
+  accountId: string,
+  ids: string[],
+  timeoutMs: number,
+  everyMs: number,
+  onPoll?: (counts: Reconciliation, at: number) => void,
+): Promise<{ counts: Reconciliation; at: number; done: boolean }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const counts = await reconcile(pool, accountId, ids).catch(() => undefined);
+    const at = Date.now();
+    if (counts) onPoll?.(counts, at);
+    if (counts && counts.finalRecipients >= ids.length) return { counts, at, done: true };
+    if (at > deadline) return { counts: counts ?? (await reconcile(pool, accountId, ids)), at, done: false };
+    await sleep(everyMs);
+  }
+}
+
+/** Peak memory per process over the run, sampled every second. */
+function memorySampler(topology: Topology, others: Record<string, number>) {
+  const peaks = new Map<string, number>();
+  const keep = (label: string, kb: number) => peaks.set(label, Math.max(peaks.get(label) ?? 0, kb));
+  const sample = () => {
+    let pgRss = 0;
+    let pgPss = 0;
+    for (const p of topology.processes()) {
+      if (p.role === "postgres") {
+        pgRss += rssKb(p.pid);
+        pgPss += pssKb(p.pid);
+      } else {
+        keep(p.role === "app" ? "app (RSS)" : p.role === "workers" ? `worker ${p.pid} (RSS)` : `${p.comm} ${p.pid} (RSS)`, rssKb(p.pid));
+      }
+    }
+    keep("PostgreSQL Σ RSS (counts shared memory per backend)", pgRss);
+    keep("PostgreSQL Σ PSS", pgPss);
+    for (const [label, pid] of Object.entries(others)) keep(`${label} (RSS)`, rssKb(pid));
+  };
+  sample();
+  const timer = setInterval(sample, 1000);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      return Object.fromEntries(peaks);
+    },
+  };
+}
+
+async function main() {
+  const started = { loadavg: loadavg(), at: new Date().toISOString() };
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-e2e-"));
+  const children: ChildProcess[] = [];
+  let topology: Topology | undefined;
+  const cleanup = async () => {
+    await topology?.stop().catch(() => {});
+    for (const c of children) c.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const sink = await child("e2e-sink.ts");
+    const load = await child("e2e-load.ts");
+    children.push(sink.proc, load.proc);
+    const sinkPort = sink.ready.port as number;
+    topology = await startTopology({
+      dataDir,
+      relayUrl: `smtp://127.0.0.1:${sinkPort}`,
+      workers: args.workers,
+      dashboard: args.dashboard,
+      execArgv: cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`] : undefined,
+    });
+    const workersMode = args.workers ?? process.env.MAILROOM_WORKERS ?? "the default";
+    console.log(
+      `bench:e2e: npm start's topology (MAILROOM_WORKERS=${workersMode}, dashboard ${topology.dashboard ? "on" : "off"}, embedded PostgreSQL), relay to an SMTP sink process, load from its own process; load average ${started.loadavg}`,
+    );
+    let pool = dbPool(topology.databaseUrl());
+    const account = await createUnlimitedAccount(topology.databaseUrl(), "Bench", "bench.example");
+    const run = (o: Partial<PostLoadOptions> & { tag: string; connections: number }) =>
+      ask<{ result: PostLoadResult }>(load.proc, { type: "run", url: topology!.url, apiKey: account.apiKey, html: BENCH_HTML, fromEmail: "news@bench.example", ...o }, "done").then((m) => m.result);
+    const sinkStats = () => ask<SinkStats>(sink.proc, { type: "stats" }, "stats");
+
+    // Warm-up: JIT, pools, caches; drained before the measurement starts.
+    if (warmup > 0) {
+      const w = await run({ tag: "warm", connections, seconds: warmup });
+      await untilFinal(pool, account.accountId, w.ids, 120_000, 500);
+    }
+
+    // 1. Main phase.
+    const cpuOf = () => {
+      const roles = cpuByRole(topology!.processes());
+      return { ...roles, sink: readStat(sink.proc.pid!)?.cpuMs ?? NaN, load: readStat(load.proc.pid!)?.cpuMs ?? NaN };
+    };
+    const sink0 = await sinkStats();
+    const cpu0 = cpuOf();
+    const memory = memorySampler(topology, { sink: sink.proc.pid!, load: load.proc.pid! });
+    const main = await run({ tag: "main", connections, seconds });
+    const drained = await untilFinal(pool, account.accountId, main.ids, Number(args["drain-timeout"]) * 1000, 200);
+    const cpu1 = cpuOf();
+    const peaks = memory.stop();
+    const sink1 = await sinkStats();
+    const latency = await deliveryLatencies(pool, account.accountId, main.ids);
+    const accepted = main.ids.length;
+    const delivered = drained.counts.delivered;
+    const loadSeconds = (main.lastAt - main.firstAt) / 1000;
+    const wholeSeconds = (latency.lastDeliveredAt - main.firstAt) / 1000;
+    const duringLoad = latency.deliveredAt.filter((t) => t <= main.lastAt).length;
+    const post = [...main.latenciesMs].sort((a, b) => a - b);
+    const cpuPerMessage = Object.fromEntries(
+      Object.entries(cpu1).map(([role, v]) => [role, (v - cpu0[role as keyof typeof cpu0]) / Math.max(1, delivered)]),
+    ) as Record<keyof typeof cpu1, number>;
+    const cpuTotal = Object.values(cpuPerMessage).reduce((s, v) => s + v, 0);
+    const appLabel = topology.processes().some((p) => p.role === "workers") ? "app (API)" : "app (API + inline workers)";
+    const figures = {
+      accepted,
+      acceptedPerSecond: accepted / loadSeconds,
+      delivered,
+      deliveredPerSecondWholeRun: delivered / wholeSeconds,
+      deliveredPerSecondDuringLoad: duringLoad / loadSeconds,
+      drainedSecondsAfterLoad: (latency.lastDeliveredAt - main.lastAt) / 1000,
+      post: { p50: pct(post, 50), p99: pct(post, 99), p999: pct(post, 99.9), max: pct(post, 100) },
+      acceptedToDelivered: { p50: pct(latency.ms, 50), p99: pct(latency.ms, 99), max: pct(latency.ms, 100) },
+      cpuMsPerMessage: cpuPerMessage,
+      peakMemoryKb: peaks,
+      sinkMessages: sink1.messages - sink0.messages,
+      non200: main.statuses,
+      errors: main.errors,
+    };
+    console.log(`
+main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipient each, ${warmup} s warm-up before (not counted)
+  accepted            ${accepted} in ${loadSeconds.toFixed(1)} s = ${figures.acceptedPerSecond.toFixed(0)}/s (non-200: ${JSON.stringify(main.statuses)}, no answer: ${main.errors})
+  delivered           ${delivered} = ${figures.deliveredPerSecondWholeRun.toFixed(0)}/s over the whole run (first POST → last delivery ${wholeSeconds.toFixed(1)} s); ${figures.deliveredPerSecondDuringLoad.toFixed(0)}/s during the load
+  drained             ${drained.done ? `${figures.drainedSecondsAfterLoad.toFixed(1)} s after the last POST answer` : `NOT within ${args["drain-timeout"]} s: ${describeReconciliation(drained.counts)}`}; the sink got ${figures.sinkMessages} messages
+  POST /email         p50 ${ms(figures.post.p50)}, p99 ${ms(figures.post.p99)}, p99.9 ${ms(figures.post.p999)}, max ${ms(figures.post.max)}
+  accepted→delivered  p50 ${ms(figures.acceptedToDelivered.p50)}, p99 ${ms(figures.acceptedToDelivered.p99)}, max ${ms(figures.acceptedToDelivered.max)}
+  CPU ms/message      ${appLabel} ${cpuPerMessage.app.toFixed(2)}, worker processes ${cpuPerMessage.workers.toFixed(2)}, PostgreSQL ${cpuPerMessage.postgres.toFixed(2)}, other children ${cpuPerMessage.other.toFixed(2)}, sink ${cpuPerMessage.sink.toFixed(2)}, load ${cpuPerMessage.load.toFixed(2)}; total ${cpuTotal.toFixed(2)}
+  peak memory         ${Object.entries(peaks).map(([k, v]) => `${k} ${mb(v)}`).join("; ")}`);
+
+    // 2. Fault phase.
+    let faultFigures: Record<string, unknown> | undefined;
+    let ok = drained.done && drained.counts.inDatabase === accepted && drained.counts.finalEvents === drained.counts.finalRecipients;
+    if (fault) {
+      const faultAccount = await createUnlimitedAccount(topology.databaseUrl(), "Fault", "fault.example");
+      const faultConnections = Number(args["fault-connections"]);
+      const sinkBefore = await sinkStats();
+      const running = ask<{ result: PostLoadResult }>(
+        load.proc,
+        { type: "run", url: topology.url, apiKey: faultAccount.apiKey, html: BENCH_HTML, fromEmail: "news@fault.example", tag: "fault", connections: faultConnections, seconds: 600, stopOnError: true },
+        "done",
+      );
+      await sleep(Number(args["kill-after"]) * 1000);
+      const activeAtKill = await activeDeliverJobs(pool);
+      await topology.kill();
+      load.proc.send({ type: "stop" });
+      const before = (await running).result;
+      void pool.end().catch(() => {});
+      const restartAt = Date.now();
+      await topology.restart();
+      const readySeconds = (Date.now() - restartAt) / 1000;
+      pool = dbPool(topology.databaseUrl());
+      // How many still wait 30 s after the restart (the lease of issue 15 returns a dead worker's jobs by then).
+      let pendingAt30s: number | undefined;
+      const recovered = await untilFinal(pool, faultAccount.accountId, before.ids, Number(args["recovery-timeout"]) * 1000, 250, (counts, at) => {
+        if (pendingAt30s === undefined && at - restartAt >= 30_000) pendingAt30s = counts.accepted - counts.finalRecipients;
+      });
+      const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM messages WHERE account_id = $1", [faultAccount.accountId]);
+      const sinkAfter = await sinkStats();
+      const c = recovered.counts;
+      const recoverySeconds = (recovered.at - restartAt) / 1000;
+      faultFigures = {
+        connections: faultConnections,
+        acceptedBeforeKill: before.ids.length,
+        deliverJobsActiveJustBeforeKill: activeAtKill,
+        unansweredAtKill: before.errors,
+        committedWithoutAnswer: rows[0]!.n - before.ids.length,
+        readySeconds,
+        notFinal30sAfterRestart: pendingAt30s ?? 0,
+        recovered: recovered.done,
+        recoverySeconds: recovered.done ? recoverySeconds : null,
+        counts: c,
+        lost: c.accepted - c.inDatabase,
+        sinkRedeliveries: sinkAfter.recipients - sinkAfter.distinctRecipients - (sinkBefore.recipients - sinkBefore.distinctRecipients),
+      };
+      console.log(`
+fault phase: ${faultConnections} connections; SIGKILL of the whole process group (app, workers, embedded PostgreSQL) after ${args["kill-after"]} s; restart on the same data directory
+  accepted before the kill  ${before.ids.length} (200 received; deliver jobs active just before the kill: ${activeAtKill}; requests cut by the kill: ${before.errors}; ${faultFigures.committedWithoutAnswer as number} more committed whose answer was lost)
+  restart → app ready       ${readySeconds.toFixed(1)} s
+  restart → all final       ${recovered.done ? `${recoverySeconds.toFixed(1)} s` : `NOT within ${args["recovery-timeout"]} s`} (not final 30 s after the restart: ${pendingAt30s ?? 0} of ${before.ids.length})
+  reconciliation            ${describeReconciliation(c)}; sink redeliveries ${faultFigures.sinkRedeliveries as number}`);
+      ok &&= recovered.done && c.inDatabase === c.accepted && c.finalEvents === c.finalRecipients;
+    }
+    console.log(`\nload average at the end ${loadavg()} (at the start ${started.loadavg}; ${os.cpus().length} cores)`);
+    if (args.json) console.log(JSON.stringify({ started, connections, seconds, warmup, workers: workersMode, dashboard: topology.dashboard, main: figures, fault: faultFigures, endLoadavg: loadavg() }, null, 2));
+    await pool.end().catch(() => {});
+    await cleanup();
+    if (!ok) {
+      console.error("FAILED: something accepted was lost, finalised twice or not finalised in time");
+      process.exit(1);
+    }
+    process.exit(0);
+  } catch (err) {
+    if (topology) console.error(`app output:\n${topology.output()}`);
+    await cleanup();
+    throw err;
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
