@@ -8,7 +8,7 @@ import { classifySmtpAnswer, internalErrorClassification, type Classification } 
 import { parseMessageContent, type MessageContent } from "../domain/email-request/message-content";
 import { recordRound, type RoundResult } from "./record-outcomes";
 import { encodeTrackingToken } from "../tracking/tracking-tokens";
-import { storeTrackedLinks } from "../domain/tracked-links";
+import { recordMessageFacts } from "../domain/tracked-links";
 import { planTracking, renderTrackingPieces } from "../tracking/tracking-html";
 import type { RecipientRow } from "./load-messages";
 import type { Envelope, Transport, TransportResult } from "./transports";
@@ -92,7 +92,9 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
   const trackedHtml = mime ? (tracking.opens || tracking.clicks ? await extractHtmlPart(mime) : undefined) : content.html;
   // The body is tokenized once per job (in chunks, yielding to the event loop); each copy is then spliced from the plan.
   const plan = trackedHtml && (tracking.opens || tracking.clicks) ? await planTracking(trackedHtml) : undefined;
-  if (plan && tracking.clicks && !message.links_listed) await storeTrackedLinks(ctx.database, message.id, plan.links);
+  // Kept before the first copy goes out (a click must find its link), with the built size, in one batched write.
+  const links = plan && tracking.clicks && !message.links_listed ? plan.links : undefined;
+  let storedSize = message.size;
 
   const build = async (r: RecipientRow): Promise<Envelope> => {
     const token = (kind: "o" | "u") => encodeTrackingToken(secret, { kind, messageId: message.id, recipientId: r.id });
@@ -158,7 +160,13 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
       );
       const ready = built.filter((b): b is { i: number; envelope: Envelope } => b !== undefined);
       if (ready.length === 0) continue;
-      size ||= ready[0]!.envelope.raw.length;
+      if (!size) {
+        size = ready[0]!.envelope.raw.length;
+        if (links || size !== storedSize) {
+          await recordMessageFacts(ctx.database, { messageId: message.id, links, size });
+          storedSize = size;
+        }
+      }
       try {
         const out = await transport.sendAll(domain, ready.map((b) => b.envelope));
         ready.forEach((b, n) => {
@@ -178,7 +186,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
     mxHost: answers[i]?.mxHost ?? "",
     durationMs: answers[i]?.durationMs ?? 0,
   }));
-  const retries = await recordRound(ctx, policy, { ...round, size, storedSize: message.size }, results);
+  const retries = await recordRound(ctx, policy, { ...round, size, storedSize }, results);
   for (const at of retries) deps.onRetryScheduled?.(at);
   return { sent: recipients.length };
 }
