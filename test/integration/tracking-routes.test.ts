@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser } from "mailparser";
 import { escapeAttribute, extractTrackableLinks } from "../../lib/tracking/tracking-html";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,6 +78,34 @@ describe("tracking: open pixel, click redirect, unsubscribe", () => {
     expect(res.headers.get("location")).toBe("https://example.org/welcome?a=1&b=2");
     const clicked = await waitForEvent(app.ctx, m.id, "clicked", "click@example.org");
     expect(clicked.url).toBe("https://example.org/welcome?a=1&b=2");
+  });
+
+  it("two recipients of one message (one copy template): each copy has its own tokens and a DKIM signature that verifies", async () => {
+    const to = ["pair-a@example.org", "pair-b@example.org"];
+    const id = await sendViaApi(app, apiKey, simpleEmail(to));
+    for (const r of to) await waitForEvent(app.ctx, id, "delivered", r);
+    const { rows } = await app.ctx.database.pool.query<{ raw: Buffer }>("SELECT raw FROM sandbox_messages WHERE mailroom_message_id = $1", [id]);
+    expect(rows).toHaveLength(2);
+    const { rows: keys } = await app.ctx.database.pool.query("SELECT dkim_public_key FROM sender_domains WHERE name = 'example.com' AND account_id = $1", [accountId]);
+    const p = (keys[0].dkim_public_key as string).replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "").replace(/\s+/g, "");
+    const resolver = async (name: string, type: string) => {
+      if (type === "TXT" && name === "mailroom._domainkey.example.com") return [[`v=DKIM1; k=rsa; p=${p}`]];
+      throw Object.assign(new Error("ENOTFOUND"), { code: "ENOTFOUND" });
+    };
+    const tokens: string[] = [];
+    for (const { raw } of rows) {
+      expect((await dkimVerify(raw, { resolver })).results[0]?.status.result).toBe("pass");
+      const parsed = await simpleParser(raw);
+      const html = typeof parsed.html === "string" ? parsed.html : "";
+      const click = /href="[^"]+\/t\/c\/([^"]+)"/.exec(html)![1]!;
+      const open = /<img src="[^"]+\/t\/o\/([^"]+)"/.exec(html)![1]!;
+      const unsubscribe = /^List-Unsubscribe: <[^>]+\/t\/u\/([^>]+)>/m.exec(raw.toString())![1]!;
+      tokens.push(click, open, unsubscribe);
+      // The click of each copy is logged for that copy's recipient.
+      expect((await app.fetch(`/t/c/${click}`, { redirect: "manual" })).headers.get("location")).toBe("https://example.org/welcome?a=1&b=2");
+    }
+    expect(new Set(tokens).size).toBe(6);
+    for (const r of to) await waitForEvent(app.ctx, id, "clicked", r);
   });
 
   it("refuses tampered tokens with a 404 and logs nothing", async () => {
