@@ -93,7 +93,9 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
   const trackedHtml = mime ? (tracking.opens || tracking.clicks ? await extractHtmlPart(mime) : undefined) : content.html;
   // The body is tokenized once per job (in chunks, yielding to the event loop); each copy is then spliced from the plan.
   const plan = trackedHtml && (tracking.opens || tracking.clicks) ? await planTracking(trackedHtml) : undefined;
-  // Kept before the first copy goes out (a click must find its link), with the built size, in one batched write.
+  // The link list is kept with the outcomes (one statement). A click that comes first finds its
+  // link in the stored HTML (findTrackedLink reads it then); a raw MIME message's HTML is not
+  // readable that way, so its list is written before its first copy goes out (batched, with the size).
   const links = plan && tracking.clicks && !message.links_listed ? plan.links : undefined;
   let storedSize = message.size;
 
@@ -168,7 +170,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
       if (ready.length === 0) continue;
       if (!size) {
         size = ready[0]!.envelope.raw.length;
-        if (links || size !== storedSize) {
+        if (mime && (links || size !== storedSize)) {
           await recordMessageFacts(ctx.database, { messageId: message.id, links, size });
           storedSize = size;
         }
@@ -192,7 +194,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
     mxHost: answers[i]?.mxHost ?? "",
     durationMs: answers[i]?.durationMs ?? 0,
   }));
-  const retries = await recordRound(ctx, policy, { ...round, size, storedSize }, results);
+  const retries = await recordRound(ctx, policy, { ...round, size, storedSize, links: mime ? undefined : links }, results);
   for (const at of retries) deps.onRetryScheduled?.(at);
   return { sent: recipients.length };
 }

@@ -15,7 +15,8 @@ import { nextAttemptAt, type RetryPolicy } from "./retry-schedule";
  * Writes what delivery rounds did: a delivery_attempts row per recipient,
  * the recipient's new status, the final events (logged with logEvents so
  * that webhooks fan out in the same transaction), suppressions for 5.1.x,
- * and a `deliver` job for deferred recipients at their next attempt time.
+ * a `deliver` job for deferred recipients at their next attempt time, and
+the message's built size and link list (docs/adr/0320).
  * A recipient already final (another worker got there first) is left
  * alone: at most one final event per recipient.
  *
@@ -44,6 +45,8 @@ export interface RoundContext {
   /** Bytes of the built message (messages.size), and what the row holds now. */
   size?: number;
   storedSize?: number;
+  /** The message's trackable links, kept unless a list is kept already (messages.tracked_links). */
+  links?: string[];
 }
 
 interface Planned {
@@ -72,8 +75,8 @@ async function writeRounds(tx: Tx, boss: PgBoss, policy: RetryPolicy, rounds: { 
   const seen = new Set<number>();
   const all = planned.flat().filter((p) => !seen.has(p.result.recipientId) && seen.add(p.result.recipientId));
   const first = new Set(all);
-  const sizes = rounds.filter((r) => r.round.size && r.round.size !== r.round.storedSize);
-  // One statement: status changes (guarded), attempt rows for those that changed, message sizes.
+  const facts = rounds.filter((r) => r.round.links || (r.round.size && r.round.size !== r.round.storedSize));
+  // One statement: status changes (guarded), attempt rows for those that changed, message sizes and link lists.
   const { rows } = await tx.client.query<{ id: number }>({
     name: "mailroom_record_rounds",
     text: `WITH i AS (
@@ -89,7 +92,8 @@ async function writeRounds(tx: Tx, boss: PgBoss, policy: RetryPolicy, rounds: { 
        INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms)
        SELECT i.rid, i.message_id, i.account_id, $12, i.outcome, i.smtp_code, i.enhanced, i.reply, i.mx, i.dur FROM i JOIN u ON u.id = i.rid
      ), s AS (
-       UPDATE messages m SET size = v.size FROM unnest($13::uuid[], $14::int[]) AS v(id, size) WHERE m.id = v.id
+       UPDATE messages m SET size = COALESCE(v.size, m.size), tracked_links = COALESCE(m.tracked_links, v.links)
+         FROM jsonb_to_recordset($13::jsonb) AS v(id uuid, size int, links jsonb) WHERE m.id = v.id
      )
      SELECT id FROM u`,
     values: [
@@ -105,8 +109,9 @@ async function writeRounds(tx: Tx, boss: PgBoss, policy: RetryPolicy, rounds: { 
       all.map((p) => p.result.mxHost),
       all.map((p) => p.result.durationMs),
       now,
-      sizes.map((r) => r.round.messageId),
-      sizes.map((r) => r.round.size),
+      JSON.stringify(
+        facts.map(({ round: r }) => ({ id: r.messageId, size: r.size && r.size !== r.storedSize ? r.size : null, links: r.links ?? null })),
+      ),
     ],
   });
   const changed = new Set(rows.map((r) => Number(r.id)));

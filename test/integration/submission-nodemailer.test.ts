@@ -84,6 +84,9 @@ describe("SMTP submission: nodemailer", () => {
       expect(parsed.text?.trim()).toBe("Voir la facture — merci");
       expect(parsed.html).toContain("/t/o/"); // open pixel
       expect(parsed.html).toMatch(/href="http:\/\/localhost:\d+\/t\/c\//); // click tracking
+      // The link list of a raw MIME message is kept before its copies go out (its HTML is not readable for the click route).
+      const click = /href="http:\/\/localhost:\d+(\/t\/c\/[^"]+)"/.exec(parsed.html || "")![1]!;
+      expect((await app.fetch(click, { redirect: "manual" })).headers.get("location")).toBe("https://example.org/invoice/42");
       expect(parsed.attachments.find((a) => a.filename === "invoice.pdf")!.content.equals(pdf)).toBe(true);
       const logo = parsed.attachments.find((a) => a.filename === "logo.png")!;
       expect(logo.contentId).toBe("<logo@shop>");
