@@ -3,7 +3,7 @@ import { createHash, generateKeyPairSync } from "node:crypto";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { describe, expect, it } from "vitest";
-import { relaxedBody, relaxedBodyHash, relaxedHeader, signDkim } from "./dkim";
+import { relaxedBody, relaxedBodyHash, relaxedHeader, signDkim, splitBodyHash } from "./dkim";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", {
   modulusLength: 2048,
@@ -82,4 +82,20 @@ describe("DKIM (rsa-sha256, relaxed/relaxed), checked by mailauth", () => {
     expect(await relaxedBodyHash(Buffer.from(odd, "latin1"))).toBe(sha(relaxedBody(odd)));
     expect(h.max / 1e6).toBeLessThan(200);
   }, 60_000);
+
+  it("splitBodyHash: the prefix and suffix canonicalised once give the hash of the whole body (property)", async () => {
+    const line = fc.array(fc.constantFrom("a", "b", " ", "\t", "é", "--"), { maxLength: 6 }).map((c) => c.join(""));
+    const lines = fc.array(line, { maxLength: 6 });
+    await fc.assert(
+      fc.asyncProperty(lines, lines, lines, async (pre, mid, post) => {
+        const prefix = Buffer.from(pre.map((l) => `${l}\r\n`).join(""), "latin1");
+        const middle = Buffer.from(mid.map((l) => `${l}\r\n`).join(""), "latin1");
+        // The suffix begins with a boundary line, as in a template.
+        const suffix = Buffer.from(["--b", ...post].join("\r\n"), "latin1");
+        const split = await splitBodyHash(prefix, suffix);
+        expect(await split.hash(middle)).toBe(await relaxedBodyHash(Buffer.concat([prefix, middle, suffix])));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -85,19 +85,13 @@ export async function relaxedBodyHash(body: string | Buffer): Promise<string> {
       if (pos < body.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } else {
-    for (let pos = 0; pos < body.length; ) {
-      let end = body.indexOf("\r\n", pos + BODY_CHUNK);
-      end = end < 0 ? body.length : end + 2;
-      hashLines(body.toString("latin1", pos, end), state, hash);
-      pos = end;
-      if (pos < body.length) await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+    await canonicalLines(body, state, hash);
   }
   return hash.digest("base64");
 }
 
 /** Canonicalises and hashes whole lines (`text` ends at a line break or at the body's end). */
-function hashLines(text: string, state: { pendingEmpty: number }, hash: ReturnType<typeof createHash>): void {
+function hashLines(text: string, state: { pendingEmpty: number }, hash: { update(text: string, encoding: "latin1"): unknown }): void {
   const batch: string[] = [];
   for (let pos = 0; pos < text.length; ) {
     let eol = text.indexOf("\r\n", pos);
@@ -120,7 +114,66 @@ export async function signDkim(raw: Buffer, key: DkimKey, now = new Date()): Pro
   const end = raw.indexOf("\r\n\r\n");
   const head = raw.toString("latin1", 0, end >= 0 ? end : raw.length);
   const bh = await relaxedBodyHash(end >= 0 ? raw.subarray(end + 4) : Buffer.alloc(0));
+  return Buffer.concat([dkimHeader(head, bh, key, now), raw]);
+}
 
+/** Bytes hashed between two turns of the event loop by SplitBodyHash. */
+const HASH_SLICE = 256 * 1024;
+
+/**
+ * The relaxed body hash of bodies that differ only in one middle piece (the
+ * copies of one message template): the prefix is canonicalised and hashed
+ * once (its SHA-256 state copied per body), the suffix canonicalised once;
+ * per body only the middle is canonicalised. `suffix` must begin a line that
+ * is not empty (a MIME boundary line), `prefix` must end with a line break.
+ */
+export interface SplitBodyHash {
+  hash(middle: Buffer): Promise<string>;
+}
+
+export async function splitBodyHash(prefix: Buffer, suffix: Buffer): Promise<SplitBodyHash> {
+  if (prefix.length && !prefix.subarray(-2).equals(Buffer.from("\r\n"))) throw new Error("splitBodyHash: the prefix must end with a line break");
+  if (suffix[0] === 0x0d || suffix[0] === 0x20 || suffix[0] === 0x09) throw new Error("splitBodyHash: the suffix must begin with a non-empty line");
+  const start = createHash("sha256");
+  const startState = { pendingEmpty: 0 };
+  await canonicalLines(prefix, startState, start);
+  const canonicalSuffix: Buffer[] = [];
+  // Trailing empty lines of the whole body are the suffix's: dropped there once (never flushed).
+  await canonicalLines(suffix, { pendingEmpty: 0 }, { update: (text: string) => canonicalSuffix.push(Buffer.from(text, "latin1")) });
+  return {
+    async hash(middle) {
+      const hash = start.copy();
+      const state = { ...startState };
+      await canonicalLines(middle, state, hash);
+      // The suffix begins with a non-empty line: the middle's held-back empty lines are body lines.
+      if (state.pendingEmpty) hash.update("\r\n".repeat(state.pendingEmpty), "latin1");
+      let since = 0;
+      for (const piece of canonicalSuffix) {
+        hash.update(piece);
+        since += piece.length;
+        if (since >= HASH_SLICE) {
+          since = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
+      return hash.digest("base64");
+    },
+  };
+}
+
+/** hashLines over a buffer, a slice (ending at a line break) at a time with a turn of the event loop between slices. */
+async function canonicalLines(body: Buffer, state: { pendingEmpty: number }, hash: { update(text: string, encoding: "latin1"): unknown }): Promise<void> {
+  for (let pos = 0; pos < body.length; ) {
+    let end = body.indexOf("\r\n", pos + BODY_CHUNK);
+    end = end < 0 ? body.length : end + 2;
+    hashLines(body.toString("latin1", pos, end), state, hash);
+    pos = end;
+    if (pos < body.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The DKIM-Signature header field (with its line break) of a message whose header block is `head` and body hash `bh`. */
+export function dkimHeader(head: string, bh: string, key: DkimKey, now = new Date()): Buffer {
   const fields = splitFields(head);
   const names: string[] = [];
   let data = "";
@@ -136,5 +189,5 @@ export async function signDkim(raw: Buffer, key: DkimKey, now = new Date()): Pro
   const b = sign("sha256", Buffer.from(data, "latin1"), keyObject(key.privateKey)).toString("base64");
   // Fold for line length; the folding whitespace is ignored by relaxed canonicalization and in b=.
   const header = `DKIM-Signature: ${tags.replace(/; h=/, ";\r\n h=").replace(/; bh=/, ";\r\n bh=")}${b.replace(/(.{72})/g, "$1\r\n ").replace(/\r\n $/, "")}\r\n`;
-  return Buffer.concat([Buffer.from(header, "latin1"), raw]);
+  return Buffer.from(header, "latin1");
 }

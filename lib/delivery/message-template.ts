@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import MailComposer from "nodemailer/lib/mail-composer";
 import MimeNode from "nodemailer/lib/mime-node";
 import { composerOptions, STREAMED_BODY_CHARS, type BuildOptions } from "./build-message";
-import { signDkim } from "./dkim";
+import { dkimHeader, signDkim, splitBodyHash } from "./dkim";
 
 /**
  * The copies of one message to several recipients, composed once (docs/adr/0320).
@@ -13,8 +13,10 @@ import { signDkim } from "./dkim";
  * the recipient's HTML part (its headers and encoded body, built by
  * nodemailer's MimeNode on its own, so the part picks its own transfer
  * encoding as it would in a whole composition) in place of the marker part;
- * then its own DKIM signature. Headers, the text part, attachments and
- * boundaries are composed and encoded once, not once per recipient.
+ * then its own DKIM signature, whose body hash canonicalises only that part
+ * (what comes before and after it is canonicalised once: dkim.ts
+ * splitBodyHash). Headers, the text part, attachments and boundaries are
+ * composed, encoded and canonicalised once, not once per recipient.
  *
  * Only for bodies under STREAMED_BODY_CHARS (a larger one is composed per
  * copy, streamed: build-message.ts) and messages with an HTML body.
@@ -70,12 +72,23 @@ export async function createCopyTemplate(options: TemplateOptions): Promise<Copy
   if (partHeadersAt <= 1 || partHeadersAt > markerAt) throw new Error("message template: the HTML part is not a child part");
   const partEnd = markerAt + htmlMarker.length;
 
+  const headEnd = text.indexOf("\r\n\r\n");
   const unsubscribeAt = options.hasUnsubscribe ? text.indexOf(unsubscribeMarker) : -1;
-  if (options.hasUnsubscribe && (unsubscribeAt < 0 || unsubscribeAt > partHeadersAt)) throw new Error("message template: the List-Unsubscribe marker is not in the header");
+  if (options.hasUnsubscribe && (unsubscribeAt < 0 || unsubscribeAt > headEnd)) throw new Error("message template: the List-Unsubscribe marker is not in the header");
+  const unsubscribeEnd = unsubscribeAt < 0 ? 0 : unsubscribeAt + unsubscribeMarker.length;
 
   const beforeUnsubscribe = template.subarray(0, unsubscribeAt < 0 ? partHeadersAt : unsubscribeAt);
-  const beforePart = unsubscribeAt < 0 ? Buffer.alloc(0) : template.subarray(unsubscribeAt + unsubscribeMarker.length, partHeadersAt);
+  const beforePart = unsubscribeAt < 0 ? Buffer.alloc(0) : template.subarray(unsubscribeEnd, partHeadersAt);
   const afterPart = template.subarray(partEnd);
+  // The header block of a copy, around its List-Unsubscribe targets (what the signature covers).
+  const headBefore = text.slice(0, unsubscribeAt < 0 ? headEnd : unsubscribeAt);
+  const headAfter = unsubscribeAt < 0 ? "" : text.slice(unsubscribeEnd, headEnd);
+  // The body hash: what precedes the HTML part and what follows it are canonicalised once (dkim.ts).
+  // The part's last line ends with the template's line break before the next boundary line.
+  const bodyHash =
+    options.dkim && afterPart.subarray(0, 4).equals(Buffer.from("\r\n--"))
+      ? await splitBodyHash(template.subarray(headEnd + 4, partHeadersAt), afterPart.subarray(2))
+      : undefined;
 
   /** The HTML part alone, as nodemailer writes it as a child of the alternative (its headers, blank line, encoded body). */
   const htmlPart = async (html: string): Promise<Buffer> => {
@@ -90,14 +103,18 @@ export async function createCopyTemplate(options: TemplateOptions): Promise<Copy
   return {
     async build(copy) {
       const html = typeof copy.html === "string" ? copy.html : copy.html.join("");
-      const pieces = [beforeUnsubscribe];
+      let targets = "";
       if (unsubscribeAt >= 0) {
         if (!copy.unsubscribe) throw new Error("message template: this message's copies carry List-Unsubscribe");
-        pieces.push(Buffer.from(unsubscribeValue(copy.unsubscribe), "latin1"), beforePart);
+        targets = unsubscribeValue(copy.unsubscribe);
       }
-      pieces.push(await htmlPart(html), afterPart);
-      const raw = Buffer.concat(pieces);
-      return options.dkim ? await signDkim(raw, options.dkim) : raw;
+      const part = await htmlPart(html);
+      const pieces = unsubscribeAt >= 0 ? [beforeUnsubscribe, Buffer.from(targets, "latin1"), beforePart, part, afterPart] : [beforeUnsubscribe, part, afterPart];
+      if (!options.dkim) return Buffer.concat(pieces);
+      if (!bodyHash) return signDkim(Buffer.concat(pieces), options.dkim);
+      const bh = await bodyHash.hash(Buffer.concat([part, afterPart.subarray(0, 2)]));
+      // One copy of the bytes: the signature header and the pieces concatenated once.
+      return Buffer.concat([dkimHeader(headBefore + targets + headAfter, bh, options.dkim), ...pieces]);
     },
   };
 }
