@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser } from "mailparser";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { composeMessage } from "./build-message";
 import { createCopyTemplate, templateApplies } from "./message-template";
@@ -72,6 +73,24 @@ describe("createCopyTemplate", () => {
     const signature = (raw: Buffer) => /\bb=([^;]+)$/m.exec(raw.toString("latin1").split("\r\n\r\n")[0]!.replace(/\r\n /g, ""))?.[1];
     expect(signature(one)).not.toBe(signature(two));
   });
+
+  it("a 10 MB attachment: composed once, each copy built and signed without a long turn, and it verifies", async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024, 0x5a);
+    const withAttachment = parseMessageContent({ ...rawContent(), attachments: [{ content: big.toString("base64"), filename: "big.bin", type: "application/octet-stream" }] });
+    const h = monitorEventLoopDelay({ resolution: 10 });
+    h.enable();
+    const template = await createCopyTemplate({ ...base, content: withAttachment, hasUnsubscribe: true, dkim: { domainName: "example.com", keySelector: "mailroom", privateKey } });
+    const copies = [];
+    for (const n of [1, 2]) copies.push(await template.build({ html: `<p>copy ${n}</p>`, unsubscribe: { url: `https://mail.test/t/u/${n}` } }));
+    h.disable();
+    expect(h.max / 1e6).toBeLessThan(200);
+    for (const [i, raw] of copies.entries()) {
+      expect((await dkimVerify(raw, { resolver })).results[0]?.status.result).toBe("pass");
+      const parsed = await simpleParser(raw);
+      expect(parsed.html).toBe(`<p>copy ${i + 1}</p>`);
+      expect(parsed.attachments[0]?.content.equals(big)).toBe(true);
+    }
+  }, 60_000);
 
   it("applies to an HTML body that is a child part, small enough to compose in one go", () => {
     expect(templateApplies(content)).toBe(true);

@@ -63,18 +63,19 @@ export async function createCopyTemplate(options: TemplateOptions): Promise<Copy
   const template = await root.build();
   const textEncoding = ((root as unknown as { textEncoding?: string }).textEncoding || undefined) as "B" | "Q" | undefined;
 
-  const text = template.toString("latin1");
-  const markerAt = text.indexOf(htmlMarker);
-  if (markerAt < 0 || text.indexOf(htmlMarker, markerAt + 1) >= 0) throw new Error("message template: the HTML marker is not found once");
+  // Searched in the bytes (the markers are ASCII): a template with a 10 MB attachment is never one string (docs/adr/0310).
+  const markerAt = template.indexOf(htmlMarker);
+  if (markerAt < 0 || template.indexOf(htmlMarker, markerAt + 1) >= 0) throw new Error("message template: the HTML marker is not found once");
   // The HTML part begins after its boundary line; its bytes (headers, blank line, marker) are replaced per copy.
-  const partStart = text.lastIndexOf("\r\n--", markerAt);
-  const partHeadersAt = partStart < 0 ? -1 : text.indexOf("\r\n", partStart + 2) + 2;
+  const partStart = template.lastIndexOf("\r\n--", markerAt);
+  const partHeadersAt = partStart < 0 ? -1 : template.indexOf("\r\n", partStart + 2) + 2;
   if (partHeadersAt <= 1 || partHeadersAt > markerAt) throw new Error("message template: the HTML part is not a child part");
   const partEnd = markerAt + htmlMarker.length;
 
-  const headEnd = text.indexOf("\r\n\r\n");
+  const headEnd = template.indexOf("\r\n\r\n");
+  const text = template.toString("latin1", 0, headEnd);
   const unsubscribeAt = options.hasUnsubscribe ? text.indexOf(unsubscribeMarker) : -1;
-  if (options.hasUnsubscribe && (unsubscribeAt < 0 || unsubscribeAt > headEnd)) throw new Error("message template: the List-Unsubscribe marker is not in the header");
+  if (options.hasUnsubscribe && unsubscribeAt < 0) throw new Error("message template: the List-Unsubscribe marker is not in the header");
   const unsubscribeEnd = unsubscribeAt < 0 ? 0 : unsubscribeAt + unsubscribeMarker.length;
 
   const beforeUnsubscribe = template.subarray(0, unsubscribeAt < 0 ? partHeadersAt : unsubscribeAt);
