@@ -2,14 +2,15 @@
  * A preload (`NODE_OPTIONS="--import ./bench/count-sql.mjs"`) that counts the
  * SQL statements a delivery worker process (test/support/delivery-worker.ts)
  * sends, by statement, and writes them to $BENCH_SQL_COUNT/<pid>.json when it
- * exits. Any other process that loads it is left alone.
+ * exits. Any other process that loads it is left alone, unless
+ * BENCH_SQL_COUNT_ALL=1 (then every process that loads pg, one file per pid).
  */
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
 const out = process.env.BENCH_SQL_COUNT;
-if (out && process.argv.some((a) => a.endsWith("delivery-worker.ts"))) {
+if (out && (process.env.BENCH_SQL_COUNT_ALL === "1" || process.argv.some((a) => a.endsWith("delivery-worker.ts")))) {
   const require = createRequire(path.join(process.cwd(), "package.json"));
   const pg = require("pg");
   const counts = new Map();
