@@ -43,8 +43,9 @@ const envSchema = z.object({
   SMTP_RELAY_URL: z.string().optional(),
   // process: queue workers in supervised child processes (lib/workers/supervisor.ts); inline: in the app process; off: none here.
   MAILROOM_WORKERS: z.enum(["process", "inline", "off"]).default("process"),
-  MAILROOM_WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
-  MAILROOM_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  // Two worker processes at nice 10: measured best on 2 cores (docs/adr/0021, docs/BENCHMARKS.md "End to end").
+  MAILROOM_WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
+  MAILROOM_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   MAILROOM_DASHBOARD: z.enum(["on", "off"]).default("on"),
   MAILROOM_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   MAILROOM_DELIVERY_RETRY_SCHEDULE: durationList.optional(),
