@@ -111,7 +111,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
           args: ["worker"],
           execArgv: [],
           // The app's own settings, its database (the embedded server it started) and its public URL (PORT=0).
-          env: { ...process.env, ...config.sourceEnv, DATABASE_URL: ctx.database.url, MAILROOM_PUBLIC_URL: ctx.publicUrl },
+          env: (index) => ({
+            ...process.env,
+            ...config.sourceEnv,
+            DATABASE_URL: ctx.database.url,
+            MAILROOM_PUBLIC_URL: ctx.publicUrl,
+            // One metrics port per worker: the configured one for the first, the next ones for the others.
+            ...(config.workerMetricsPort !== undefined && { MAILROOM_WORKER_METRICS_PORT: String(config.workerMetricsPort === 0 ? 0 : config.workerMetricsPort + index) }),
+          }),
         },
       });
       await supervisor.ready;

@@ -17,7 +17,8 @@ export interface ChildSpec {
   /** Module forked (with the parent's Node; `execArgv` as given). */
   modulePath: string;
   args: string[];
-  env: NodeJS.ProcessEnv;
+  /** The environment of the child in slot `index` (0 … count − 1), the same slot across restarts. */
+  env: NodeJS.ProcessEnv | ((index: number) => NodeJS.ProcessEnv);
   execArgv?: string[];
 }
 
@@ -62,7 +63,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   const launch = (slot: (typeof slots)[number], index: number, onReady?: () => void) => {
     const startedAt = Date.now();
     const child = fork(options.child.modulePath, options.child.args, {
-      env: options.child.env,
+      env: typeof options.child.env === "function" ? options.child.env(index) : options.child.env,
       execArgv: options.child.execArgv ?? process.execArgv,
       stdio: "inherit",
     });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestAccount } from "../support/fixtures";
 import { sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
+import { freePort } from "../support/processes";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
@@ -50,5 +51,21 @@ describe("worker processes (MAILROOM_WORKERS=process)", () => {
     await app.stop();
     expect(alive(restarted.pid)).toBe(false);
     app = undefined as unknown as TestApp;
+  });
+
+  it("gives each forked worker its own metrics port (the configured one + its slot)", async () => {
+    const port = await freePort();
+    const two = await startTestApp({ MAILROOM_WORKERS: "process", MAILROOM_WORKER_PROCESSES: "2", MAILROOM_WORKER_METRICS_PORT: String(port), MAILROOM_METRICS_TOKEN: "scrape" });
+    try {
+      for (const p of [port, port + 1]) {
+        const res = await waitFor(`worker metrics on ${p}`, async () => {
+          const r = await fetch(`http://127.0.0.1:${p}/metrics`, { headers: { Authorization: "Bearer scrape" } }).catch(() => undefined);
+          return r?.ok ? r : undefined;
+        });
+        expect(await res.text()).toContain("mailroom_deliveries_total");
+      }
+    } finally {
+      await two.stop();
+    }
   });
 });
