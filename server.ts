@@ -109,7 +109,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         child: {
           modulePath: path.join(import.meta.dirname, "bin", "mailroom.mjs"),
           args: ["worker"],
-          execArgv: [],
+          // Not the app's --import tsx (bin/mailroom.mjs registers it); its profiling flags, so `--cpu-prof` covers the workers too.
+          execArgv: process.execArgv.filter((a) => a.startsWith("--cpu-prof")),
           // The app's own settings, its database (the embedded server it started) and its public URL (PORT=0).
           env: (index) => ({
             ...process.env,

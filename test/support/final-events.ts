@@ -45,6 +45,15 @@ export function describeReconciliation(r: Reconciliation): string {
   return `accepted ${r.accepted}, in the database ${r.inDatabase} (lost ${r.accepted - r.inDatabase}), final ${r.finalRecipients} (delivered ${r.delivered}, failed ${r.failed}, rejected ${r.rejected}; ${r.finalEvents - r.finalRecipients} duplicate final events), still queued/deferred ${r.pending}`;
 }
 
+/** Recipients of the account still queued or deferred (every message of the account, not only a given set). */
+export async function pendingRecipients(db: Queryable, accountId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM message_recipients WHERE account_id = $1 AND status IN ('queued', 'deferred')",
+    [accountId],
+  );
+  return rows[0]!.n;
+}
+
 /** pg-boss `deliver` jobs a worker holds right now. */
 export async function activeDeliverJobs(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'deliver' AND state = 'active'");
