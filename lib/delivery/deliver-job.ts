@@ -47,13 +47,18 @@ export function trackingFor(content: MessageContent, account: { track_opens: boo
   };
 }
 
-export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Promise<{ sent: number }> {
+/**
+ * `jobId`: the job being run, completed in the transaction that records its
+ * round (`jobCompleted`); a job that finds nothing to send records no round
+ * and is left for the caller to complete.
+ */
+export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob, jobId?: string): Promise<{ sent: number; jobCompleted: boolean }> {
   const { ctx, secret, transport } = deps;
   const ids = (job.recipientIds ?? []).filter((n) => Number.isSafeInteger(n));
-  if (!job.messageId || ids.length === 0) return { sent: 0 };
+  if (!job.messageId || ids.length === 0) return { sent: 0, jobCompleted: false };
   const message = await ctx.deliveryLoader({ messageId: job.messageId, recipientIds: ids });
   const recipients = message?.recipients ?? [];
-  if (!message || recipients.length === 0) return { sent: 0 };
+  if (!message || recipients.length === 0) return { sent: 0, jobCompleted: false };
   const policy = { scheduleMs: ctx.config.delivery.retryScheduleMs, maxAgeMs: ctx.config.delivery.maxAgeMs };
   const round = {
     messageId: message.id,
@@ -61,6 +66,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
     acceptedAt: message.created_at,
     transport: transport.name,
     requestId: job.requestId,
+    jobId,
   };
 
   let content: MessageContent;
@@ -77,7 +83,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
       suppress: false,
     };
     await recordRound(ctx, policy, round, recipients.map((r) => ({ recipientId: r.id, email: r.email, attempts: r.attempts, classification: c, mxHost: "", durationMs: 0 })));
-    return { sent: 0 };
+    return { sent: 0, jobCompleted: jobId !== undefined };
   }
 
   const dkim: DkimKey | undefined =
@@ -196,5 +202,5 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob): Pr
   }));
   const retries = await recordRound(ctx, policy, { ...round, size, storedSize, links: mime ? undefined : links }, results);
   for (const at of retries) deps.onRetryScheduled?.(at);
-  return { sent: recipients.length };
+  return { sent: recipients.length, jobCompleted: jobId !== undefined };
 }

@@ -6,6 +6,7 @@ import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
 import { createGroupCommit } from "../storage/group-commit";
 import { enqueue } from "../queue/boss";
+import { completeJobs } from "../queue/job-sql";
 import { deliverQueue } from "../queue/jobs";
 import { withTransaction, type Tx } from "../storage/transaction";
 import type { Classification } from "./classify";
@@ -47,6 +48,8 @@ export interface RoundContext {
   storedSize?: number;
   /** The message's trackable links, kept unless a list is kept already (messages.tracked_links). */
   links?: string[];
+  /** The `deliver` job of this round: completed in the transaction that records it. */
+  jobId?: string;
 }
 
 interface Planned {
@@ -167,6 +170,10 @@ async function writeRounds(tx: Tx, boss: PgBoss, policy: RetryPolicy, rounds: { 
     retryTimes.push([...retries.keys()]);
   }
   await logEvents(tx, boss, events);
+  // The jobs complete with their outcomes: no statement and commit of their own, and no window in
+  // which an outcome is written while its job still looks unfinished (docs/adr/0022).
+  const jobIds = rounds.flatMap((r) => (r.round.jobId ? [r.round.jobId] : []));
+  await completeJobs(tx.sql, deliverQueue.name, jobIds);
   return retryTimes;
 }
 

@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import type { Config } from "../config";
 import { applyQueuePolicy } from "../queue/boss";
 import { deliverQueue, type RetryPolicy } from "../queue/jobs";
+import { completeJobs } from "../queue/job-sql";
 import { listenForWork } from "../queue/listen";
 import { startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
 import { preparedSql } from "../storage/prepared-sql";
@@ -37,15 +38,18 @@ export async function startDelivery(
   deps: { transport: Transport; secret: string; lease?: JobLoopOptions<unknown>["lease"] },
 ): Promise<DeliveryRuntime> {
   const timers = new Set<NodeJS.Timeout>();
+  const db = preparedSql(ctx.database.pool);
   const loop = startJobLoop(ctx.boss, {
     queue: deliverQueue,
     concurrency: ctx.config.workers.concurrency,
     pollIntervalMs: 1000,
     log: ctx.log,
-    db: preparedSql(ctx.database.pool),
+    db,
     lease: deps.lease,
-    handler: async (job) => {
-      await processDeliverJob(
+    // A job completes in the transaction that records its round (record-outcomes.ts, docs/adr/0022).
+    completion: "handler",
+    handler: async (job, meta) => {
+      const { jobCompleted } = await processDeliverJob(
         {
           ctx,
           transport: deps.transport,
@@ -60,7 +64,10 @@ export async function startDelivery(
           },
         },
         job,
+        meta.id,
       );
+      // Nothing was left to send (its recipients are final already): no round, so complete it here.
+      if (!jobCompleted) await completeJobs(db, deliverQueue.name, [meta.id]);
     },
   });
   const listener = await listenForWork(ctx.database.url, DELIVER_CHANNEL, () => loop.notify(), ctx.log, {

@@ -36,11 +36,15 @@ describe("sandbox delivery: every sandbox address and its event", () => {
     const body = (await res.json()) as { TotalRecords: number; Events: { Recipient: string; Reason: string }[] };
     expect(body.TotalRecords).toBe(1);
     expect(body.Events[0]!.Reason).toBe(delivered.reason);
-    // Its delivery job is completed (not left active to expire and run again).
-    const jobState = async () =>
-      (await app.ctx.database.pool.query<{ state: string }>("SELECT state FROM pgboss.job WHERE name = 'deliver' AND data->>'messageId' = $1", [id])).rows.map((r) => r.state);
-    for (let i = 0; i < 50 && (await jobState()).join() !== "completed"; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(await jobState()).toEqual(["completed"]);
+    // Its delivery job is completed (not left active to expire and run again), by the very transaction
+    // that recorded the outcome: rows written by one transaction carry the same xmin (docs/adr/0022).
+    const { rows: job } = await app.ctx.database.pool.query<{ state: string; same_transaction: boolean }>(
+      `SELECT j.state, j.xmin::text = r.xmin::text AS same_transaction
+         FROM pgboss.job j JOIN message_recipients r ON r.message_id = (j.data->>'messageId')::uuid
+        WHERE j.name = 'deliver' AND r.message_id = $1`,
+      [id],
+    );
+    expect(job).toEqual([{ state: "completed", same_transaction: true }]);
   });
 
   it("captures a large message whole (its bytes sent as binary parameters, not inside JSON)", async () => {
