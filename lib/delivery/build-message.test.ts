@@ -1,23 +1,13 @@
-import { generateKeyPairSync } from "node:crypto";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { buildMessage } from "./build-message";
 import { parseMessageContent } from "../domain/email-request/message-content";
+import { testDkimKey, testDkimResolver } from "../../test/support/dkim-test-key";
 
-const { privateKey, publicKey } = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
-const p = publicKey.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "").replace(/\s+/g, "");
-
-/** Answers the DKIM TXT lookup of mailroom._domainkey.example.com only. */
-async function resolver(name: string, type: string): Promise<string[][]> {
-  if (type === "TXT" && name === "mailroom._domainkey.example.com") return [[`v=DKIM1; k=rsa; p=${p}`]];
-  throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
-}
+const privateKey = testDkimKey.privateKey;
+const resolver = testDkimResolver;
 
 const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489", "hex");
 

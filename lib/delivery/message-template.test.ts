@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from "node:crypto";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser } from "mailparser";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -6,17 +5,10 @@ import { describe, expect, it } from "vitest";
 import { composeMessage } from "./build-message";
 import { createCopyTemplate, templateApplies } from "./message-template";
 import { parseMessageContent } from "../domain/email-request/message-content";
+import { testDkimKey, testDkimResolver } from "../../test/support/dkim-test-key";
 
-const { privateKey, publicKey } = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
-const p = publicKey.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "").replace(/\s+/g, "");
-async function resolver(name: string, type: string): Promise<string[][]> {
-  if (type === "TXT" && name === "mailroom._domainkey.example.com") return [[`v=DKIM1; k=rsa; p=${p}`]];
-  throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
-}
+const privateKey = testDkimKey.privateKey;
+const resolver = testDkimResolver;
 
 const content = parseMessageContent({
   from: { name: "Shop – ü", email: "shop@example.com" },
