@@ -29,17 +29,38 @@ export async function startQueue(
   boss.on("error", (err: Error) => options.onError?.(err));
   await boss.start();
   // Created here so that a process without workers can enqueue; the workers' start applies the full policy.
-  for (const spec of [deliverQueue, notifyQueue]) {
-    if (!(await boss.getQueue(spec.name))) await boss.createQueue(spec.name, { name: spec.name, ...spec.policy });
-  }
+  for (const spec of [deliverQueue, notifyQueue]) await ensureQueue(boss, { name: spec.name, ...spec.policy }, { update: false });
   return boss;
 }
 
 /** Creates a queue, or brings an existing one to `policy` (jobs take the queue's policy when enqueued). */
 export async function applyQueuePolicy(boss: PgBoss, name: string, policy: RetryPolicy): Promise<void> {
-  const queue: PgBoss.Queue = { name, ...policy };
-  if (await boss.getQueue(name)) await boss.updateQueue(name, queue);
-  else await boss.createQueue(name, queue);
+  await ensureQueue(boss, { name, ...policy }, { update: true });
+}
+
+/**
+ * SQLSTATEs of two processes creating one queue at the same moment: pg-boss's
+ * create_queue creates the queue's partition table, and PostgreSQL aborts one
+ * of the two with a deadlock (or a duplicate table or catalog key).
+ */
+const CREATE_RACE_CODES = new Set(["40P01", "42P07", "23505"]);
+
+/**
+ * Every process sets up its queues at start, and `npm start`'s worker
+ * processes start together. The one that loses a creation race finds the
+ * queue on its next pass and updates it instead (test/integration/queue-setup.test.ts).
+ */
+async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue, options: { update: boolean }): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (!(await boss.getQueue(queue.name))) await boss.createQueue(queue.name, queue);
+      else if (options.update) await boss.updateQueue(queue.name, queue);
+      return;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= 5 || typeof code !== "string" || !CREATE_RACE_CODES.has(code)) throw err;
+    }
+  }
 }
 
 export interface EnqueueOptions {
