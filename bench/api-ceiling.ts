@@ -42,7 +42,7 @@ async function main() {
           now,
           to.email,
         ]);
-        await boss.send("deliver", { messageId: id, recipientIds: [rows[0]!.id] }, { db: { executeSql: (text: string, values: unknown[]) => client.query(text, values) } });
+        await boss.send("deliver", { messages: [{ messageId: id, recipientIds: [rows[0]!.id] }] }, { db: { executeSql: (text: string, values: unknown[]) => client.query(text, values) } });
         await client.query("COMMIT");
         res.writeHead(200, { "Content-Type": "application/json" });
         res.end(JSON.stringify({ MessageID: id }));

@@ -1,7 +1,7 @@
 import { domainToASCII } from "node:url";
 import type { AppContext } from "../context";
 import { parseJsonText } from "../json-worker";
-import type { DeliverJob } from "../queue/jobs";
+import type { DeliverEntry } from "../queue/jobs";
 import { buildMessage, type DkimKey } from "./build-message";
 import { createCopyTemplate, templateApplies, type CopyTemplate } from "./message-template";
 import { buildRawCopy, extractHtmlPart } from "./raw-copy";
@@ -16,7 +16,7 @@ import type { Envelope, Transport, TransportResult } from "./transports";
 import { bounceDomainFor, signedAddress, verpAddress } from "../tracking/verp";
 
 /**
- * One `deliver` job: the pending recipients (of one domain) of one message.
+ * One message of a `deliver` job: its pending recipients (of one domain).
  * Each recipient gets its own copy (its VERP return path, tracking links
  * and unsubscribe URL name it), all built from the one stored content and
  * sent over the transport's pooled connections. Recipients already final
@@ -52,7 +52,7 @@ export function trackingFor(content: MessageContent, account: { track_opens: boo
  * round (`jobCompleted`); a job that finds nothing to send records no round
  * and is left for the caller to complete.
  */
-export async function processDeliverJob(deps: DeliveryDeps, job: DeliverJob, jobId?: string): Promise<{ sent: number; jobCompleted: boolean }> {
+export async function processDeliverJob(deps: DeliveryDeps, job: DeliverEntry, jobId?: string): Promise<{ sent: number; jobCompleted: boolean }> {
   const { ctx, secret, transport } = deps;
   const ids = (job.recipientIds ?? []).filter((n) => Number.isSafeInteger(n));
   if (!job.messageId || ids.length === 0) return { sent: 0, jobCompleted: false };

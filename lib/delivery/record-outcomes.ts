@@ -164,8 +164,8 @@ async function writeRounds(tx: Tx, boss: PgBoss, policy: RetryPolicy, rounds: { 
     }
     const round = roundPlans[0]?.round;
     for (const [at, recipientIds] of retries) {
-      const job = { messageId: round!.messageId, recipientIds, ...(round!.requestId && { requestId: round!.requestId }) };
-      await enqueue(boss, deliverQueue, job, { startAfter: new Date(at), db: tx.sql });
+      const entry = { messageId: round!.messageId, recipientIds, ...(round!.requestId && { requestId: round!.requestId }) };
+      await enqueue(boss, deliverQueue, { messages: [entry] }, { startAfter: new Date(at), db: tx.sql });
     }
     retryTimes.push([...retries.keys()]);
   }

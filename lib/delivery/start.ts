@@ -2,11 +2,10 @@ import type { AppContext } from "../context";
 import type { Config } from "../config";
 import { applyQueuePolicy } from "../queue/boss";
 import { deliverQueue, type RetryPolicy } from "../queue/jobs";
-import { completeJobs } from "../queue/job-sql";
 import { listenForWork } from "../queue/listen";
-import { startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
+import { SETTLED, startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
 import { preparedSql } from "../storage/prepared-sql";
-import { processDeliverJob } from "./deliver-job";
+import { processDeliverJob, type DeliveryDeps } from "./deliver-job";
 import type { Transport } from "./transports";
 
 /**
@@ -35,39 +34,45 @@ export async function applyDeliverPolicy(ctx: AppContext): Promise<void> {
 
 export async function startDelivery(
   ctx: AppContext,
-  deps: { transport: Transport; secret: string; lease?: JobLoopOptions<unknown>["lease"] },
+  options: { transport: Transport; secret: string; lease?: JobLoopOptions<unknown>["lease"] },
 ): Promise<DeliveryRuntime> {
   const timers = new Set<NodeJS.Timeout>();
   const db = preparedSql(ctx.database.pool);
+  const delivery: DeliveryDeps = {
+    ctx,
+    transport: options.transport,
+    secret: options.secret,
+    onRetryScheduled: (at: number) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        loop.notify();
+      }, Math.max(0, at - Date.now()) + 20);
+      timer.unref();
+      timers.add(timer);
+    },
+  };
   const loop = startJobLoop(ctx.boss, {
     queue: deliverQueue,
     concurrency: ctx.config.workers.concurrency,
     pollIntervalMs: 1000,
     log: ctx.log,
     db,
-    lease: deps.lease,
-    // A job completes in the transaction that records its round (record-outcomes.ts, docs/adr/0022).
-    completion: "handler",
+    lease: options.lease,
     handler: async (job, meta) => {
-      const { jobCompleted } = await processDeliverJob(
-        {
-          ctx,
-          transport: deps.transport,
-          secret: deps.secret,
-          onRetryScheduled: (at: number) => {
-            const timer = setTimeout(() => {
-              timers.delete(timer);
-              loop.notify();
-            }, Math.max(0, at - Date.now()) + 20);
-            timer.unref();
-            timers.add(timer);
-          },
-        },
-        job,
-        meta.id,
-      );
-      // Nothing was left to send (its recipients are final already): no round, so complete it here.
-      if (!jobCompleted) await completeJobs(db, deliverQueue.name, [meta.id]);
+      const [only, ...more] = job.messages;
+      if (more.length === 0) {
+        // One message: the job completes in the transaction that records its round (docs/adr/0022);
+        // one with nothing left to send (its recipients are final already) is completed by the loop.
+        const { jobCompleted } = await processDeliverJob(delivery, only!, meta.id);
+        return jobCompleted ? SETTLED : undefined;
+      }
+      // Several messages (docs/adr/0024): delivered at the same time, each recording its own round;
+      // the loop completes the job once every one has. A job that throws is retried whole, and a
+      // retry skips the recipients already final. All are awaited before that, so a retry never
+      // runs beside a message of the same job still being sent.
+      const settled = await Promise.allSettled(job.messages.map((entry) => processDeliverJob(delivery, entry)));
+      const failed = settled.find((s) => s.status === "rejected");
+      if (failed) throw failed.reason;
     },
   });
   const listener = await listenForWork(ctx.database.url, DELIVER_CHANNEL, () => loop.notify(), ctx.log, {

@@ -19,6 +19,14 @@ import { recordRound, type RoundResult } from "./record-outcomes";
  * same moment still yields one final event.
  */
 
+/**
+ * The entries (one message each) of the deliver job `j`, as rows `e`: its
+ * `messages`, or the job itself for one written before packing
+ * (lib/queue/jobs.ts). A malformed payload yields no live recipient, never an
+ * error that would stop the sweep.
+ */
+export const DELIVER_ENTRIES_SQL = `jsonb_array_elements(CASE WHEN jsonb_typeof(j.data->'messages') = 'array' THEN j.data->'messages' ELSE jsonb_build_array(j.data) END)`;
+
 /** How long a recipient must have been untouched before a missing job counts. */
 export const STRANDED_GRACE_MS = 2 * 60_000;
 const BATCH = 1000;
@@ -49,8 +57,8 @@ export async function finalizeStrandedRecipients(ctx: AppContext, now = new Date
     // Live jobs: created, retry or active (pg-boss's job_state enum orders them before completed).
     const { rows } = await ctx.database.pool.query<StrandedRow>(
       `WITH live AS (
-         SELECT j.data->>'messageId' AS message_id, rid::text AS rid
-           FROM pgboss.job j, jsonb_path_query(j.data, '$.recipientIds[*] ? (@.type() == "number")') AS rid
+         SELECT e->>'messageId' AS message_id, rid::text AS rid
+           FROM pgboss.job j, ${DELIVER_ENTRIES_SQL} AS e, jsonb_path_query(e, '$.recipientIds[*] ? (@.type() == "number")') AS rid
           WHERE j.name = 'deliver' AND j.state < 'completed'
        )
        SELECT r.id, r.email, r.attempts, r.message_id, m.account_id, m.created_at, r.last_reply, m.created_at < $1 AS too_old

@@ -2,7 +2,8 @@ import { errorItem } from "../contract/errors";
 import type { MessageHeaders } from "../contract/events";
 import { stringifyJson } from "../json-worker";
 import type { PgBoss } from "../queue/boss";
-import { QUEUE, type DeliverJob } from "../queue/jobs";
+import { packDeliverEntries, type SizedEntry } from "../queue/deliver-packing";
+import { QUEUE } from "../queue/jobs";
 import { preparedSql } from "../storage/prepared-sql";
 import type { Tx } from "../storage/transaction";
 import type { AuthenticatedKey } from "./api-keys";
@@ -19,7 +20,8 @@ import { hasLimits, type WindowKind, type WindowUsage } from "./limits";
  * Durable acceptance of validated messages (CONTRACT.md "POST /email", steps
  * 15–16 and the commit), several at once inside the caller's transaction:
  * the messages, their recipients, one `accepted` event per recipient
- * (`rejected` for suppressed ones) and one `deliver` job per recipient domain.
+ * (`rejected` for suppressed ones) and the `deliver` jobs: one entry per message
+ * and recipient domain, the entries of the transaction packed into few jobs.
  * The statements are the same for one message or fifty, so a batch costs
  * about what one message costs (docs/adr/0102).
  */
@@ -63,10 +65,11 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]):
   const usages = await consumeLimitsOf(tx, items, outcomes);
 
   const admitted = items.filter((_, i) => outcomes[i] === undefined);
-  const stored = admitted.length > 0 ? await insertMessages(tx, admitted) : new Map<string, RecipientRow[]>();
+  const sizes = new Map(admitted.map((item) => [item.messageId, item.size ?? estimateMimeSize(item.content)]));
+  const stored = admitted.length > 0 ? await insertMessages(tx, admitted, sizes) : new Map<string, RecipientRow[]>();
 
   const events: NewEvent[] = [];
-  const jobs: { name: string; data: DeliverJob }[] = [];
+  const entries: SizedEntry[] = [];
   items.forEach((item, i) => {
     if (outcomes[i] !== undefined) return;
     const rows = stored.get(item.messageId);
@@ -76,10 +79,12 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]):
     }
     outcomes[i] = { ok: true, usages: usages.get(i) ?? [] };
     events.push(...eventsOf(item, rows));
-    jobs.push(...jobsOf(item, rows));
+    entries.push(...deliverEntriesOf(item, rows, sizes.get(item.messageId)!));
   });
   await settleKeysOf(tx, claims, outcomes);
   await logEvents(tx, boss, events);
+  // The transaction's messages share their jobs (docs/adr/0024).
+  const jobs = packDeliverEntries(entries).map((data) => ({ name: QUEUE.deliver, data }));
   // Constant text, so prepared once per connection (planning it costs more than running it).
   if (jobs.length > 0) await boss.insert(jobs, { db: preparedSql(tx.client) });
   return outcomes as AcceptOutcome[];
@@ -173,7 +178,7 @@ interface RecipientRow {
  * recipients (suppressed ones with status `suppressed`). Returns the stored
  * recipients by message id.
  */
-async function insertMessages(tx: Tx, items: Acceptance[]): Promise<Map<string, RecipientRow[]>> {
+async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, number>): Promise<Map<string, RecipientRow[]>> {
   const messages = items.map((m) => ({
     id: m.messageId,
     account_id: m.key.accountId,
@@ -184,7 +189,7 @@ async function insertMessages(tx: Tx, items: Acceptance[]): Promise<Map<string, 
     headers: m.headers,
     content: m.content,
     tags: m.content.tags,
-    size: m.size ?? estimateMimeSize(m.content),
+    size: sizes.get(m.messageId)!,
     transport: m.transport,
     request_id: m.requestId ?? null,
   }));
@@ -238,7 +243,8 @@ function eventsOf(item: Acceptance, rows: RecipientRow[]): NewEvent[] {
   });
 }
 
-function jobsOf(item: Acceptance, rows: RecipientRow[]): { name: string; data: DeliverJob }[] {
+/** The message's deliver entries: one per recipient domain, of its recipients not suppressed. */
+function deliverEntriesOf(item: Acceptance, rows: RecipientRow[], size: number): SizedEntry[] {
   const byDomain = new Map<string, number[]>();
   const rowOf = new Map(rows.map((r) => [r.email, r]));
   for (const r of item.recipients) {
@@ -250,7 +256,7 @@ function jobsOf(item: Acceptance, rows: RecipientRow[]): { name: string; data: D
     else byDomain.set(d, [row.id]);
   }
   return [...byDomain.values()].map((recipientIds) => ({
-    name: QUEUE.deliver,
-    data: { messageId: item.messageId, recipientIds, ...(item.requestId && { requestId: item.requestId }) },
+    entry: { messageId: item.messageId, recipientIds, ...(item.requestId && { requestId: item.requestId }) },
+    size,
   }));
 }

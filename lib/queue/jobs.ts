@@ -24,7 +24,8 @@ export interface QueueSpec<T> {
   policy: RetryPolicy;
 }
 
-const deliverJobSchema = z.object({
+/** One message's part of a deliver job: its pending recipients of one domain. */
+const deliverEntrySchema = z.object({
   messageId: z.string().min(1).max(200),
   /** Recipient rows (message_recipients.id) of one domain. */
   recipientIds: z.array(z.number().int().positive()).min(1),
@@ -32,15 +33,29 @@ const deliverJobSchema = z.object({
   requestId: z.string().max(200).optional(),
 });
 
+/** Most messages in one deliver job (lib/queue/deliver-packing.ts packs to it; a job's entries are delivered together). */
+export const MAX_DELIVER_ENTRIES = 16;
+
+/**
+ * A deliver job: the messages of one acceptance transaction, packed
+ * (docs/adr/0024). Versions before it wrote one entry as the whole payload
+ * (`{ messageId, recipientIds }`); such a job, still queued after an upgrade,
+ * reads as a job of that one entry.
+ */
+const deliverJobSchema = z.preprocess(
+  (data) => (typeof data === "object" && data !== null && !Array.isArray(data) && !("messages" in data) ? { messages: [data] } : data),
+  z.object({ messages: z.array(deliverEntrySchema).min(1).max(MAX_DELIVER_ENTRIES) }),
+);
 const notifyJobSchema = z.object({
   /** Row of webhook_notifications. */
   notificationId: z.number().int().positive(),
 });
 
+export type DeliverEntry = z.infer<typeof deliverEntrySchema>;
 export type DeliverJob = z.infer<typeof deliverJobSchema>;
 export type NotifyJob = z.infer<typeof notifyJobSchema>;
 
-/** One per message and recipient domain. The expiry comes from the configuration (applyQueuePolicies). */
+/** Messages (one recipient domain of each) delivered together. The expiry comes from the configuration (applyQueuePolicies). */
 export const deliverQueue: QueueSpec<DeliverJob> = {
   name: "deliver",
   schema: deliverJobSchema,

@@ -2,7 +2,7 @@ import pino from "pino";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import type { QueueSpec } from "./jobs";
-import { startJobLoop, type JobSource } from "./worker-loop";
+import { SETTLED, startJobLoop, type JobSource } from "./worker-loop";
 
 /** The slice of pg-boss the loop uses, over an in-memory list (pg-boss itself is exercised by the integration tests). */
 function fakeBoss(jobs: { id: string; data: unknown }[]) {
@@ -83,8 +83,10 @@ describe("startJobLoop", () => {
       concurrency: 2,
       pollIntervalMs: 1000,
       log,
-      completion: "handler",
-      handler: async () => void (ran = true),
+      handler: async () => {
+        ran = true;
+        return SETTLED;
+      },
     });
     for (let i = 0; i < 50 && !ran; i++) await sleep(5);
     await loop.stop();

@@ -17,6 +17,9 @@ import { parsePayload } from "./payload";
  * otherwise it polls.
  */
 
+/** What a handler returns when it has completed or handed back its job itself. */
+export const SETTLED = "settled";
+
 export interface JobLoop {
   notify(): void;
   stop(): Promise<void>;
@@ -29,13 +32,13 @@ export interface JobLoopOptions<T> {
   pollIntervalMs: number;
   /** Largest fetch (pg-boss sorts the due backlog per fetch: larger batches amortise that). Default `concurrency`. */
   maxBatch?: number;
-  handler: (data: T, job: { id: string }) => Promise<void>;
   /**
-   * "runner" (default): the loop completes a job whose handler resolved.
-   * "handler": the handler completes (or hands back) its job itself, in the
-   * transaction that records its outcome; the loop only frees the slot.
+   * Resolves with nothing: the loop completes the job (group-committed).
+   * Resolves with "settled": the handler completed (or handed back) its job
+   * itself, in the transaction that recorded its outcome; the loop only frees
+   * the slot.
    */
-  completion?: "runner" | "handler";
+  handler: (data: T, job: { id: string }) => Promise<void | typeof SETTLED>;
   log: Logger;
   /** Where fetch/complete/fail run (default pg-boss's own pool); a prepared-statement adapter saves their planning. */
   db?: QueueDb;
@@ -101,8 +104,7 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
         track(failJobForGood(db, name, job.id, payload.reason).catch((err: Error) => options.log.warn({ err, queue: name }, "failing a job failed")));
         return;
       }
-      await options.handler(payload.data, job);
-      if (options.completion !== "handler") {
+      if ((await options.handler(payload.data, job)) !== SETTLED) {
         track(complete(job.id).catch((err: Error) => options.log.warn({ err, queue: name }, "completing jobs failed")));
       }
     } catch (err) {

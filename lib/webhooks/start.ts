@@ -3,7 +3,7 @@ import pg from "pg";
 import type { AppContext } from "../context";
 import { notifyQueue } from "../queue/jobs";
 import { listenForWork } from "../queue/listen";
-import { startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
+import { SETTLED, startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
 import type { Database, Db } from "../storage/database";
 import { preparedSql } from "../storage/prepared-sql";
 import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher";
@@ -32,9 +32,12 @@ export async function startNotifications(
     pollIntervalMs: dispatcherOptions.pollIntervalMs,
     log: ctx.log,
     db: preparedSql(database.pool),
-    completion: "handler",
     lease: options.lease,
-    handler: (job, meta) => dispatcher.handle(job, meta),
+    // The dispatcher completes or hands back each job with the notification's outcome.
+    handler: async (job, meta) => {
+      await dispatcher.handle(job, meta);
+      return SETTLED;
+    },
   });
   const listener = await listenForWork(ctx.database.url, WAKE_CHANNEL, () => loop.notify(), ctx.log, {
     applicationName: "mailroom-webhooks-listen",

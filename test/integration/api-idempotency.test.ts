@@ -10,6 +10,7 @@ import { bearer, createTestAccount } from "../support/fixtures";
 import { startAppProcess, type Proc } from "../support/processes";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { createTestDatabase } from "../support/test-database";
+import { deliverJobHasMessage } from "../support/delivery-helpers";
 
 /**
  * Issue 14 §2: POST /email with an `Idempotency-Key` (docs/adr/0110). A
@@ -66,7 +67,7 @@ describe("POST /email with an Idempotency-Key (one process)", () => {
     const { MessageID } = JSON.parse(first.text) as { MessageID: string };
     expect(await messagesOf(db, account.accountId)).toBe(1);
     expect(await count(db, "SELECT count(*)::int AS n FROM events WHERE message_id = $1 AND type = 'accepted'", [MessageID])).toBe(1);
-    expect(await count(db, "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'deliver' AND data->>'messageId' = $1", [MessageID])).toBe(1);
+    expect(await count(db, `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'deliver' AND ${deliverJobHasMessage("$1")}`, [MessageID])).toBe(1);
   });
 
   it("changes nothing for requests without the header", async () => {

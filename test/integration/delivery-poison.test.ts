@@ -4,7 +4,7 @@ import { runMaintenance } from "../../lib/maintenance/run-now";
 import { STRANDED_GRACE_MS } from "../../lib/delivery/stranded-recipients";
 import { startNotifications } from "../../lib/webhooks/start";
 import { createTestAccount } from "../support/fixtures";
-import { eventsOf, expectNoRecipientLeftQueued, sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
+import { deliverJobHasMessage, eventsOf, expectNoRecipientLeftQueued, sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { listWebhooksOf, logTestEvents, insertMessage, registerWebhook, sleep, startReceiver, until, type Receiver } from "./webhooks-helpers";
 
@@ -86,7 +86,7 @@ describe("the maintenance sweep finalises stranded recipients", () => {
     const lost = await sendViaApi(app, acct.apiKey, simpleEmail(["lost@example.org"]));
     const live = await sendViaApi(app, acct.apiKey, simpleEmail(["live@example.org"]));
     const pool = app.ctx.database.pool;
-    const { rowCount } = await pool.query("DELETE FROM pgboss.job WHERE name = 'deliver' AND data->>'messageId' = $1", [lost]);
+    const { rowCount } = await pool.query(`DELETE FROM pgboss.job WHERE name = 'deliver' AND ${deliverJobHasMessage("$1")}`, [lost]);
     expect(rowCount).toBe(1);
 
     // Within the grace period nothing happens (a job may be committing right now).
@@ -116,6 +116,34 @@ describe("the maintenance sweep finalises stranded recipients", () => {
     expect(expired.reason).toBe("Delivery expired: still pending 1h after acceptance");
     expect(expired.details).toMatchObject({ enhancedCode: "5.4.7" });
     await receiver.waitFor(2);
+  });
+
+  it("takes a recipient in a packed job, or in a job written before packing, for live; fails it once that job is gone", async () => {
+    const acct = await createTestAccount(app.ctx, { name: "Packed" });
+    const pool = app.ctx.database.pool;
+    const ids = [];
+    for (const to of ["p1@example.org", "p2@example.net", "old@example.org"]) ids.push(await sendViaApi(app, acct.apiKey, simpleEmail([to])));
+    const entryOf = async (messageId: string) => {
+      const { rows } = await pool.query<{ id: string }>("SELECT id FROM message_recipients WHERE message_id = $1", [messageId]);
+      return { messageId, recipientIds: rows.map((r) => Number(r.id)) };
+    };
+    const [p1, p2, old] = await Promise.all(ids.map(entryOf));
+    const { rowCount } = await pool.query(`DELETE FROM pgboss.job WHERE name = 'deliver' AND (${deliverJobHasMessage("$1")} OR ${deliverJobHasMessage("$2")} OR ${deliverJobHasMessage("$3")})`, ids);
+    expect(rowCount).toBe(3);
+    // One job carrying two messages, and one in the payload shape of the versions before packing.
+    const packed = await app.ctx.boss.send("deliver", { messages: [p1, p2] });
+    await app.ctx.boss.send("deliver", old!);
+    expect((await runMaintenance(app.ctx, later())).strandedRecipients).toBe(0);
+
+    await pool.query("DELETE FROM pgboss.job WHERE id = $1", [packed]);
+    expect((await runMaintenance(app.ctx, later())).strandedRecipients).toBe(2);
+    for (const [id, to] of [[ids[0]!, "p1@example.org"], [ids[1]!, "p2@example.net"]]) {
+      expect((await waitForEvent(app.ctx, id!, "failed", to)).reason).toBe("Internal error: the delivery job ended without an outcome");
+    }
+    expect((await eventsOf(app.ctx, ids[2]!)).map((x) => x.type)).toEqual(["accepted"]);
+    await pool.query(`DELETE FROM pgboss.job WHERE name = 'deliver' AND ${deliverJobHasMessage("$1")}`, [ids[2]]);
+    await pool.query("DELETE FROM pgboss.job WHERE name = 'deliver' AND data->>'messageId' = $1", [ids[2]]);
+    expect((await runMaintenance(app.ctx, later())).strandedRecipients).toBe(1);
   });
 
   it("a notification whose stored payload cannot be mapped is one recorded failed attempt, never sent, never retried", async () => {

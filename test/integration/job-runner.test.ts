@@ -28,7 +28,8 @@ describe("job runner", () => {
       const job = await jobState("deliver", id!);
       return job?.state === "failed" ? job : undefined;
     });
-    expect(failed.output?.message).toMatch(/^Invalid deliver payload \(messageId: .+; recipientIds: .+\); not retried$/);
+    // Written in the shape of the versions before packing, so read as a job of that one message.
+    expect(failed.output?.message).toMatch(/^Invalid deliver payload \(messages\.0\.messageId: .+; messages\.0\.recipientIds: .+\); not retried$/);
 
     const { apiKey } = await createTestAccount(app.ctx);
     const messageId = await sendViaApi(app, apiKey, simpleEmail("after-bad-job@example.org"));

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../lib/context";
+import { DELIVER_ENTRIES_SQL } from "../../lib/delivery/stranded-recipients";
 import type { TestApp } from "./test-app";
 import { bearer } from "./fixtures";
 
@@ -76,9 +77,14 @@ export async function expectNoRecipientLeftQueued(ctx: AppContext, timeoutMs = 2
   const { rows: stranded } = await pool.query<{ email: string; status: string }>(
     `SELECT r.email, r.status FROM message_recipients r
       WHERE r.status = 'deferred'
-        AND NOT EXISTS (SELECT 1 FROM pgboss.job j, jsonb_path_query(j.data, '$.recipientIds[*]') AS rid
-                         WHERE j.name = 'deliver' AND j.state < 'completed' AND j.data->>'messageId' = r.message_id::text AND rid::text = r.id::text)`,
+        AND NOT EXISTS (SELECT 1 FROM pgboss.job j, ${DELIVER_ENTRIES_SQL} AS e, jsonb_path_query(e, '$.recipientIds[*]') AS rid
+                         WHERE j.name = 'deliver' AND j.state < 'completed' AND e->>'messageId' = r.message_id::text AND rid::text = r.id::text)`,
   );
   const left = [...(await queued()), ...stranded];
   if (left.length > 0) throw new Error(`recipients left without a final event: ${JSON.stringify(left)}`);
+}
+
+/** SQL condition: the deliver job `pgboss.job` row carries an entry of the message `$n` (docs/adr/0024). */
+export function deliverJobHasMessage(param: string): string {
+  return `jsonb_path_exists(data, '$.messages[*] ? (@.messageId == $id)', jsonb_build_object('id', ${param}::text))`;
 }

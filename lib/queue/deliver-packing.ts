@@ -1,0 +1,37 @@
+import { MAX_DELIVER_ENTRIES, type DeliverEntry, type DeliverJob } from "./jobs";
+
+/**
+ * How the deliver entries of one acceptance transaction become jobs
+ * (docs/adr/0024): in order, up to MAX_DELIVER_ENTRIES messages and
+ * MAX_DELIVER_JOB_BYTES of them per job. A job's entries are delivered at
+ * the same time, so the byte bound keeps what one job holds in memory near
+ * what one message did; a message larger than the bound is a job of its own.
+ */
+
+export const MAX_DELIVER_JOB_BYTES = 1024 * 1024;
+
+export interface SizedEntry {
+  entry: DeliverEntry;
+  /** The message's size in bytes (stored or estimated). */
+  size: number;
+}
+
+export function packDeliverEntries(
+  entries: readonly SizedEntry[],
+  limits: { maxEntries: number; maxBytes: number } = { maxEntries: MAX_DELIVER_ENTRIES, maxBytes: MAX_DELIVER_JOB_BYTES },
+): DeliverJob[] {
+  const jobs: DeliverJob[] = [];
+  let current: DeliverEntry[] = [];
+  let bytes = 0;
+  for (const { entry, size } of entries) {
+    if (current.length > 0 && (current.length >= limits.maxEntries || bytes + size > limits.maxBytes)) {
+      jobs.push({ messages: current });
+      current = [];
+      bytes = 0;
+    }
+    current.push(entry);
+    bytes += size;
+  }
+  if (current.length > 0) jobs.push({ messages: current });
+  return jobs;
+}
