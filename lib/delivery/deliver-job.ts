@@ -52,11 +52,11 @@ export function trackingFor(content: MessageContent, account: { track_opens: boo
  * round (`jobCompleted`); a job that finds nothing to send records no round
  * and is left for the caller to complete.
  */
-export async function processDeliverJob(deps: DeliveryDeps, job: DeliverEntry, jobId?: string): Promise<{ sent: number; jobCompleted: boolean }> {
+export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry, jobId?: string): Promise<{ sent: number; jobCompleted: boolean }> {
   const { ctx, secret, transport } = deps;
-  const ids = (job.recipientIds ?? []).filter((n) => Number.isSafeInteger(n));
-  if (!job.messageId || ids.length === 0) return { sent: 0, jobCompleted: false };
-  const message = await ctx.deliveryLoader({ messageId: job.messageId, recipientIds: ids });
+  const ids = (entry.recipientIds ?? []).filter((n) => Number.isSafeInteger(n));
+  if (!entry.messageId || ids.length === 0) return { sent: 0, jobCompleted: false };
+  const message = await ctx.deliveryLoader({ messageId: entry.messageId, recipientIds: ids });
   const recipients = message?.recipients ?? [];
   if (!message || recipients.length === 0) return { sent: 0, jobCompleted: false };
   const policy = { scheduleMs: ctx.config.delivery.retryScheduleMs, maxAgeMs: ctx.config.delivery.maxAgeMs };
@@ -65,7 +65,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverEntry, j
     accountId: message.account_id,
     acceptedAt: message.created_at,
     transport: transport.name,
-    requestId: job.requestId,
+    requestId: entry.requestId,
     jobId,
   };
 
@@ -97,7 +97,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverEntry, j
   // An SMTP submission is sent as its own bytes (raw-copy.ts); its first text/html part is what tracking rewrites.
   const mime = content.mime !== undefined ? Buffer.from(content.mime, "base64") : undefined;
   const trackedHtml = mime ? (tracking.opens || tracking.clicks ? await extractHtmlPart(mime) : undefined) : content.html;
-  // The body is tokenized once per job (in chunks, yielding to the event loop); each copy is then spliced from the plan.
+  // The body is tokenized once per message (in chunks, yielding to the event loop); each copy is then spliced from the plan.
   const plan = trackedHtml && (tracking.opens || tracking.clicks) ? await planTracking(trackedHtml) : undefined;
   // The link list is kept with the outcomes (one statement). A click that comes first finds its
   // link in the stored HTML (findTrackedLink reads it then); a raw MIME message's HTML is not
@@ -142,7 +142,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverEntry, j
     return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw };
   };
 
-  // A job is one recipient domain; group anyway so that MX delivery never mixes domains.
+  // An entry is one recipient domain; group anyway so that MX delivery never mixes domains.
   // Copies are built and sent a few at a time: a 10 MB message to 25 recipients
   // must not hold 25 copies in memory at once.
   const byDomain = new Map<string, number[]>();
@@ -157,7 +157,7 @@ export async function processDeliverJob(deps: DeliveryDeps, job: DeliverEntry, j
   const classifications: Classification[] = new Array(recipients.length);
   const answers: (TransportResult | undefined)[] = new Array(recipients.length);
   const internal = (i: number, err: unknown, where: string) => {
-    ctx.log.error({ err, messageId: message.id, recipient: recipients[i]!.email, requestId: job.requestId }, `delivery: ${where} threw; retried as an internal error`);
+    ctx.log.error({ err, messageId: message.id, recipient: recipients[i]!.email, requestId: entry.requestId }, `delivery: ${where} threw; retried as an internal error`);
     classifications[i] = internalErrorClassification(err);
   };
   let size = 0;

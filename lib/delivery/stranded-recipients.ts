@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import type { Classification } from "./classify";
 import { recordRound, type RoundResult } from "./record-outcomes";
+import { DELIVER_ENTRIES_SQL } from "../queue/jobs";
 
 /**
  * The safety net of "every accepted recipient reaches a final event"
@@ -18,14 +19,6 @@ import { recordRound, type RoundResult } from "./record-outcomes";
  * with the guarded update of every round, so a worker that finishes at the
  * same moment still yields one final event.
  */
-
-/**
- * The entries (one message each) of the deliver job `j`, as rows `e`: its
- * `messages`, or the job itself for one written before packing
- * (lib/queue/jobs.ts). A malformed payload yields no live recipient, never an
- * error that would stop the sweep.
- */
-export const DELIVER_ENTRIES_SQL = `jsonb_array_elements(CASE WHEN jsonb_typeof(j.data->'messages') = 'array' THEN j.data->'messages' ELSE jsonb_build_array(j.data) END)`;
 
 /** How long a recipient must have been untouched before a missing job counts. */
 export const STRANDED_GRACE_MS = 2 * 60_000;

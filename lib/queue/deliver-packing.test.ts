@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MAX_DELIVER_ENTRIES } from "./jobs";
+import { deliverQueue, MAX_DELIVER_ENTRIES } from "./jobs";
 import { MAX_DELIVER_JOB_BYTES, packDeliverEntries } from "./deliver-packing";
 import { parsePayload } from "./payload";
-import { deliverQueue } from "./jobs";
 
 const entry = (n: number) => ({ messageId: `m${n}`, recipientIds: [n] });
 const sized = (n: number, size = 2048) => ({ entry: entry(n), size });

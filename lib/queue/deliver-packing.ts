@@ -16,15 +16,12 @@ export interface SizedEntry {
   size: number;
 }
 
-export function packDeliverEntries(
-  entries: readonly SizedEntry[],
-  limits: { maxEntries: number; maxBytes: number } = { maxEntries: MAX_DELIVER_ENTRIES, maxBytes: MAX_DELIVER_JOB_BYTES },
-): DeliverJob[] {
+export function packDeliverEntries(entries: readonly SizedEntry[]): DeliverJob[] {
   const jobs: DeliverJob[] = [];
   let current: DeliverEntry[] = [];
   let bytes = 0;
   for (const { entry, size } of entries) {
-    if (current.length > 0 && (current.length >= limits.maxEntries || bytes + size > limits.maxBytes)) {
+    if (current.length > 0 && (current.length >= MAX_DELIVER_ENTRIES || bytes + size > MAX_DELIVER_JOB_BYTES)) {
       jobs.push({ messages: current });
       current = [];
       bytes = 0;

@@ -46,6 +46,14 @@ const deliverJobSchema = z.preprocess(
   (data) => (typeof data === "object" && data !== null && !Array.isArray(data) && !("messages" in data) ? { messages: [data] } : data),
   z.object({ messages: z.array(deliverEntrySchema).min(1).max(MAX_DELIVER_ENTRIES) }),
 );
+/**
+ * SQL over a `pgboss.job` row aliased `j`: its deliver entries as rows, both
+ * shapes of the schema above (`messages`, or the whole payload for a job
+ * written before packing). A malformed payload yields no row, never an error
+ * (the stranded-recipient sweep must not stop on one).
+ */
+export const DELIVER_ENTRIES_SQL = `jsonb_array_elements(CASE WHEN jsonb_typeof(j.data->'messages') = 'array' THEN j.data->'messages' ELSE jsonb_build_array(j.data) END)`;
+
 const notifyJobSchema = z.object({
   /** Row of webhook_notifications. */
   notificationId: z.number().int().positive(),
