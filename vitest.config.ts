@@ -27,9 +27,7 @@ export default defineConfig({
           environment: "node",
           globalSetup: ["test/support/global-setup.ts"],
           testTimeout: 60_000,
-          // Real processes, real servers and wall-clock waits on a 2-core machine: in CI a
-          // test that fails is run once more before it counts (a genuine defect fails twice).
-          retry: process.env.CI ? 1 : 0,
+          // No per-test retry: scripts/test-all.sh runs a failed file once more on a fresh database.
           hookTimeout: 120_000,
           // Files run in parallel, each on its own database cloned from a template.
           pool: "forks",

@@ -1,19 +1,44 @@
 // Adds up the JSON reports of vitest and Playwright into one closing line.
+// A vitest report `<name>.rerun.json` holds the files of `<name>.json` that
+// failed and were run once more on a fresh database (scripts/test-all.sh):
+// their second run replaces their first, and each file that passed only the
+// second time is named, so a flaky test is seen rather than hidden.
 import fs from "node:fs";
 import path from "node:path";
 
 const dir = process.argv[2] ?? ".test-results";
+const read = (file) => JSON.parse(fs.readFileSync(path.join(dir, file), "utf8"));
+const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".json")) : [];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-for (const file of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
-  if (!file.endsWith(".json")) continue;
-  const report = JSON.parse(fs.readFileSync(path.join(dir, file), "utf8"));
-  if ("numPassedTests" in report) {
-    // vitest (jest-compatible JSON); a file that failed to load counts as a failure
-    passed += report.numPassedTests;
-    failed += report.numFailedTests + (report.testResults ?? []).filter((r) => r.status === "failed" && !r.assertionResults?.length).length;
-    skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+
+/** Counts of one vitest file result; a file that failed to load counts as one failure. */
+function countFile(result) {
+  const tests = result.assertionResults ?? [];
+  if (result.status === "failed" && tests.length === 0) return { passed: 0, failed: 1, skipped: 0 };
+  const by = (...states) => tests.filter((t) => states.includes(t.status)).length;
+  return { passed: by("passed"), failed: by("failed"), skipped: by("pending", "skipped", "todo") };
+}
+
+for (const file of files) {
+  if (file.endsWith(".rerun.json")) continue;
+  const report = read(file);
+  if ("testResults" in report && "numPassedTests" in report) {
+    const rerunFile = file.replace(/\.json$/, ".rerun.json");
+    const rerun = files.includes(rerunFile) ? read(rerunFile).testResults ?? [] : [];
+    const rerunByName = new Map(rerun.map((r) => [r.name, r]));
+    for (const result of report.testResults) {
+      const second = rerunByName.get(result.name);
+      const counts = countFile(second ?? result);
+      passed += counts.passed;
+      failed += counts.failed;
+      skipped += counts.skipped;
+      if (second) {
+        const verdict = counts.failed === 0 ? "passed the second time: flaky, fix it" : "failed twice";
+        console.log(`rerun (${file}): ${path.relative(process.cwd(), result.name)} ${verdict}`);
+      }
+    }
   } else if (report.stats) {
     // Playwright
     passed += report.stats.expected ?? 0;
