@@ -120,7 +120,9 @@ describe("request bodies are bounded before they are read", () => {
       }
       expect(r.sent).toBeLessThan(64 * MiB);
     }
-    expect(growthMb).toBeLessThan(16);
+    // One body buffered would be 64 MiB. The app shares this process with its pools and timers, so the peak
+    // also holds their garbage: 0.0 to 0.3 MB in most CI runs, once 18 MB, where 16 was once the bound.
+    expect(growthMb).toBeLessThan(32);
     // Still serving.
     expect((await app.fetch("/healthz")).status).toBe(200);
   });
