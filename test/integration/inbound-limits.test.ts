@@ -159,7 +159,8 @@ describe("inbound SMTP limits", () => {
     const growthMb = (peak - rss0) / 1024 / 1024;
     console.log(`inbound: 64 MiB DATA against a 64 KiB limit, server RSS growth ${growthMb.toFixed(1)} MB`);
     // Buffering the message would grow it by 64 MiB or more. Streaming it still leaves each chunk to the
-    // garbage collector, so the peak varies from run to run: 9.6 to 16.1 MB in CI, where 16 was once the bound.
+    // garbage collector, so the peak varies from run to run: 9.6 to 16.9 MB in CI runs, about 18 with the cores
+    // busy, where 16 was once the bound.
     expect(growthMb).toBeLessThan(32);
     // The session goes on: a small message is accepted (and dropped as unattributable).
     expect(await c.command("MAIL FROM:<a@example.org>")).toMatch(/^250 /);

@@ -120,9 +120,10 @@ describe("request bodies are bounded before they are read", () => {
       }
       expect(r.sent).toBeLessThan(64 * MiB);
     }
-    // One body buffered would be 64 MiB. The app shares this process with its pools and timers, so the peak
-    // also holds their garbage: 0.0 to 0.3 MB in most CI runs, once 18 MB, where 16 was once the bound.
-    expect(growthMb).toBeLessThan(32);
+    // A body read to the end fails `sent` above; one held in memory would add 64 MiB here. The peak also holds
+    // V8 growing its young generation and garbage not yet collected: 0.0 to 22 MB in CI runs (16 was once the
+    // bound), so the bound sits between that noise and one body.
+    expect(growthMb).toBeLessThan(48);
     // Still serving.
     expect((await app.fetch("/healthz")).status).toBe(200);
   });
