@@ -21,8 +21,12 @@ run() { echo; echo "=== $1"; shift; "$@" || status=1; }
 # ran a test again on what its first attempt left behind, and often failed on that.)
 integration() {
   local label=$1 report=$2; shift 2
+  local unhandled="$results/$report.unhandled"
   echo; echo "=== $label"
-  "$@" --reporter=default --reporter=json --outputFile="$results/$report.json" && return
+  VITEST_UNHANDLED_ERRORS_FILE="$unhandled" "$@" --reporter=default --reporter=json --outputFile="$results/$report.json" \
+    --reporter=./scripts/vitest-unhandled-errors.mjs && return
+  # An error outside any test (the JSON report does not hold it) is not a file's flake: no rerun.
+  if [ "$(cat "$unhandled" 2>/dev/null || echo 1)" != 0 ]; then status=1; return; fi
   local files
   if ! files=$(node scripts/failed-test-files.mjs "$results/$report.json"); then status=1; return; fi
   echo; echo "=== $label: the failed files once more: $files"
