@@ -65,6 +65,10 @@ describe("SMTP submission: From, Sender, Resent-* and repeated single headers", 
       "554 5.6.0 The message has 2 From headers: RFC 5322 allows one",
     );
     expect(await refused("From: Shop <shop@example.com>\nFrom: CEO <ceo@other-bank.test>\nSubject: Invoice")).toMatch(/^554 5\.6\.0 The message has 2 From headers/);
+    // A second From behind a bare CR, which some readers take for a line break.
+    expect(await refused("From: Shop <shop@example.com>\nSubject: Invoice\rFrom: CEO <ceo@other-bank.test>")).toBe(
+      "554 5.6.0 The message header has a CR without LF: lines must end with CRLF",
+    );
   });
 
   it("a repeated Sender, To, Subject, Date or Message-ID: 554 5.6.0 naming the header", async () => {

@@ -84,6 +84,16 @@ describe("checkOriginatorHeaders (the From/Sender/Resent-* and single fields of 
     );
   });
 
+  it("refuses a bare CR anywhere in the header block, where a reader could see a second From", async () => {
+    for (const head of ["From: shop@example.com\r\nSubject: hi\rFrom: ceo@other.example", "From: shop@example.com\rFrom: ceo@other.example", "X-A: a\r\n\tb\r\rc\r\nFrom: shop@example.com"]) {
+      const parsed = await simpleParser(Buffer.from(`${head}\r\n\r\nbody`));
+      const r = checkOriginatorHeaders(parsed.headerLines);
+      expect(r.ok ? "ok" : r.reply.text, JSON.stringify(head)).toBe("5.6.0 The message header has a CR without LF: lines must end with CRLF");
+    }
+    // Folded lines (CRLF + white space) are fine.
+    expect((await check("From: Shop\n <shop@example.com>\nSubject: a\n\tb")).ok).toBe(true);
+  });
+
   it("bounds the Resent fields", async () => {
     const lines = Array.from({ length: 21 }, () => "Resent-From: shop@example.com").join("\n");
     expect(codeOf(await check(`From: shop@example.com\n${lines}`))).toBe("554 5.6.0 The message has more than 20 Resent-From and Resent-Sender headers");

@@ -7,6 +7,8 @@ import { REPLY, type SmtpReply } from "./replies";
  * The header fields of a submitted message that say who it is from, read
  * before anything is accepted (pure; docs/adr/0703):
  *
+ * - No header line holds a bare CR (one reader's line break, another's
+ *   ordinary character).
  * - Each field RFC 5322 §3.6 allows at most once (Date, From, Sender,
  *   Reply-To, To, Cc, Bcc, Message-ID, In-Reply-To, References, Subject)
  *   appears at most once: with two From fields, mailparser, the DKIM `h=`
@@ -84,9 +86,18 @@ function mailboxes(value: string): { name: string; address: string }[] | undefin
   return out;
 }
 
+/** A CR not followed by LF: mailsplit keeps it inside a line, where another reader may start a new header (`Subject: x<CR>From: …`). */
+function hasBareCr(line: string): boolean {
+  for (let i = line.indexOf("\r"); i >= 0; i = line.indexOf("\r", i + 1)) if (line.charCodeAt(i + 1) !== 10) return true;
+  return false;
+}
+
 export function checkOriginatorHeaders(lines: readonly HeaderLine[]): OriginatorCheck {
   const counts = new Map<string, number>();
-  for (const l of lines) counts.set(l.key, (counts.get(l.key) ?? 0) + 1);
+  for (const l of lines) {
+    if (hasBareCr(l.line)) return { ok: false, reply: REPLY.bareCr };
+    counts.set(l.key, (counts.get(l.key) ?? 0) + 1);
+  }
   for (const key of SINGLE_FIELDS) {
     const n = counts.get(key) ?? 0;
     if (n > 1) return { ok: false, reply: REPLY.duplicateHeader(FIELD_NAMES[key], n) };

@@ -25,6 +25,7 @@ export const REPLY = {
   originatorNotVerified: (header: string, domain: string): SmtpReply =>
     reply(550, `5.7.1 Sender domain ${domain} of the ${header} header is not a verified sender domain of this account`),
   duplicateHeader: (header: string, count: number): SmtpReply => reply(554, `5.6.0 The message has ${count} ${header} headers: RFC 5322 allows one`),
+  bareCr: reply(554, "5.6.0 The message header has a CR without LF: lines must end with CRLF"),
   tooManyResent: (max: number): SmtpReply => reply(554, `5.6.0 The message has more than ${max} Resent-From and Resent-Sender headers`),
   badRecipient: reply(501, "5.1.3 Invalid recipient address"),
   badSender: reply(501, "5.1.7 Invalid sender address"),
