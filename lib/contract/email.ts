@@ -26,9 +26,15 @@ export const TRACKING_HEADER = "X-Mailroom-Track";
 export const TRACKING_MODES = ["none", "opens", "clicks", "all"] as const;
 export type TrackingMode = (typeof TRACKING_MODES)[number];
 
-/** Headers the service writes itself; a request may not set them (CONTRACT.md step 11). */
+/**
+ * Headers the service writes itself; a request may not set them (CONTRACT.md
+ * step 11). Sender and every Resent-* field name an originator or a resend as
+ * much as From does: a mail client may show them instead of From, and no
+ * verified domain stands behind them, so they are owned too (docs/adr/0703).
+ */
 export const OWNED_HEADERS = [
   "from",
+  "sender",
   "to",
   "cc",
   "bcc",
@@ -46,7 +52,7 @@ export const OWNED_HEADERS = [
 
 export function isOwnedHeader(name: string): boolean {
   const n = name.toLowerCase();
-  return n.startsWith("content-") || (OWNED_HEADERS as readonly string[]).includes(n);
+  return n.startsWith("content-") || n.startsWith("resent-") || (OWNED_HEADERS as readonly string[]).includes(n);
 }
 
 export const attachmentSchema = z.object({

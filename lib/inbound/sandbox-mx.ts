@@ -1,8 +1,10 @@
+import { Headers } from "@zone-eu/mailsplit";
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from "smtp-server";
 import { readBoundedMessage } from "./smtp-limits";
 import type { AppContext } from "../context";
 import { createGroupCommit } from "../storage/group-commit";
 import { isRowDataError } from "../storage/sqlstate";
+import { parseVerpAddress } from "../tracking/verp";
 import { buildArfReport } from "./arf";
 
 /**
@@ -13,7 +15,11 @@ import { buildArfReport } from "./arf";
  *   defer@…     451 4.7.1 every time (retried, then failed)
  *   complaint@… 250, then an ARF complaint back through the inbound path
  *   anyone else 250 (delivered)
- * Everything it accepts is stored in sandbox_messages for the dashboard.
+ * Everything it accepts is stored in sandbox_messages for the dashboard,
+ * filed under the message and account of the recipient row that the signed
+ * VERP envelope sender names; a MAIL FROM that is no signed VERP address of
+ * ours is refused (docs/adr/0307). Headers (Message-ID, Subject) are only
+ * shown, never used to file a capture: the sender writes them.
  */
 
 /** Largest copy the sandbox keeps (a 15 MiB API body with attachments encodes to ~20 MB of MIME). */
@@ -27,6 +33,8 @@ export interface SandboxMx {
 
 export interface SandboxOptions {
   port: number;
+  /** The tracking secret: a MAIL FROM must be a VERP address it signed (lib/tracking/verp.ts). */
+  secret: string;
   /** Sends a feedback report back to the service (inbound SMTP, or handled in process). */
   submitReport(raw: Buffer, envelope: { from: string; to: string }): Promise<void>;
 }
@@ -39,14 +47,18 @@ export function sandboxBehaviour(address: string): "bounce" | "blocked" | "defer
 
 const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
 
-function parseMessageIdHeader(raw: Buffer): { messageIdHeader: string; subject: string; mailroomId: string | null } {
-  const text = raw.subarray(0, 64 * 1024).toString("utf8");
-  const end = text.search(/\r?\n\r?\n/);
-  const head = (end >= 0 ? text.slice(0, end) : text).replace(/\r?\n[ \t]+/g, " ");
-  const messageIdHeader = /^Message-ID:\s*(.*)$/im.exec(head)?.[1]?.trim() ?? "";
-  const subject = /^Subject:\s*(.*)$/im.exec(head)?.[1]?.trim() ?? "";
-  const uuid = /^<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@/i.exec(messageIdHeader)?.[1] ?? null;
-  return { messageIdHeader, subject, mailroomId: uuid };
+/** How much of a capture's start is read for its Message-ID and Subject (shown in the list, never used to file it). */
+const HEADER_SCAN_BYTES = 64 * 1024;
+
+/** The Message-ID and Subject as written (unfolded), read by mailsplit's header parser from the bounded start of the message. */
+export function listedHeaders(raw: Buffer): { messageIdHeader: string; subject: string } {
+  const start = raw.subarray(0, HEADER_SCAN_BYTES);
+  const crlf = start.indexOf("\r\n\r\n");
+  const lf = start.indexOf("\n\n");
+  const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf : lf;
+  const headers = new Headers(end >= 0 ? start.subarray(0, end) : start);
+  const first = (key: string) => headers.getDecoded(key)[0]?.value.trim() ?? "";
+  return { messageIdHeader: first("message-id"), subject: first("subject") };
 }
 
 interface Capture {
@@ -54,7 +66,8 @@ interface Capture {
   rcptTo: string[];
   subject: string;
   messageIdHeader: string;
-  mailroomId: string | null;
+  /** The recipient row its signed VERP envelope sender names: the capture's message and account come from it. */
+  recipientId: number;
   /** The Return-Path line this MX adds. */
   returnPath: Buffer;
   /** The message as received. */
@@ -102,11 +115,13 @@ async function storeCaptures(pool: AppContext["database"]["pool"], captures: Cap
 async function insertCaptures(db: Queryable, captures: Capture[]): Promise<number[]> {
   const { rows } = await db.query<{ id: number }>({
     name: "mailroom_sandbox_capture",
+    // Filed by the recipient row of the signed envelope sender, never by a header (docs/adr/0307).
     text: `INSERT INTO sandbox_messages (mail_from, rcpt_to, subject, message_id_header, mailroom_message_id, size, raw, account_id)
-           SELECT x.mail_from, ARRAY(SELECT jsonb_array_elements_text(x.rcpt_to)), x.subject, x.message_id_header, x.mailroom_message_id,
-                  x.size, decode(x.raw, 'base64'), (SELECT m.account_id FROM messages m WHERE m.id = x.mailroom_message_id)
+           SELECT x.mail_from, ARRAY(SELECT jsonb_array_elements_text(x.rcpt_to)), x.subject, x.message_id_header, r.message_id,
+                  x.size, decode(x.raw, 'base64'), r.account_id
            FROM jsonb_to_recordset($1::jsonb) AS x(i int, mail_from text, rcpt_to jsonb, subject text, message_id_header text,
-                  mailroom_message_id uuid, size int, raw text)
+                  recipient_id bigint, size int, raw text)
+           LEFT JOIN message_recipients r ON r.id = x.recipient_id
            ORDER BY x.i
            RETURNING id`,
     values: [
@@ -117,7 +132,7 @@ async function insertCaptures(db: Queryable, captures: Capture[]): Promise<numbe
           rcpt_to: c.rcptTo,
           subject: c.subject,
           message_id_header: c.messageIdHeader,
-          mailroom_message_id: c.mailroomId,
+          recipient_id: c.recipientId,
           size: sizeOf(c),
           raw: sizeOf(c) <= INLINE_CAPTURE_BYTES ? rawOf(c).toString("base64") : "",
         })),
@@ -147,6 +162,13 @@ export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): 
     size: SANDBOX_MAX_MESSAGE_BYTES,
     maxClients: 256,
     disableReverseLookup: true,
+    onMailFrom(address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      // Only this service's delivery sends here, always from a signed VERP return path; it names the copy's recipient row.
+      if (parseVerpAddress(options.secret, address.address) === undefined) {
+        return callback(smtpError(550, "5.7.1 The sandbox MX accepts only mail sent by this service, from its signed return path (sandbox)"));
+      }
+      return callback();
+    },
     onRcptTo(address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
       switch (sandboxBehaviour(address.address)) {
         case "bounce":
@@ -167,8 +189,9 @@ export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): 
           const rcptTo = session.envelope.rcptTo.map((r) => r.address);
           // As a final delivery MTA does: record the envelope sender.
           const returnPath = Buffer.from(`Return-Path: <${mailFrom}>\r\n`);
-          const meta = parseMessageIdHeader(data);
-          const capture = { mailFrom, rcptTo, subject: meta.subject, messageIdHeader: meta.messageIdHeader, mailroomId: meta.mailroomId, returnPath, data };
+          const recipientId = parseVerpAddress(options.secret, mailFrom);
+          if (recipientId === undefined) throw new Error("sandbox MX: DATA without a signed envelope sender");
+          const capture = { mailFrom, rcptTo, ...listedHeaders(data), recipientId, returnPath, data };
           const id = await store(capture);
           const complaints = rcptTo.filter((r) => sandboxBehaviour(r) === "complaint");
           const raw = complaints.length > 0 ? rawOf(capture) : Buffer.alloc(0);

@@ -252,7 +252,7 @@ export const sandboxMessages = pgTable("sandbox_messages", {
   mailroomMessageId: uuid("mailroom_message_id"),
   size: integer("size").notNull(),
   raw: bytea("raw").notNull(),
-  /** The account of the message it bears (migration 0510); null when none matched. */
+  /** The account of the recipient row its signed VERP envelope sender names (migrations 0510, 0790; docs/adr/0307); null when none. */
   accountId: uuid("account_id"),
 });
 

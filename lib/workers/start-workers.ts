@@ -61,7 +61,7 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
     stoppers.push(lease.stop);
     if (!options.workers) return { stop };
 
-    const transport = await openTransport(ctx, options, stoppers);
+    const transport = await openTransport(ctx, options, secret, stoppers);
     const delivery = await startDelivery(ctx, { transport, secret, lease });
     stoppers.push(delivery.stop);
     if (options.notifications ?? true) {
@@ -80,7 +80,7 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
 }
 
 /** The delivery transport of the configured mode; its stop (and the sandbox MX's) goes on `stoppers`. */
-async function openTransport(ctx: AppContext, options: WorkerOptions, stoppers: (() => Promise<void>)[]): Promise<Transport> {
+async function openTransport(ctx: AppContext, options: WorkerOptions, secret: string, stoppers: (() => Promise<void>)[]): Promise<Transport> {
   // SMTP connections per destination: one per job in flight, up to 32 (measured: 16 left jobs queueing for a connection at 300 msg/s).
   const maxConnections = Math.max(2, Math.min(ctx.config.workers.concurrency, 32));
   const transportOptions = { heloName: ctx.config.delivery.heloName, maxConnections };
@@ -88,6 +88,7 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, stoppers: 
   if (ctx.config.delivery.mode === "sandbox") {
     const sandbox = await startSandboxMx(ctx, {
       port: ctx.config.delivery.sandboxPort,
+      secret,
       submitReport: async (raw, envelope) => void (await submitReport(ctx, raw, envelope)),
     });
     stoppers.push(sandbox.stop);

@@ -154,6 +154,29 @@ describe("POST /email", () => {
     }
   });
 
+  it("refuses Sender and Resent-* in Headers like From (422, Field Headers.<name>), nothing stored; other custom headers still pass", async () => {
+    const before = await q<{ n: number }>("SELECT count(*)::int AS n FROM messages WHERE account_id = $1", [accountId]);
+    for (const name of ["From", "Sender", "Resent-From", "Resent-Sender", "resent-from", "SENDER", "Resent-To", "Resent-Message-ID"]) {
+      const res = await send({ ...valid, Headers: { "X-Order": "1", [name]: "Boss <ceo@other-bank.test>" } });
+      expect(res.status, name).toBe(422);
+      expect(await res.json()).toEqual({ Errors: [{ Code: 422, Message: "Invalid request parameters", Field: `Headers.${name}` }] });
+    }
+    const both = await send({ ...valid, Headers: { Sender: "a@other.test", "Resent-From": "b@other.test" } });
+    expect(((await both.json()) as { Errors: { Field: string }[] }).Errors.map((e) => e.Field)).toEqual(["Headers.Sender", "Headers.Resent-From"]);
+    const after = await q<{ n: number }>("SELECT count(*)::int AS n FROM messages WHERE account_id = $1", [accountId]);
+    expect(after[0]!.n).toBe(before[0]!.n);
+
+    const ok = await send({ ...valid, Headers: { "X-Order": "1", "X-Sender": "shop", "X-Resent-From": "x", "X-Mailroom-Track": "none" } });
+    expect(ok.status).toBe(200);
+    const { MessageID } = (await ok.json()) as { MessageID: string };
+    const [row] = await q<{ content: { headers: [string, string][] } }>("SELECT content FROM messages WHERE id = $1", [MessageID]);
+    expect(row!.content.headers).toEqual([
+      ["X-Order", "1"],
+      ["X-Sender", "shop"],
+      ["X-Resent-From", "x"],
+    ]);
+  });
+
   it("reports all errors together in field order, with the status of the first", async () => {
     const res = await send({ From: { email: "x" }, To: "nope", Subject: 1, ContentType: "HTML" });
     expect(res.status).toBe(400);

@@ -20,6 +20,13 @@ export const REPLY = {
   authThrottled: reply(454, "4.7.0 Too many failed authentications from your address, try again in a minute"),
   senderNotVerified: (domain: string): SmtpReply => reply(550, `5.7.1 Sender domain ${domain} is not a verified sender domain of this account`),
   fromHeader: reply(550, "5.7.1 The From header must hold exactly one address, on a verified sender domain of this account"),
+  originatorHeader: (header: string, single: boolean): SmtpReply =>
+    reply(550, `5.7.1 The ${header} header must hold ${single ? "exactly one address" : "addresses only"}, on a verified sender domain of this account`),
+  originatorNotVerified: (header: string, domain: string): SmtpReply =>
+    reply(550, `5.7.1 Sender domain ${domain} of the ${header} header is not a verified sender domain of this account`),
+  duplicateHeader: (header: string, count: number): SmtpReply => reply(554, `5.6.0 The message has ${count} ${header} headers: RFC 5322 allows one`),
+  bareCr: reply(554, "5.6.0 The message header has a CR without LF: lines must end with CRLF"),
+  tooManyResent: (max: number): SmtpReply => reply(554, `5.6.0 The message has more than ${max} Resent-From and Resent-Sender headers`),
   badRecipient: reply(501, "5.1.3 Invalid recipient address"),
   badSender: reply(501, "5.1.7 Invalid sender address"),
   suppressed: (reason: string): SmtpReply => reply(550, `5.7.1 Recipient is on the suppression list of this account (${reason})`),

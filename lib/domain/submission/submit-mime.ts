@@ -3,7 +3,7 @@ import { domainToASCII } from "node:url";
 import { simpleParser, type AddressObject, type EmailAddress } from "mailparser";
 import { TRACKING_MODES, type TrackingMode } from "../../contract/email";
 import type { AuthenticatedKey } from "../api-keys";
-import { emailDomain, isValidEmail } from "../email-request/addresses";
+import { emailDomain } from "../email-request/addresses";
 import type { ContentAddress, MessageContent } from "../email-request/message-content";
 import { messageHeadersOf } from "../email-request/message-record";
 import { nowSeconds } from "../event-log";
@@ -11,13 +11,15 @@ import { refusingWindow, secondsToReset } from "../limits";
 import { acceptMessage, isVerifiedDomain, type SendDeps } from "../send-email";
 import { isStorableText } from "../storable-text";
 import { editHeaderBlock, toCrlf } from "./header-block";
+import { FIELD_NAMES, checkOriginatorHeaders, originatorDomains } from "./originator-headers";
 import { recipientKinds } from "./recipient-kinds";
 import { REPLY, type SmtpReply } from "./replies";
 
 /**
  * An SMTP submission as a use case: the message as received (already
  * bounded to the size limit by the server) is parsed with mailparser, its
- * header From checked against the account's verified domains, its envelope
+ * originator headers checked (one From, no repeated single field, every
+ * From/Sender/Resent-* address on a verified domain: originator-headers.ts), its envelope
  * recipients mapped to To/CC/BCC and counted (recipient-kinds.ts), then
  * accepted through the same path as POST /email (acceptMessage: suppression,
  * plan limits, events, jobs, group commit). Whole or nothing: either every
@@ -46,6 +48,16 @@ function storable(s: string | undefined): string {
     .join("");
 }
 
+/** Case-insensitive, and a domain in Unicode equals its xn-- form (mailparser turns `@xn--…` into Unicode). */
+function sameAddress(a: string, b: string): boolean {
+  const ascii = (x: string) => {
+    const at = x.lastIndexOf("@");
+    const domain = x.slice(at + 1).toLowerCase();
+    return `${x.slice(0, at).toLowerCase()}@${domainToASCII(domain) || domain}`;
+  };
+  return ascii(a) === ascii(b);
+}
+
 const toContent = (a: EmailAddress): ContentAddress => ({ name: storable(a.name), email: storable(a.address) });
 
 export async function submitMime(deps: SendDeps, key: AuthenticatedKey, submission: Submission, options: { now?: number } = {}): Promise<SubmitResult> {
@@ -58,10 +70,19 @@ export async function submitMime(deps: SendDeps, key: AuthenticatedKey, submissi
     return { ok: false, reply: REPLY.unparsable };
   }
 
-  const from = flatten(parsed.from).filter((a) => a.address);
-  if (from.length !== 1 || !isValidEmail(from[0]!.address!)) return { ok: false, reply: REPLY.fromHeader };
-  const fromDomain = emailDomain(from[0]!.address!);
-  if (!(await isVerifiedDomain(deps.database, key.accountId, fromDomain))) return { ok: false, reply: REPLY.senderNotVerified(fromDomain) };
+  // Every From, Sender and Resent-From/-Sender address, each single field at most once (originator-headers.ts).
+  const originators = checkOriginatorHeaders(parsed.headerLines);
+  if (!originators.ok) return { ok: false, reply: originators.reply };
+  // The From mailparser read (its display name decoded) must be the one checked: it is what is stored and shown.
+  const parsedFrom = flatten(parsed.from);
+  if (parsedFrom.length !== 1 || !sameAddress(parsedFrom[0]!.address ?? "", originators.from.address)) return { ok: false, reply: REPLY.fromHeader };
+  const from = parsedFrom[0]!;
+  const fromDomain = emailDomain(originators.from.address);
+  // One query per distinct domain, the first unverified one refuses: at most the account's verified domains plus one.
+  for (const [domain, field] of originatorDomains(originators.originators)) {
+    if (await isVerifiedDomain(deps.database, key.accountId, domain)) continue;
+    return { ok: false, reply: field === "from" ? REPLY.senderNotVerified(domain) : REPLY.originatorNotVerified(FIELD_NAMES[field], domain) };
+  }
 
   const to = flatten(parsed.to).filter((a) => a.address);
   const cc = flatten(parsed.cc).filter((a) => a.address);
@@ -89,7 +110,7 @@ export async function submitMime(deps: SendDeps, key: AuthenticatedKey, submissi
   const names = new Map([...to, ...cc].map((a) => [a.address!.toLowerCase(), storable(a.name)]));
   const bcc = kinds.recipients.filter((r) => r.kind === "bcc");
   const content: MessageContent = {
-    from: toContent(from[0]!),
+    from: toContent(from),
     to: to.map(toContent),
     cc: cc.map(toContent),
     bcc: bcc.map((r) => ({ name: "", email: r.email })),
