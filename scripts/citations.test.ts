@@ -77,6 +77,7 @@ describe("numbered issues", () => {
     expect(problems("lib/a.ts", '// &#34; and &#x110000; are entities; npm/cli#9846 is public')).toEqual([]);
     expect(problems("lib/a.ts", 'const subject = "Invoice #42 — façade";')).toEqual([]);
     expect(problems("docs/a.md", "[limits](api.md#sending-limits), `#42` in code\n```\nissue-free #12 in a fence\n```")).toEqual([]);
+    expect(problems("docs/a.md", "[§5](#5) and [POST /email](#5-post-email)")).toEqual([]);
     expect(problems("lib/a.ts", "// 5.7.11 Encryption required: issue STARTTLS first; the issue's own figure")).toEqual([]);
     expect(problems("lib/a.ts", "for (const issue of parsed.error.issues) put(issue.path, 1);")).toEqual([]);
   });

@@ -132,6 +132,7 @@ export function citationProblems(file: string, content: string, repo: RepoView):
     if (comment !== undefined) {
       for (const m of comment.matchAll(HASH_NUMBER)) {
         if (named.some(([from, to]) => m.index >= from && m.index < to)) continue;
+        if (m[1] === "(" && comment[m.index - 1] === "]") continue; // a markdown link to an anchor: [§5](#5)
         const digits = m[2]!;
         const before = comment.slice(0, m.index);
         const after = comment.slice(m.index + m[0].length);
