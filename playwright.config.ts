@@ -7,7 +7,7 @@ process.env.E2E_BASE_URL ??= `http://127.0.0.1:${process.env.E2E_PORT}`;
 
 
 /**
- * End-to-end tests in Debian's Chromium (STACK.md: never `playwright
+ * End-to-end tests in Debian's Chromium (docs/stack.md §6: never `playwright
  * install`). The global setup starts the built app as the README does
  * (`tsx scripts/start.ts`, a fresh data directory with the embedded
  * PostgreSQL, or DATABASE_URL), creates staff users of each role and sends

@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 
 const alias = {
   "@": path.resolve(import.meta.dirname),
-  // `server-only` throws outside Next's bundler (STACK.md).
+  // `server-only` throws outside Next's bundler (docs/stack.md §4).
   "server-only": path.resolve(import.meta.dirname, "test/support/server-only-shim.ts"),
 };
 
@@ -15,7 +15,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "components/**/*.test.ts", "app/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "components/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts"],
           environment: "node",
         },
       },

@@ -8,6 +8,8 @@ import { Providers } from "./providers";
 export const metadata: Metadata = {
   title: { default: "Mailroom", template: "%s · Mailroom" },
   description: "Mailroom staff dashboard",
+  // public/: served without sign-in, like public/robots.txt (no page here is for search engines).
+  icons: { icon: [{ url: "/favicon.svg", type: "image/svg+xml" }, { url: "/favicon.ico", sizes: "16x16 32x32" }] },
 };
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:api`: the API benchmark of issue 2 §7.
+ * `npm run bench:api`: the API benchmark (docs/BENCHMARKS.md, "API").
  *
  * Starts Mailroom (API only, workers off, embedded PostgreSQL in a temp dir
  * or a fresh database on BENCH_DATABASE_URL's server) in a child process,

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:dashboard`: the dashboard benchmark of issue 5 §6.
+ * `npm run bench:dashboard`: the dashboard benchmark (docs/BENCHMARKS.md).
  *
  * Starts the built app as the README does (tsx scripts/start.ts, a fresh
  * data directory with the embedded PostgreSQL), fills the default account

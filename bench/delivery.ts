@@ -1,5 +1,5 @@
 /**
- * `npm run bench:delivery`: the delivery benchmark of issue 3 §9.
+ * `npm run bench:delivery`: the delivery benchmark (docs/BENCHMARKS.md).
  *
  * Starts Mailroom API-only (MAILROOM_WORKERS=off, embedded PostgreSQL in a
  * temp dir, or BENCH_DATABASE_URL) in this process, a local SMTP sink

@@ -3,7 +3,7 @@
  *   --fault-connections 8 --kill-after 3 --recovery-timeout 420 --drain-timeout 300
  *   --workers inline|process|off --dashboard --cpu-prof <dir> --json]`
  *
- * The end-to-end benchmark of issue 15, on the default topology started as
+ * The end-to-end benchmark (docs/BENCHMARKS.md), on the default topology started as
  * `npm start` does (test/support/topology.ts: `node --import tsx
  * scripts/start.ts` in its own process group, embedded PostgreSQL in a temp
  * data directory, MAILROOM_WORKERS left to its default unless --workers,
@@ -269,7 +269,7 @@ main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipien
       await topology.restart();
       const readySeconds = (Date.now() - restartAt) / 1000;
       pool = dbPool(topology.databaseUrl());
-      // How many still wait 30 s after the restart (the lease of issue 15 returns a dead worker's jobs by then).
+      // How many still wait 30 s after the restart (the job lease, ADR 0021, returns a dead worker's jobs by then).
       let pendingAt30s: number | undefined;
       const recovered = await untilFinal(pool, faultAccount.accountId, before.ids, Number(args["recovery-timeout"]) * 1000, 250, (pending, at) => {
         if (pendingAt30s === undefined && at - restartAt >= 30_000) pendingAt30s = pending;

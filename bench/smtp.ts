@@ -1,5 +1,5 @@
 /**
- * `npm run bench:smtp`: SMTP submission against POST /email (issue 14).
+ * `npm run bench:smtp`: SMTP submission against POST /email (docs/smtp.md, ADR 0700).
  *
  * Starts Mailroom (API + SMTP submission, workers off: what is measured is
  * acceptance, up to the 250 / 200 after COMMIT) in a child process, then for

@@ -2,7 +2,7 @@
  * `npx tsx bench/stall-profile.ts` (add `--cpu-prof --cpu-prof-dir=DIR` via
  * `node --cpu-prof --cpu-prof-dir=DIR --import tsx bench/stall-profile.ts`,
  * then `node bench/long-tasks.mjs DIR/*.cpuprofile`): where an accepted
- * 10 MB message holds the event loop (issue 11's stall budget).
+ * 10 MB message holds the event loop (the stall budget, ADR 0310).
  *
  * Starts the server as test/integration/stall-budget.test.ts does (one
  * process: API, inline delivery workers, the sandbox MX; embedded PostgreSQL

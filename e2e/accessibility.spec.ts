@@ -6,7 +6,7 @@ import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
 
 /**
- * axe-core on every dashboard page, in light and in dark mode (issue 16):
+ * axe-core on every dashboard page, in light and in dark mode (the accessibility check):
  * a "serious" or "critical" violation (WCAG AA contrast among them) fails
  * the page, listed with the offending elements. The theme is the cookie the
  * header's toggle sets.

@@ -8,7 +8,7 @@ import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
 
 /**
- * The dashboard serves every account (issue 16, ADR 0510): Acme is a second
+ * The dashboard serves every account (ADR 0510): Acme is a second
  * account with its own mail; staff are members of one or both with a role
  * in each. The account is in the URL; another account's URL is a 404.
  */

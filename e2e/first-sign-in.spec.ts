@@ -3,7 +3,7 @@ import { openDatabase } from "../lib/storage/database";
 import { loadState } from "./support/state";
 
 /**
- * Issue 12: the admin password printed once at first start is offered to be
+ * The first sign-in password change (ADR 0505): the admin password printed once at first start is offered to be
  * changed at sign-in (ADR 0505). The spec puts the original password back at
  * the end, so the other specs keep signing in with it.
  */

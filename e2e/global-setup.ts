@@ -29,7 +29,7 @@ export default async function globalSetup() {
     MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_SANDBOX_PORT: "0",
     LOG_LEVEL: "warn",
-    // The webhooks spec registers a receiver on 127.0.0.1 and watches a retry (issue 6).
+    // The webhooks spec registers a receiver on 127.0.0.1 and watches a retry (docs/dashboard-admin.md).
     MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "true",
     MAILROOM_WEBHOOK_RETRY_SCHEDULE: "1s,2s,2s,2s,2s,2s,2s",
   };

@@ -4,7 +4,7 @@ import { openDatabase } from "../lib/storage/database";
 import { loadState } from "./support/state";
 
 /**
- * Issue 11, item 6: 10 failed sign-ins of one email in 15 minutes, then even
+ * The sign-in throttle (ADR 0504): 10 failed sign-ins of one email in 15 minutes, then even
  * the right password is refused with the wait, through the form and through
  * a direct POST to Auth.js's callback alike. Dedicated users: the seeded ones
  * must stay usable. Every e2e request comes from 127.0.0.1, which is why the

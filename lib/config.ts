@@ -79,7 +79,7 @@ const envSchema = z.object({
   MAILROOM_TRACKING_SECRET: z.string().min(16).optional(),
   MAILROOM_TRUST_PROXY: booleanString.default(false),
   MAILROOM_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
-  // Request rate per API key of the endpoints other than POST /email (CONTRACT.md: 100/s, bursts of 200).
+  // Request rate per API key of the endpoints other than POST /email (docs/contract.md §6.4: 100/s, bursts of 200).
   MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
   MAILROOM_API_REQUEST_BURST: z.coerce.number().int().positive().default(200),
   MAILROOM_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
@@ -118,9 +118,9 @@ function requireDuration(name: string, text: string): number {
   return ms;
 }
 
-/** Default delivery backoff: 1 min doubling up to 1 h (CONTRACT/issue "Delivery engine"). */
+/** Default delivery backoff: 1 min doubling up to 1 h (docs/delivery.md; docs/contract.md §8.2). */
 export const DEFAULT_DELIVERY_RETRY_SCHEDULE_MS = [1, 2, 4, 8, 16, 32, 60].map((m) => m * 60_000);
-/** CONTRACT.md "Notifications": 5 min, 10 min, 15 min, 30 min, 1 h, 2 h, 4 h. */
+/** docs/contract.md §10.4: 5 min, 10 min, 15 min, 30 min, 1 h, 2 h, 4 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5, 10, 15, 30, 60, 120, 240].map((m) => m * 60_000);
 
 export function buildConfig(env: Record<string, string | undefined> = process.env) {

@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
  * JSON of large documents (a 10 MB request body, a message's stored content)
  * parsed and serialised on worker threads, so that those single steps of
  * 10–60 ms (several times that on a loaded machine) never hold the event
- * loop that serves every tenant (issue 11, docs/adr/0310).
+ * loop that serves every tenant (the stall budget, docs/adr/0310).
  *
  * The worker runs the same V8 JSON.parse / JSON.stringify; values cross by
  * structured clone, which keeps plain JSON values exactly (numbers as the

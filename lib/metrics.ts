@@ -2,7 +2,7 @@ import type pg from "pg";
 import { Counter, Gauge, type Registry } from "prom-client";
 
 /**
- * What /metrics reports beyond HTTP (issue 7 §5): deliveries by outcome and
+ * What /metrics reports beyond HTTP (docs/OPERATIONS.md): deliveries by outcome and
  * webhook attempts by result, counted by the workers of this process, and
  * the queue's depth and oldest job age, read from PostgreSQL at scrape time
  * (so they are the whole installation's, whichever process is scraped).

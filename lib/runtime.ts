@@ -3,7 +3,7 @@ import type { AppContext } from "./context";
 /**
  * The running process's context, for code that Next.js bundles (dashboard
  * server components, server actions, Auth.js). Next's bundles get their own
- * module instances, so the context lives on globalThis (STACK.md).
+ * module instances, so the context lives on globalThis (docs/stack.md §3).
  */
 const KEY = Symbol.for("mailroom.context");
 type Holder = { [KEY]?: AppContext };

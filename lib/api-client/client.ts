@@ -13,7 +13,7 @@ import {
 } from "../contract/webhooks";
 
 /**
- * A typed client of the public API (spec + CONTRACT.md extensions). Every
+ * A typed client of the public API (docs/contract.md, extensions of §12 included). Every
  * response is parsed with the zod schema of lib/contract, so the dashboard
  * cannot drift from the API. Framework-free: lib/api-client/index.ts wraps it
  * for Next's server side; tests and benches use it directly.

@@ -4,7 +4,7 @@ import type { ApiClient, StatsParams } from "./client";
 
 /**
  * Counts per event type and time bucket: GET /stats when the server has it,
- * else the fallback of CONTRACT.md "Extensions": one GET /events per type and
+ * else the fallback of docs/contract.md §12.2: one GET /events per type and
  * bucket with RetrieveCount=1, reading TotalRecords, with bounded concurrency.
  * Both give the same StatsResponse.
  */

@@ -1,7 +1,7 @@
 import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
 
 /**
- * Staff roles and what each may use (DESIGN.md "Dashboard"): admin
+ * Staff roles and what each may use (docs/ARCHITECTURE.md, "The dashboard"): admin
  * everything; support events, messages, compose and sandbox; marketing the
  * overview and events, read-only. Pure data and functions: the navigation,
  * lib/dashboard/access.ts and the tests all read this one table; the role is per account (ADR 0510).

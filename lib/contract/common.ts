@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Building blocks shared by the wire schemas: address objects as clients send
- * them (CONTRACT.md "Be strict in what you send, liberal in what you accept").
+ * them (docs/contract.md §2, liberal input).
  * Imports only zod.
  */
 

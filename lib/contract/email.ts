@@ -2,14 +2,14 @@ import { z } from "zod";
 import { addressInputSchema } from "./common";
 
 /**
- * POST /email (spec "Email request", CONTRACT.md "POST /email"). The schema
+ * POST /email (docs/contract.md §5). The schema
  * here is the permissive wire shape, for the OpenAPI document, the dashboard's
  * compose form and the API client. The server's validation is the ordered,
  * code-by-code check of lib/domain/email-request (it must report the spec's
  * error codes, which a zod schema cannot express). Imports only zod.
  */
 
-/** Recipient count limits per message (spec "Limits"). ReplyTo: CONTRACT.md. */
+/** Recipient count limits per message (docs/contract.md §5.3–§5.6). */
 export const MAX_TO = 10;
 export const MAX_CC = 10;
 export const MAX_BCC = 5;
@@ -18,7 +18,7 @@ export const MAX_SUBJECT_LENGTH = 998;
 export const MAX_TAGS = 10;
 export const MAX_TAG_LENGTH = 128;
 export const MAX_CUSTOM_HEADERS = 50;
-/** Decoded bodies plus decoded attachments (CONTRACT.md step 13). */
+/** Decoded bodies plus decoded attachments (docs/contract.md §5.13). */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** `X-Mailroom-Track`: per-message tracking override, stripped before sending. */
@@ -27,8 +27,8 @@ export const TRACKING_MODES = ["none", "opens", "clicks", "all"] as const;
 export type TrackingMode = (typeof TRACKING_MODES)[number];
 
 /**
- * Headers the service writes itself; a request may not set them (CONTRACT.md
- * step 11). Sender and every Resent-* field name an originator or a resend as
+ * Headers the service writes itself; a request may not set them (docs/contract.md
+ * §5.11). Sender and every Resent-* field name an originator or a resend as
  * much as From does: a mail client may show them instead of From, and no
  * verified domain stands behind them, so they are owned too (docs/adr/0703).
  */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The spec's error table: code → exact message (spec/email-api.md "Errors"). */
+/** The spec's error table: code → exact message (docs/contract.md §4.1). */
 export const ERROR_MESSAGES = {
   1: "Missing SenderAPIKey",
   2: "Missing FromName",
@@ -48,7 +48,7 @@ export const ERROR_MESSAGES = {
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;
 
-/** CONTRACT.md "Error envelope and HTTP status". */
+/** docs/contract.md §4.3. */
 export function httpStatusOf(code: ErrorCode): number {
   if (code === 1 || code === 12 || code === 13) return 401;
   if (code === 32) return 403;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { headerAddressSchema } from "./common";
 
 /**
- * GET /events (spec "Event log", CONTRACT.md "GET /events"). Imports only zod.
+ * GET /events (docs/contract.md §7, §8). Imports only zod.
  */
 
 export const EVENT_TYPES = ["accepted", "rejected", "failed", "delivered", "opened", "clicked", "unsubscribed", "complained"] as const;

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * Webhook notification bodies (spec "Webhook notifications", CONTRACT.md
- * "Notifications"): `{Signature:{Timestamp,Token,Signature}, EventData}`.
+ * Webhook notification bodies (docs/contract.md
+ * §10): `{Signature:{Timestamp,Token,Signature}, EventData}`.
  * One strict schema per EventData shape, so that a test catches a member too
  * many as well as one missing. Imports only zod.
  */
@@ -73,7 +73,7 @@ export const unsubscribedEventDataSchema = z.strictObject({
   IPAddress: z.string(),
 });
 
-/** CONTRACT.md: `{Event:"complained", Domain, MessageID, To}`. */
+/** docs/contract.md §10.2: `{Event:"complained", Domain, MessageID, To}`. */
 export const complainedEventDataSchema = z.strictObject({
   Event: z.literal("complained"),
   ...common,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { EVENT_TYPES } from "./events";
 
 /**
- * GET /stats (CONTRACT.md "Extensions"): counts per event type per time
+ * GET /stats (docs/contract.md §12.2): counts per event type per time
  * bucket, for the dashboard's charts. Imports only zod.
  */
 

@@ -1,13 +1,13 @@
 import { z } from "zod";
 
 /**
- * Webhook registration: POST, GET and DELETE /webhooks (spec "Webhooks",
- * CONTRACT.md "Webhooks"). Imports only zod.
+ * Webhook registration: POST, GET and DELETE /webhooks (docs/contract.md
+ * §9). Imports only zod.
  */
 
 /** The spec's registration vocabulary. */
 export const REGISTRATION_EVENTS = ["bounce", "click", "open", "unsubscribe", "complaint", "delivery"] as const;
-/** The notification vocabulary, also accepted at registration and listed back as given (CONTRACT.md). */
+/** The notification vocabulary, also accepted at registration and listed back as given (docs/contract.md §2, §9.1). */
 export const NOTIFICATION_EVENTS = ["bounced", "clicked", "opened", "unsubscribed", "complained", "delivered"] as const;
 
 export type RegistrationEvent = (typeof REGISTRATION_EVENTS)[number];
@@ -52,7 +52,7 @@ export type CreateWebhookRequest = z.infer<typeof createWebhookRequestSchema>;
 export const createWebhookResponseSchema = z.object({ NewWebhookID: z.number().int().positive() });
 export type CreateWebhookResponse = z.infer<typeof createWebhookResponseSchema>;
 
-/** `LastResponseAt` of a webhook that was never called (CONTRACT.md). */
+/** `LastResponseAt` of a webhook that was never called (docs/contract.md §9.2). */
 export const NEVER_CALLED_AT = "1899-11-30T00:00:00.000Z";
 
 const digits = z.string().regex(/^\d+$/);

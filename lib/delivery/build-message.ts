@@ -33,7 +33,7 @@ const toAddress = (a: ContentAddress): Mail.Address => ({ name: a.name, address:
  * A body over this many characters is handed to the composer as a stream of
  * chunks with a turn of the event loop between them, and encoded base64
  * (nodemailer's quoted-printable encoder takes seconds on 10 MB and runs in
- * one go): a 10 MB body never holds the process (issue 11, docs/delivery.md).
+ * one go): a 10 MB body never holds the process (the stall budget, ADR 0310; docs/delivery.md).
  */
 export const STREAMED_BODY_CHARS = 64 * 1024;
 

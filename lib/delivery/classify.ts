@@ -1,6 +1,6 @@
 /**
- * What an SMTP answer means for a recipient (pure). CONTRACT.md "Event
- * semantics": 2xx → delivered; 5.7.x → rejected (policy); other 5xx →
+ * What an SMTP answer means for a recipient (pure). docs/contract.md
+ * §8: 2xx → delivered; 5.7.x → rejected (policy); other 5xx →
  * failed; 4xx, timeouts, refused connections → deferred (retried).
  */
 

@@ -69,7 +69,7 @@ const BODY_CHUNK = 32 * 1024;
 /**
  * The SHA-256 of relaxedBody(body), computed line by line with a turn of the
  * event loop every BODY_CHUNK characters: a 10 MB body never holds the process
- * (issue 11). Trailing empty lines are held back until a non-empty one follows.
+ * (the stall budget, ADR 0310). Trailing empty lines are held back until a non-empty one follows.
  * A Buffer is read as latin1 (byte-preserving) a slice at a time, each slice
  * ending at a line break, so the message is never one 10 MB string.
  */

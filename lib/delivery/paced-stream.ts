@@ -8,7 +8,7 @@ export const PACED_CHUNK_BYTES = 64 * 1024;
  * turn of the event loop before each: whatever transforms a chunk downstream
  * in one synchronous step (nodemailer's SMTP dot-stuffing takes ~25–50 ms for
  * a 14 MB message given as one Buffer) then handles 64 KB at a time
- * (issue 11, docs/delivery.md).
+ * (the stall budget, ADR 0310; docs/delivery.md).
  */
 export function pacedStream(): Transform {
   return new Transform({

@@ -8,7 +8,7 @@ import { PACED_CHUNK_BYTES, pacedStream } from "./paced-stream";
  * Pooled SMTP client connections: nodemailer's SMTPConnection (the protocol:
  * EHLO, STARTTLS or implicit TLS, AUTH, MAIL/RCPT/DATA, dot-stuffing) over
  * sockets with Nagle disabled (each SMTP command is its own small packet;
- * with Nagle on, every command waits for the previous ACK: STACK.md, 22 →
+ * with Nagle on, every command waits for the previous ACK: docs/stack.md §5, 22 →
  * ~590 messages/s on one connection). The pool is ours, not nodemailer's
  * (docs/adr/0023): its Mailer layer (MimeNode, plugins, streams) took half
  * of the client's CPU per message for bytes that are already a message.
@@ -161,7 +161,7 @@ export class SmtpClient {
 
   private transaction(connection: Connection, envelope: { from: string; to: string }, raw: Buffer): Promise<SMTPConnection.SentMessageInfo> {
     const { smtp } = connection;
-    // A large message reaches the dot-stuffing in 64 KB pieces, a turn of the event loop before each (issue 11).
+    // A large message reaches the dot-stuffing in 64 KB pieces, a turn of the event loop before each (the stall budget, ADR 0310).
     const message = raw.length > PACED_CHUNK_BYTES ? Readable.from([raw]).pipe(pacedStream()) : raw;
     return new Promise((resolve, reject) => {
       // The server's answers come to the callback; a connection that fails (closed, timed out) is only an

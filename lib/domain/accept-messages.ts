@@ -17,8 +17,8 @@ import { consumeLimits } from "./limit-counters";
 import { hasLimits, type WindowKind, type WindowUsage } from "./limits";
 
 /**
- * Durable acceptance of validated messages (CONTRACT.md "POST /email", steps
- * 15–16 and the commit), several at once inside the caller's transaction:
+ * Durable acceptance of validated messages (docs/contract.md §5.15–§5.16
+ * and the commit, §5.19), several at once inside the caller's transaction:
  * the messages, their recipients, one `accepted` event per recipient
  * (`rejected` for suppressed ones) and the `deliver` jobs: one entry per message
  * and recipient domain, the entries of the transaction packed into few jobs.

@@ -89,7 +89,7 @@ export function clearAuthCache(): void {
   authCache.clear();
 }
 
-/** CONTRACT.md "Authentication": header → key → account, with codes 1, 13, 12. */
+/** docs/contract.md §3: header → key → account, with codes 1, 13, 12. */
 export async function authenticateApiKey(db: Db, authorization: string | undefined | null): Promise<AuthResult> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   if (!m) return { ok: false, code: 1 };

@@ -120,8 +120,8 @@ const CACHE_MS = 10_000;
 const cache = new Map<string, { key: string; expires: number }>();
 
 /**
- * The API key the dashboard uses server-side for an account (DESIGN.md
- * "Dashboard"; one per account, ADR 0510): `accountId`, else the default
+ * The API key the dashboard uses server-side for an account (docs/ARCHITECTURE.md,
+ * "The dashboard"; one per account, ADR 0510): `accountId`, else the default
  * account. Created on demand and stored sealed (AES-256-GCM under a key
  * derived from `secret`, AUTH_SECRET; else the generated one in the
  * database): never in plain text. When it is missing, revoked, or sealed

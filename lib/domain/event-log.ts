@@ -24,7 +24,7 @@ export interface LoggedEvent extends NewEvent {
   logLevel: string;
 }
 
-/** CONTRACT.md: `info`; `warn` for rejected and complained; `error` for failed. */
+/** docs/contract.md §7.3: `info`; `warn` for rejected and complained; `error` for failed. */
 export function logLevelOf(type: EventType): string {
   if (type === "failed") return "error";
   if (type === "rejected" || type === "complained") return "warn";

@@ -4,7 +4,7 @@ import type { Database } from "../storage/database";
 import { readRollupView, scheduleRollup, summarisedSpan } from "./event-counts";
 
 /**
- * GET /stats (CONTRACT.md "Extensions"): counts per event type per UTC hour
+ * GET /stats (docs/contract.md §12.2): counts per event type per UTC hour
  * or day, every bucket of the range present (zeros included), oldest first.
  */
 export const BUCKET_SECONDS: Record<StatsInterval, number> = { hour: 3600, day: 86_400 };

@@ -1,6 +1,6 @@
 /**
  * A JSON number kept as the exact text it was written with, where
- * JSON.parse would lose digits (CONTRACT.md: `ContentId` as an integer of
+ * JSON.parse would lose digits (docs/contract.md §2: `ContentId` as an integer of
  * any size, e.g. the Python SDK's signed 64-bit `hash(path)`).
  * lib/http/body.ts produces it for the keys its caller names.
  */

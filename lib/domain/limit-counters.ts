@@ -3,7 +3,7 @@ import { activeWindows, type WindowKind, type WindowUsage } from "./limits";
 import type { Limits } from "./plans";
 
 /**
- * The per-key counters of CONTRACT.md "Limits", in limit_counters. Consuming
+ * The per-key counters of docs/contract.md §6, in limit_counters. Consuming
  * runs inside the acceptance transaction: one upsert that increments every
  * window only where the result stays within its limit. A window that refuses
  * returns no row; the caller then rolls the whole transaction back, so a

@@ -1,7 +1,7 @@
 import type { Limits } from "./plans";
 
 /**
- * Limits arithmetic (CONTRACT.md "Limits"): fixed UTC minute, hour and day
+ * Limits arithmetic (docs/contract.md §6): fixed UTC minute, hour and day
  * windows. Pure functions; the counters live in limit_counters
  * (lib/domain/limit-counters.ts).
  */

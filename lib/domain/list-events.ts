@@ -8,7 +8,7 @@ import { isUuid } from "./accounts";
 import { FAR_FUTURE, HOUR, scheduleRollup } from "./event-counts";
 
 /**
- * GET /events (CONTRACT.md): the account's events, newest first (LoggedAt
+ * GET /events (docs/contract.md §7): the account's events, newest first (LoggedAt
  * descending, then insertion order descending), with the total count of all
  * matches. Each filter combination is served by an index of 0001_core.sql:
  * (account, logged_at, id), (account, type, logged_at, id),

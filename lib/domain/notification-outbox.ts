@@ -13,8 +13,8 @@ export type OutboxEvent = Omit<PayloadSource, "domain"> & { id: number; accountI
 /**
  * The notification outbox: for every event of a notifying type, one
  * webhook_notifications row per matching webhook of its account, plus one
- * `notify` job per row, all inside the caller's transaction (CONTRACT.md
- * "Notifications"; docs/adr/0400).
+ * `notify` job per row, all inside the caller's transaction (docs/contract.md
+ * §10; docs/adr/0400).
  *
  * Cost: `accepted` events (the send path) return before any query. Any
  * other batch costs ONE statement that finds the matching webhooks through

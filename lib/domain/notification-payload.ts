@@ -5,7 +5,7 @@ import type { EventType } from "../contract/events";
 
 /**
  * Which events notify which registrations, and the EventData each one
- * carries (CONTRACT.md "Notifications"). Pure functions.
+ * carries (docs/contract.md §10). Pure functions.
  */
 
 /** The registration event an event type notifies; `accepted` notifies nothing. */

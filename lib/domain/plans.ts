@@ -1,4 +1,4 @@
-/** Sending limits per plan (spec "Limits"), plus `unlimited` for self-hosted installs and benchmarks. */
+/** Sending limits per plan (docs/contract.md §6.1), plus `unlimited` for self-hosted installs and benchmarks. */
 export interface Limits {
   perMinute: number | null;
   perHour: number | null;

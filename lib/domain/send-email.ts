@@ -20,7 +20,7 @@ import { hasLimits, rateLimitHeaders, refusingWindow, secondsToReset, type RateL
 import { normalizeEmail } from "./suppressions";
 
 /**
- * POST /email as a use case (CONTRACT.md "POST /email"): validation (steps
+ * POST /email as a use case (docs/contract.md §5): validation (steps
  * 1–13), the verified From domain (14), suppression (15), limits (16), then
  * durable acceptance in one transaction (accept-messages.ts), which it may
  * share with other requests (group commit). Answers only after COMMIT.

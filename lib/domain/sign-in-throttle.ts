@@ -3,7 +3,7 @@ import type { Database } from "../storage/database";
 import { withTransaction } from "../storage/transaction";
 
 /**
- * Throttling of staff password sign-ins (issue 11, item 6; docs/adr/0504).
+ * Throttling of staff password sign-ins (docs/adr/0504).
  * Failures are rows of `sign_in_failures`, so every app process sees them.
  * An attempt is refused, before the password is checked, when in the last
  * 15 minutes

@@ -7,7 +7,7 @@ import { DomainError, getDefaultAccount, isUuid } from "./accounts";
 import { looksLikeEmailAddress } from "../contract/plausible-email";
 
 /**
- * Staff users of the dashboard (DESIGN.md roles: admin, support, marketing).
+ * Staff users of the dashboard (roles admin, support, marketing: docs/ARCHITECTURE.md, "The dashboard").
  * Passwords are hashed with argon2id (the library's default algorithm and its
  * OWASP-recommended costs: 19 MiB, 2 passes). Emails are stored lowercased.
  * There is always at least one admin: removing or demoting the last one is

@@ -4,7 +4,7 @@ import type { Db } from "../storage/database";
 import { accounts, webhookAttempts, webhooks } from "../storage/schema";
 
 /**
- * Webhook registrations of an account (CONTRACT.md "Webhooks"). Every read
+ * Webhook registrations of an account (docs/contract.md §9). Every read
  * and write is scoped to the account: another account's webhook is
  * indistinguishable from one that does not exist.
  */
@@ -85,7 +85,7 @@ export async function deleteWebhook(db: Db, accountId: string, webhookId: number
   return rows.length > 0;
 }
 
-/** A webhook as GET /webhooks renders it (CONTRACT.md: digit strings, ISO times with ms, placeholder date). */
+/** A webhook as GET /webhooks renders it (docs/contract.md §9.2: digit strings, ISO times with ms, placeholder date). */
 export function renderWebhook(row: WebhookRow): WebhookRecord {
   return {
     WebhookID: String(row.id),

@@ -4,7 +4,7 @@ import type { Db } from "../storage/database";
 import type { ApiEnv } from "./env";
 import { apiError } from "./errors";
 
-/** CONTRACT.md "Authentication": Bearer key → 401 with code 1, 13 or 12; else `c.get('auth')`. */
+/** docs/contract.md §3: Bearer key → 401 with code 1, 13 or 12; else `c.get('auth')`. */
 export function requireApiKey(db: Db): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     const result = await authenticateApiKey(db, c.req.header("authorization"));

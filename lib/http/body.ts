@@ -4,7 +4,7 @@ import { JsonNumberText } from "../domain/json-number";
 import { OFFLOAD_MIN_BYTES, parseJsonOffThread } from "../json-worker";
 
 /**
- * Reads a JSON request body with a byte cap (CONTRACT.md: over 15 MiB → 422;
+ * Reads a JSON request body with a byte cap (docs/contract.md §5.1: over 15 MiB → 422;
  * malformed JSON or invalid UTF-8 → 422). Never throws for client input.
  * The raw bytes come back too (an Idempotency-Key request is identified by their hash).
  *

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { errorItem, httpStatusOf, type ApiErrorItem, type ErrorCode } from "../contract/errors";
 
 /**
- * The JSON error envelope of CONTRACT.md. The HTTP status is that of the
+ * The JSON error envelope of docs/contract.md §4. The HTTP status is that of the
  * first error; 429s carry Retry-After.
  */
 export function errorResponse(

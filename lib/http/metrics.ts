@@ -1,7 +1,7 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /**
- * Prometheus metrics of the HTTP surface (issue 7 §5). One registry per
+ * Prometheus metrics of the HTTP surface (docs/api.md, "Request ids, logs and metrics"). One registry per
  * process context (tests start several in one process): built by
  * openProcessContext and held on AppContext (`ctx.httpMetrics`); other
  * parts (queue, delivery, webhooks) register their own metrics on `registry`.

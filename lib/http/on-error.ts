@@ -5,7 +5,7 @@ import { isDatabaseUnavailable } from "../storage/unavailable";
 import { apiError } from "./errors";
 
 /**
- * The last resort: a defect answers the 500 envelope of CONTRACT.md, never
+ * The last resort: a defect answers the 500 envelope of docs/contract.md §4.3, never
  * a stack trace, and is logged with the request id.
  */
 export function onApiError(log: Logger) {

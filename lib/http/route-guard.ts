@@ -5,7 +5,7 @@ import { apiError } from "./errors";
 /**
  * Known paths and their methods, checked before anything else: an unknown
  * path is a 404 envelope, a known path with a method it does not serve is a
- * 405 with `Allow` and body code 404 (CONTRACT.md). A trailing slash is the
+ * 405 with `Allow` and body code 404 (docs/contract.md §4.3). A trailing slash is the
  * same path. On a match, `c.get('route')` names the pattern.
  */
 export interface RouteSpec {
@@ -50,7 +50,7 @@ export function routeGuard(prefix: string, routes: RouteSpec[]): MiddlewareHandl
   return async (c, next) => {
     let path = c.req.path;
     if (path.startsWith(prefix)) path = path.slice(prefix.length);
-    // Trailing slashes off, by position: `/\/+$/` was quadratic on a path of many slashes (issue 11).
+    // Trailing slashes off, by position: `/\/+$/` was quadratic on a path of many slashes (linear-time parsing of untrusted input, docs/ARCHITECTURE.md).
     let end = path.length;
     while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
     path = path.slice(0, end) || "/";

@@ -1,6 +1,6 @@
 /**
- * The request-rate limit of the endpoints other than POST /email (CONTRACT.md
- * "Limits"): a token bucket per API key, 100 requests per second with bursts
+ * The request-rate limit of the endpoints other than POST /email (docs/contract.md
+ * §6.4): a token bucket per API key, 100 requests per second with bursts
  * of 200. Kept in process memory: with N app processes a key gets up to N
  * times the rate; the sending limits, which matter for money and reputation,
  * are enforced in the database instead.

@@ -6,7 +6,7 @@ import { errorResponse } from "./errors";
 
 /**
  * How a contract schema's verdict on client input becomes the error envelope
- * of CONTRACT.md: one 422 per offending parameter or member, named in
+ * of docs/contract.md §4: one 422 per offending parameter or member, named in
  * `Field`, in the order of the schema's fields; input that is not even an
  * object (no path) is one 422 without `Field`.
  */
@@ -28,8 +28,8 @@ export function validationHook(result: { success: true } | { success: false; err
 }
 
 /**
- * A JSON body read with the byte cap (whatever its Content-Type, CONTRACT.md:
- * liberal in what we accept) and checked by a contract schema. Malformed,
+ * A JSON body read with the byte cap (whatever its Content-Type, docs/contract.md
+ * §2: liberal in what we accept) and checked by a contract schema. Malformed,
  * too large or invalid → the 422 envelope, rendered as the hook renders.
  */
 export async function readValidJson<S extends z.ZodType>(

@@ -61,7 +61,7 @@ export function parseFieldGroups(text: string): Map<string, string>[] {
       current.set(lastKey, `${current.get(lastKey)} ${line.trim()}`);
       continue;
     }
-    // `Name: value`, read by position: a regex here was quadratic on long lines of white space (issue 11).
+    // `Name: value`, read by position: a regex here was quadratic on long lines of white space (linear-time parsing of untrusted input, docs/ARCHITECTURE.md).
     const colon = line.indexOf(":");
     const name = colon > 0 ? line.slice(0, colon).trimEnd() : "";
     if (!FIELD_NAME.test(name)) continue;

@@ -80,7 +80,7 @@ const sizeOf = (c: Capture) => c.returnPath.length + c.data.length;
 /**
  * A capture larger than this is not carried in the statement's JSON (base64
  * inside JSON.stringify, one step of ~100 ms for 10 MB): its bytes follow as a
- * binary bytea parameter, which the driver copies as they are (issue 11).
+ * binary bytea parameter, which the driver copies as they are (the stall budget, ADR 0310).
  */
 const INLINE_CAPTURE_BYTES = 256 * 1024;
 

@@ -3,7 +3,7 @@ import type { MaintenanceJob } from "./maintenance-job";
 
 /**
  * Retention: events older than their account's retention period
- * (CONTRACT.md), messages past retention whose recipients are all final and
+ * (docs/contract.md §7.4), messages past retention whose recipients are all final and
  * that no remaining event shows (a late open keeps its message's headers),
  * sandbox captures older than MAILROOM_SANDBOX_RETENTION, rate-limit counters
  * of past windows, and the hourly event-count summaries past retention.

@@ -3,7 +3,7 @@ import type { AppContext } from "../context";
 /**
  * What the running submission server listens on, for the dashboard's
  * Settings card and `mailroom smtp-test`. Kept on globalThis: Next.js
- * bundles get their own module instances (STACK.md).
+ * bundles get their own module instances (docs/stack.md §3).
  */
 export interface SubmissionInfo {
   host: string;

@@ -13,7 +13,7 @@ describe("verdictOf", () => {
     expect(verdictOf(406, 1, schedule)).toEqual({ kind: "refused" });
   });
 
-  it("retries everything else on the CONTRACT schedule: 5m, 10m, 15m, 30m, 1h, 2h, 4h", () => {
+  it("retries everything else on the schedule of docs/contract.md §10.4: 5m, 10m, 15m, 30m, 1h, 2h, 4h", () => {
     const minutes = [1, 2, 3, 4, 5, 6, 7].map((n) => {
       const v = verdictOf(n % 2 ? 500 : 0, n, schedule);
       return v.kind === "retry" ? v.delayMs / 60_000 : v.kind;

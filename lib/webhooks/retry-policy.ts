@@ -1,5 +1,5 @@
 /**
- * What happens after an attempt (CONTRACT.md "Notifications"): 2xx is
+ * What happens after an attempt (docs/contract.md §10.4): 2xx is
  * success, 406 means the receiver refuses (no retry), anything else (a
  * timeout or refused connection is status 0) is retried after
  * schedule[attempts - 1], so a schedule of n delays gives n + 1 attempts.

@@ -5,7 +5,7 @@ import { notificationSchema } from "../contract/notifications";
 import { generateSigningKey } from "../domain/accounts";
 import { decodeSigningKey, newSignatureToken, signNotification, webhookMessageId } from "./signing";
 
-/** A receiver's check, written from CONTRACT.md alone: hex HMAC-SHA256 of Timestamp+Token keyed with the key as shown. */
+/** A receiver's check, written from docs/contract.md §10.3 alone: hex HMAC-SHA256 of Timestamp+Token keyed with the key as shown. */
 function receiverVerifiesMailgun(body: string, signingKey: string): boolean {
   const { Signature } = JSON.parse(body) as { Signature: { Timestamp: number; Token: string; Signature: string } };
   const expected = createHmac("sha256", signingKey).update(String(Signature.Timestamp) + Signature.Token).digest();

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 
 /**
- * Notification signatures (CONTRACT.md "Notifications"). Pure functions.
+ * Notification signatures (docs/contract.md §10.3). Pure functions.
  *
  * The account's key is `whsec_<base64 of 32 random bytes>` (the Standard
  * Webhooks form). The two schemes use it as follows (docs/adr/0400):

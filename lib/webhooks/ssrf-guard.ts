@@ -3,7 +3,7 @@ import ipaddr from "ipaddr.js";
 import { isPublicAddress, refusedRangeOf } from "../net/address-ranges";
 
 /**
- * SSRF guard for webhook destinations (CONTRACT.md "Webhooks"). A webhook
+ * SSRF guard for webhook destinations (docs/contract.md §9.1). A webhook
  * may only reach a public unicast address, unless the operator allows
  * private destinations (MAILROOM_ALLOW_PRIVATE_WEBHOOKS=true). The guard
  * runs at registration and again before every attempt, and the attempt

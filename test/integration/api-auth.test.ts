@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from "../support/test-app";
 
 const err = (Code: number, Message: string) => ({ Errors: [{ Code, Message }] });
 
-describe("authentication (CONTRACT.md)", () => {
+describe("authentication (docs/contract.md §3)", () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startTestApp();

@@ -8,7 +8,7 @@ import { DELIVER_ENTRIES_SQL } from "../../lib/queue/jobs";
 /**
  * Acceptances that arrive together share transactions (group commit,
  * docs/adr/0102). Whatever transaction a request lands in, it gets its own
- * answer: the plan limits, suppression and durable acceptance of CONTRACT.md
+ * answer: the plan limits, suppression and durable acceptance of docs/contract.md
  * hold per request, as if each had committed alone.
  */
 describe("POST /email under concurrency (group commit)", () => {

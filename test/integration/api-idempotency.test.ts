@@ -13,7 +13,7 @@ import { createTestDatabase } from "../support/test-database";
 import { deliverJobHasMessage } from "../support/delivery-helpers";
 
 /**
- * Issue 14 §2: POST /email with an `Idempotency-Key` (docs/adr/0110). A
+ * POST /email with an `Idempotency-Key` (docs/adr/0110). A
  * retry with the key gets the first answer again and sends nothing; the key
  * holds under concurrency, across app processes and across a crash.
  */

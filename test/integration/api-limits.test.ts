@@ -38,7 +38,7 @@ async function inOneMinute(scenario: () => Promise<void>) {
 
 const minuteEnd = () => Math.floor(Date.now() / 60_000) * 60 + 60;
 
-describe("sending limits (CONTRACT.md Limits)", () => {
+describe("sending limits (docs/contract.md §6)", () => {
   let app: TestApp;
   const send = (key: string, to: string[] | Record<string, unknown>) =>
     app.fetch("/api/v1/email", { method: "POST", headers: bearer(key), body: JSON.stringify(Array.isArray(to) ? message(to) : to) });

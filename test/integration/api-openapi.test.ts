@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_MESSAGES, httpStatusOf, type ErrorCode } from "../../lib/contract/errors";
 import { startTestApp, type TestApp } from "../support/test-app";
 
-/** The contract beside the clone (CI checks shared/ out at ../shared, as on the development machines). */
-const CONTRACT = fileURLToPath(new URL("../../../shared/CONTRACT.md", import.meta.url));
+/** The wire contract (docs/contract.md). */
+const CONTRACT = fileURLToPath(new URL("../../docs/contract.md", import.meta.url));
 
 /** Expands "2–11, 18–31" into its codes. */
 function codesIn(text: string): number[] {
@@ -18,9 +18,9 @@ function codesIn(text: string): number[] {
   return codes;
 }
 
-/** Rows of CONTRACT.md's "Codes | HTTP" table as [code, HTTP status] pairs, plus every "→ N" of its POST /email steps. */
+/** Rows of the "Codes | HTTP" table of docs/contract.md §4.3 as [code, HTTP status] pairs, plus every "→ N" of its POST /email steps (§5). */
 function contractCodes(markdown: string): { pairs: [number, number][]; stepCodes: number[] } {
-  const section = markdown.split("## Error envelope and HTTP status")[1]!.split("\n## ")[0]!;
+  const section = markdown.split("## 4. Error envelope and HTTP status")[1]!.split("\n## ")[0]!;
   const pairs: [number, number][] = [];
   for (const line of section.split("\n")) {
     const cells = line.split("|").slice(1, -1).map((c) => c.trim());
@@ -34,7 +34,7 @@ function contractCodes(markdown: string): { pairs: [number, number][]; stepCodes
     }
     for (const code of codes) pairs.push([code, status]);
   }
-  const steps = markdown.split("## POST /email")[1]!.split("\n## ")[0]!;
+  const steps = markdown.split("## 5. POST /email")[1]!.split("\n## ")[0]!;
   const stepCodes = [...steps.matchAll(/→ (\d+)/g)].map((m) => Number(m[1]));
   return { pairs, stepCodes };
 }
@@ -45,7 +45,7 @@ interface Doc {
   components: { responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> };
 }
 
-describe("the OpenAPI document documents every error code of CONTRACT.md", () => {
+describe("the OpenAPI document documents every error code of docs/contract.md", () => {
   let app: TestApp;
   let doc: Doc;
   const { pairs, stepCodes } = contractCodes(readFileSync(CONTRACT, "utf8"));
@@ -77,7 +77,7 @@ describe("the OpenAPI document documents every error code of CONTRACT.md", () =>
     expect(stepCodes.length).toBeGreaterThan(20);
   });
 
-  it("answers each code under the status CONTRACT.md gives it, with the error envelope and the spec's message", () => {
+  it("answers each code under the status docs/contract.md gives it, with the error envelope and the spec's message", () => {
     for (const [code, status] of pairs) {
       const message = ERROR_MESSAGES[code as ErrorCode];
       expect(message, `code ${code} is in the spec's table`).toBeDefined();

@@ -17,7 +17,7 @@ interface AccountJson {
 
 const roles = (u: MemberJson) => u.memberships.map((m) => `${m.accountName}:${m.role}`);
 
-describe("mailroom users: membership of accounts (issue 16)", { timeout: 180_000 }, () => {
+describe("mailroom users: membership of accounts (ADR 0510)", { timeout: 180_000 }, () => {
   let env: Record<string, string>;
   let demo: AccountJson;
   let acme: AccountJson;

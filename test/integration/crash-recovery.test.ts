@@ -10,7 +10,7 @@ import { waitFor } from "../support/processes";
 import { createUnlimitedAccount, startTopology, type Topology } from "../support/topology";
 
 /**
- * Issue 15 §2: the default topology (`npm start`: app, its workers, the
+ * Crash recovery (job leases, ADR 0021): the default topology (`npm start`: app, its workers, the
  * embedded PostgreSQL) SIGKILLed as a whole while 8 clients send and
  * deliveries are in flight, then started again on the same data directory.
  * Every recipient accepted (200 received) before the kill must reach exactly

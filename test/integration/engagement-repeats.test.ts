@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from "../support/test-app";
 import { registerWebhook, sleep, startReceiver, until, type Receiver } from "./webhooks-helpers";
 
 /**
- * Issue 11, item 8: reloading a pixel or a link logs one event and fires one
+ * Engagement repeats (ADR 0306): reloading a pixel or a link logs one event and fires one
  * webhook per window (ENGAGEMENT_WINDOW_SECONDS), counted in PostgreSQL so
  * that two app processes on one database agree.
  */

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 /**
- * Issue 7 §2: a data directory that cannot be written is reported at start
+ * Faults: a data directory that cannot be written is reported at start
  * with a clear message and a non-zero exit, not a stack trace. The file
  * systems are real: small tmpfs mounts, read-only or full (the suite runs
  * as root in CI, which mount needs).

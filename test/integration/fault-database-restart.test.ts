@@ -9,7 +9,7 @@ import { waitFor } from "../support/processes";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
- * Issue 7 §2: PostgreSQL restarted under load. While it is down the API
+ * Faults: PostgreSQL restarted under load. While it is down the API
  * answers 503 with the JSON envelope, promptly (never hangs); once it is back
  * the app reconnects by itself, and every message that got a 200 is stored.
  * The test owns its PostgreSQL server so that stopping it touches nothing else.

@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from "../support/test-app";
 import { createTestDatabase } from "../support/test-database";
 
 /**
- * Issue 7 §2: faults, each ending in "nothing accepted is lost and the counts
+ * Faults, each ending in "nothing accepted is lost and the counts
  * add up" (accepted recipients = final events).
  */
 

@@ -5,7 +5,7 @@ import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
- * Issue 7 §3: property-based fuzzing of the public endpoints. Whatever the
+ * Property-based fuzzing of the public endpoints. Whatever the
  * input, the answer is never a 500, and every non-200 answer is the JSON
  * error envelope. FUZZ_RUNS sets the number of cases per property (CI: the
  * default; a longer run: FUZZ_RUNS=20000).

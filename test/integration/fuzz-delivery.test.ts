@@ -6,7 +6,7 @@ import { waitFor } from "../support/processes";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
- * Issue 7 §3, end to end through the sandbox MX: hostile input that the API
+ * Fuzzing, end to end through the sandbox MX: hostile input that the API
  * accepts never injects a header into the outgoing message, and a tracked
  * link never redirects anywhere but to a URL that was in the message.
  */

@@ -12,7 +12,7 @@ import { waitFor } from "../support/processes";
 import { createTestDatabase } from "../support/test-database";
 
 /**
- * Issue 15 §2: a worker holds its jobs by a lease (lib/queue/job-lease.ts).
+ * Job leases (ADR 0021): a worker holds its jobs by a lease (lib/queue/job-lease.ts).
  * The worker that dies here is a real process killed with SIGKILL.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");

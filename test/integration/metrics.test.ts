@@ -4,7 +4,7 @@ import { bearer, createTestAccount } from "../support/fixtures";
 import { waitFor } from "../support/processes";
 import { startTestApp, type TestApp } from "../support/test-app";
 
-/** Issue 7 §5: /metrics reports deliveries by outcome, webhook attempts by result and the queue. */
+/** /metrics reports deliveries by outcome, webhook attempts by result and the queue. */
 describe("operational metrics", () => {
   let app: TestApp;
   let receiver: http.Server;

@@ -5,7 +5,7 @@ import { waitForEvent } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
- * Issue 12 §3: the payloads the official SendLayer Python SDK sends, as it
+ * The official Python SDK (exact ContentId, ADR 0104): the payloads the official SendLayer Python SDK sends, as it
  * shapes them (Emails.send): sender and recipients given as plain strings
  * become `{"email": ...}` objects, lists even for one recipient, `ContentType`
  * "Text" with only `PlainContent`, `ReplyTo` a list, and each attachment with
@@ -66,7 +66,7 @@ describe("the official Python SDK's payloads", () => {
         Subject: "Test Email",
         ContentType: "Text",
         PlainContent: "Plain only",
-        ReplyTo: ["replies@example.com"], // a bare string is code 28 (CONTRACT.md step 6); the SDK always sends a list
+        ReplyTo: ["replies@example.com"], // a bare string is code 28 (docs/contract.md §5.6); the SDK always sends a list
       }),
     );
     expect(status, JSON.stringify(body)).toBe(200);

@@ -8,7 +8,7 @@ import { startAppProcess, startWorkerProcess, waitFor, type Proc } from "../supp
 import { createTestDatabase } from "../support/test-database";
 
 /**
- * Issue 7 §1: two app processes and two `mailroom worker` processes on one
+ * Scale-out: two app processes and two `mailroom worker` processes on one
  * PostgreSQL. Limits hold across processes, every accepted recipient reaches
  * a final event, and webhook notifications arrive at least once, duplicates
  * only with the same webhook-id.

@@ -4,7 +4,7 @@ import { createTestAccount } from "../support/fixtures";
 import { sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";
 
-/** Every HTML page the Hono side serves carries the security headers (issue 11, item 9). */
+/** Every HTML page the Hono side serves carries the security headers (ADR 0503). */
 describe("security headers on Hono's HTML pages", () => {
   let app: TestApp;
   let apiKey: string;

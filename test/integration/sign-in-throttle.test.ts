@@ -9,7 +9,7 @@ import {
 import { runMaintenance } from "../../lib/maintenance/run-now";
 import { startTestApp, type TestApp } from "../support/test-app";
 
-/** The sign-in throttle's counting in PostgreSQL (issue 11, item 6); the browser and callback paths are in e2e/sign-in-throttle.spec.ts. */
+/** The sign-in throttle's counting in PostgreSQL (ADR 0504); the browser and callback paths are in e2e/sign-in-throttle.spec.ts. */
 describe("sign-in throttle (PostgreSQL)", () => {
   let app: TestApp;
   let other: TestApp; // a second process on the same database

@@ -8,7 +8,7 @@ import { waitFor } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
- * Issue 11: no request can stall the service. The API is served in this
+ * The stall budget (ADR 0310): no request can stall the service. The API is served in this
  * process (startTestApp: real HTTP server, real PostgreSQL, inline delivery
  * workers, the sandbox MX), so the event loop delay measured here is the
  * one every other tenant, /healthz and the workers would suffer.

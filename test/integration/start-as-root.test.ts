@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort, waitFor } from "../support/processes";
 
 /**
- * Issue 12 §2: cloned under a private (0700) directory, as root's home is,
+ * Install and start anywhere (ADR 0005): cloned under a private (0700) directory, as root's home is,
  * `npm start` as root starts. PostgreSQL runs as the user `postgres`, which
  * cannot enter that directory: the server runs from /var/lib/mailroom
  * instead (lib/storage/postgres-as-root.ts). The project is a real copy

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../support/test-database";
 
-/** Issue 12 §2: common start failures print one line that says what to do, no stack trace. */
+/** Install and start anywhere (ADR 0005): common start failures print one line that says what to do, no stack trace. */
 const root = path.resolve(import.meta.dirname, "../..");
 
 describe("npm start failures", () => {

@@ -28,7 +28,7 @@ import {
   type Received,
 } from "./webhooks-helpers";
 
-/** A receiver's check of the body signature, written from CONTRACT.md alone. */
+/** A receiver's check of the body signature, written from docs/contract.md §10.3 alone. */
 function mailgunSignatureValid(body: string, signingKey: string): boolean {
   const { Signature } = JSON.parse(body) as { Signature: { Timestamp: number; Token: string; Signature: string } };
   const expected = createHmac("sha256", signingKey).update(`${Signature.Timestamp}${Signature.Token}`).digest();

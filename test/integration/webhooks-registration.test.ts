@@ -23,7 +23,7 @@ describe("webhook registration API (POST, GET, DELETE /webhooks)", () => {
   const post = (key: string, body: unknown, raw?: string) =>
     app.fetch("/api/v1/webhooks", { method: "POST", headers: bearer(key), body: raw ?? JSON.stringify(body) });
 
-  it("creates a webhook and lists it exactly as CONTRACT.md renders it", async () => {
+  it("creates a webhook and lists it exactly as docs/contract.md §9.2 renders it", async () => {
     const before = Date.now();
     const res = await post(account.apiKey, { Event: "delivery", WebhookURL: "https://hooks.example.net/mailroom" });
     expect(res.status).toBe(200);

@@ -5,7 +5,7 @@ import { freePort } from "../support/processes";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
- * Issue 15 §1: MAILROOM_WORKERS=process (the default of `npm start`): the
+ * Worker processes (ADR 0021): MAILROOM_WORKERS=process (the default of `npm start`): the
  * queue workers run in a supervised child process, not on the HTTP process's
  * event loop; one that dies is restarted and its jobs come back at once.
  */

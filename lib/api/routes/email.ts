@@ -23,7 +23,7 @@ const replayedHeader = {
 
 /**
  * POST /email. The body is documented (EmailRequest) but not declared as a
- * zod body: CONTRACT.md's ordered, code-by-code checks of
+ * zod body: the ordered, code-by-code checks (docs/contract.md §5) of
  * lib/domain/email-request decide which error wins (docs/adr/0105).
  */
 const sendEmailRoute = createRoute({

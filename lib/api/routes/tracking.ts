@@ -10,7 +10,7 @@ import { findTrackedLink } from "../../domain/tracked-links";
 import { getTrackingSecret } from "../../domain/tracking-secret";
 
 /**
- * Tracking under /t (CONTRACT.md "Tracking"):
+ * Tracking under /t (docs/contract.md §11, §12.5):
  *   GET  /t/o/:token   open pixel (1×1 GIF) → `opened`
  *   GET  /t/c/:token   302 to the stored URL (as the URL parser serialises it; a page
  *                      with the link when it cannot) → `clicked` with Url

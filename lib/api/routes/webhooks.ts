@@ -25,7 +25,7 @@ import { webhookUrlCheck } from "../../webhooks/destination-check";
 import { bodyOf, COMMON_ERRORS, errorResponses } from "../openapi";
 
 /**
- * POST, GET and DELETE /webhooks (CONTRACT.md "Webhooks"). Registered behind
+ * POST, GET and DELETE /webhooks (docs/contract.md §9). Registered behind
  * the auth middleware: `c.get('auth').accountId` is set.
  */
 const createWebhookRoute = createRoute({

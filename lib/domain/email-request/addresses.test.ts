@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_ADDRESS_LENGTH, isValidEmail, parseAddress, parseAddressString } from "./addresses";
 
-describe("isValidEmail (CONTRACT.md address rules)", () => {
+describe("isValidEmail (docs/contract.md §5.17)", () => {
   it.each([
     ["a@b.test", true],
     ["first.last+tag@sub.example.com", true],

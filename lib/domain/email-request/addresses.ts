@@ -1,5 +1,5 @@
 /**
- * Address parsing and the email address rules of CONTRACT.md: one `@`, a
+ * Address parsing and the email address rules of docs/contract.md §5.17: one `@`, a
  * non-empty local part of at most 64 octets, a domain with at least one dot
  * and valid labels, at most 254 octets in all; UTF-8 local parts and domains
  * are accepted. Display names are optional; a present name must be a string

@@ -1,6 +1,6 @@
 import path from "node:path";
 
-/** Attachment rules of CONTRACT.md step 12: strict base64, safe file names, MIME types. */
+/** Attachment rules of docs/contract.md §5.12: strict base64, safe file names, MIME types. */
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

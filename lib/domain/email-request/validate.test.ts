@@ -8,7 +8,7 @@ import { validateEmailRequest } from "./validate";
  * Table-driven: each row is a request (a patch over a valid base request;
  * `undefined` deletes a field) and the expected HTTP status with the
  * ordered [code, field] list. Covers every rule and error code of
- * CONTRACT.md "POST /email" steps 1–13.
+ * docs/contract.md §5.1–§5.13 (POST /email steps 1–13).
  */
 
 const base = {
@@ -187,7 +187,7 @@ const rows: Row[] = [
   ["Attachment ContentID huge exponent text", { Attachments: [file({ ContentID: new JsonNumberText("1e30") })] }, { status: 422, errors: [[422, "Attachments[0].ContentID"]] }],
   ["Attachment ContentId true", { Attachments: [file({ ContentId: true })] }, { status: 422, errors: [[422, "Attachments[0].ContentId"]] }],
   ["Attachment several errors", { Attachments: [file(), file({ Content: "!", Filename: "" })] }, { status: 422, errors: [[422, "Attachments[1].Content"], [422, "Attachments[1].Filename"]] }],
-  // Bounds on what becomes a header line (issue 11): names, values, file names, types, Content-IDs.
+  // Bounds on what becomes a header line (hostile input, ADR 0103): names, values, file names, types, Content-IDs.
   ["Header name of 998 characters", { Headers: { [`X-${"a".repeat(996)}`]: "v" } }, "ok"],
   ["Header name over 998 characters", { Headers: { [`X-${"a".repeat(997)}`]: "v" } }, { status: 422, errors: [[422, `Headers.X-${"a".repeat(62)}…`]] }],
   ["Header value of 998 characters", { Headers: { "X-A": "v".repeat(998) } }, "ok"],
@@ -218,7 +218,7 @@ function apply(patch: unknown): unknown {
   return out;
 }
 
-describe("validateEmailRequest (CONTRACT.md POST /email steps 1–13)", () => {
+describe("validateEmailRequest (docs/contract.md §5.1–§5.13)", () => {
   it.each(rows)("%s", (_name, patch, expected) => {
     const result = validateEmailRequest(apply(patch));
     if (expected === "ok") {

@@ -21,7 +21,7 @@ import { inferMimeType, isMimeType, sanitizeFilename, strictBase64Length } from 
 import type { ContentAddress, ContentAttachment, MessageContent } from "./message-content";
 
 /**
- * Steps 1–13 of CONTRACT.md "POST /email": pure, no I/O. Every step runs and
+ * Steps 1–13 of POST /email (docs/contract.md §5.1–§5.13): pure, no I/O. Every step runs and
  * every error is collected, in step order (the order of the request's
  * fields); the HTTP status of the response is that of the first error.
  * Steps 14–16 (domain, suppression, limits) need the database and run in

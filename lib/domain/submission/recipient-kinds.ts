@@ -3,7 +3,7 @@ import { normalizeEmail } from "../suppressions";
 
 /**
  * How the envelope recipients of an SMTP submission map to the To, CC and
- * BCC of CONTRACT.md, whose limits (10/10/5) they count against: a RCPT
+ * BCC of docs/contract.md §5.3–§5.5, whose limits (10/10/5) they count against: a RCPT
  * named in the To header is a To recipient, one named in Cc a CC one, any
  * other a BCC one (it is in no header, which is what BCC means). Header
  * addresses that are not envelope recipients receive nothing, as in SMTP.

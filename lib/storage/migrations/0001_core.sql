@@ -1,6 +1,6 @@
 -- Core schema of Mailroom. Times are timestamptz except events.logged_at,
 -- which is Unix seconds: the API filters and orders by whole seconds
--- (CONTRACT.md, GET /events), so the column is exactly what is compared.
+-- (docs/contract.md §7.1, GET /events), so the column is exactly what is compared.
 
 CREATE TABLE instance_settings (
   key text PRIMARY KEY,
@@ -124,7 +124,7 @@ CREATE TABLE events (
   -- webhook payloads and the dashboard; never part of the spec's record.
   details jsonb
 );
--- One index per query shape of GET /events (CONTRACT.md): newest first,
+-- One index per query shape of GET /events (docs/contract.md §7.2): newest first,
 -- insertion order second, all scoped to one account.
 CREATE INDEX events_account_time ON events (account_id, logged_at DESC, id DESC);
 CREATE INDEX events_account_type_time ON events (account_id, type, logged_at DESC, id DESC);
@@ -185,7 +185,7 @@ CREATE TABLE suppressions (
   PRIMARY KEY (account_id, email)
 );
 
--- Fixed UTC windows per API key (CONTRACT.md "Limits").
+-- Fixed UTC windows per API key (docs/contract.md §6).
 CREATE TABLE limit_counters (
   api_key_id uuid NOT NULL,
   window_kind text NOT NULL CHECK (window_kind IN ('minute', 'hour', 'day')),

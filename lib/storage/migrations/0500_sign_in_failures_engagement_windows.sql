@@ -1,4 +1,4 @@
--- Issue 11, items 6 and 8.
+-- The sign-in throttle (docs/adr/0504) and engagement repeats (docs/adr/0306).
 
 -- Failed staff sign-ins (lib/domain/sign-in-throttle.ts, docs/adr/0504): one row
 -- per attempt that was let through to the password check and failed (a row is

@@ -1,4 +1,4 @@
--- Issue 16: a staff user belongs to one or more accounts with a role in each
+-- Staff memberships (docs/adr/0510): a staff user belongs to one or more accounts with a role in each
 -- (docs/adr/0510-staff-membership-and-the-account-in-the-url.md). The owner
 -- flag marks instance operators: they see every account and manage accounts.
 -- staff_users.role stays: it is the role a user gets when added without an

@@ -1,4 +1,4 @@
--- Issue 15, item 2: job leases (lib/queue/job-lease.ts, docs/adr/0021).
+-- Job leases (lib/queue/job-lease.ts, docs/adr/0021).
 -- One row per live worker process; it holds a session advisory lock on
 -- (class 0x4d5257, id) and beats every 5 s. A row whose lock is free or whose
 -- beat is 30 s old is deleted by any live process, which returns the jobs

@@ -1,4 +1,4 @@
--- Issue 15 §3: the pending-recipient index keyed by id, not by status.
+-- Delivery CPU per message (docs/adr/0320): the pending-recipient index keyed by id, not by status.
 -- Keyed by status, the planner took it for "these recipient ids, if still
 -- pending" (the delivery loader and the round writer) whenever its
 -- statistics showed few pending rows, and then read every pending row per
