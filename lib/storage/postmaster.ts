@@ -84,11 +84,12 @@ function spawnReady(spec: PostmasterSpec): Promise<ChildProcess> {
 
 export async function startPostmaster(
   spec: PostmasterSpec,
-  options: { log?: Logger; backoff?: { initialMs: number; maxMs: number } } = {},
+  options: { log?: Logger; backoff?: { initialMs: number; maxMs: number }; onStarted?: (pid: number) => Promise<void> } = {},
 ): Promise<Postmaster> {
   const log = options.log;
   const backoff = options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
   let child: ChildProcess | undefined = await spawnReady(spec);
+  await options.onStarted?.(child.pid!);
   let up = true;
   let stopping = false;
   let released = false;
@@ -114,6 +115,7 @@ export async function startPostmaster(
           up = true;
           attempt = 0;
           watch(started);
+          void options.onStarted?.(started.pid!);
           log?.info({ pid: started.pid, downMs: Date.now() - downSince }, "embedded PostgreSQL restarted");
         },
         (err: unknown) => {
