@@ -46,7 +46,7 @@ export async function openProcessContext(
   let url = config.databaseUrl;
   let databaseServer: AppContext["databaseServer"];
   if (!url) {
-    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger: log, joinOnly: options.joinEmbeddedOnly });
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger: log, joinOnly: options.joinEmbeddedOnly, ownProcessGroup: true });
     if (embedded.owned) {
       stack.push(() => embedded.stop());
       databaseServer = embedded; // started and supervised here: /healthz reports it

@@ -275,6 +275,13 @@ export async function startEmbeddedPostgres(options: {
   logger?: Logger;
   /** Join a running server even when the process that started it is gone (`mailroom worker`: it never starts one). */
   joinOnly?: boolean;
+  /**
+   * Run the server in its own process group (the app: a Ctrl-C reaches the
+   * app, which stops the server last; docs/adr/0202). Off by default: a
+   * one-shot server (tests, benchmarks, a CLI command) stops with its
+   * terminal's Ctrl-C, as it always did, and is never left running by it.
+   */
+  ownProcessGroup?: boolean;
 }): Promise<EmbeddedDatabase> {
   await ensureWritableDataDir(options.dataDir);
   let placement: Awaited<ReturnType<typeof placeForRoot>> = null;
@@ -352,6 +359,7 @@ export async function startEmbeddedPostgres(options: {
         args: ["-D", pgDir, "-p", String(port), ...postgresFlags],
         env: { ...process.env, LC_ALL: "C" },
         user: asRoot?.user,
+        detached: options.ownProcessGroup ?? false,
         onOutput: options.log ?? quiet,
       },
       { log: options.logger, onStarted: (pid) => writeOwner(options.dataDir, pid).catch(() => {}) },

@@ -20,6 +20,8 @@ export interface PostmasterSpec {
   binary: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /** Its own process group (default): a Ctrl-C in the starter's terminal does not reach it. */
+  detached?: boolean;
   /** Run as this user (root runs the server as `postgres`). */
   user?: { uid: number; gid: number };
   /** The server's output (stderr and stdout), as it comes. */
@@ -51,7 +53,7 @@ function spawnReady(spec: PostmasterSpec): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(spec.binary, spec.args, {
       // Its own process group: signals to the app's group (a terminal's Ctrl-C) do not reach it.
-      detached: true,
+      detached: spec.detached ?? true,
       env: spec.env,
       stdio: ["ignore", "pipe", "pipe"],
       ...(spec.user && { uid: spec.user.uid, gid: spec.user.gid }),
