@@ -17,6 +17,13 @@ import type { Database } from "./storage/database";
 export interface AppContext {
   config: Config;
   database: Database;
+  /**
+   * The embedded PostgreSQL server when this process started it (and
+   * restarts it when it exits, lib/storage/postmaster.ts): /healthz is
+   * unhealthy while it is down. Absent with DATABASE_URL or a server
+   * another process started.
+   */
+  databaseServer?: { isUp(): boolean };
   boss: PgBoss;
   log: Logger;
   /**

@@ -41,12 +41,16 @@ export async function openProcessContext(
   config: Config,
   log: Logger,
   stack: StopStack,
-  options: { applicationName?: string } = {},
+  options: { applicationName?: string; joinEmbeddedOnly?: boolean } = {},
 ): Promise<AppContext> {
   let url = config.databaseUrl;
+  let databaseServer: AppContext["databaseServer"];
   if (!url) {
-    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
-    if (embedded.owned) stack.push(() => embedded.stop());
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger: log, joinOnly: options.joinEmbeddedOnly, ownProcessGroup: true });
+    if (embedded.owned) {
+      stack.push(() => embedded.stop());
+      databaseServer = embedded; // started and supervised here: /healthz reports it
+    }
     url = embedded.url;
   }
   const database = openDatabase(url, { max: config.dbPoolSize, applicationName: options.applicationName });
@@ -60,13 +64,13 @@ export async function openProcessContext(
   });
   stack.push(() => boss.stop({ graceful: true, timeout: 5000 }));
 
-  const ctx = buildAppContext({ config, database, boss, log });
+  const ctx = buildAppContext({ config, database, boss, log, databaseServer });
   setServerContext(ctx);
   return ctx;
 }
 
 /** The context of a process whose storage and queue are open: the per-process objects are built here, once. */
-export function buildAppContext(base: { config: Config; database: Database; boss: PgBoss; log: Logger }): AppContext {
+export function buildAppContext(base: { config: Config; database: Database; boss: PgBoss; log: Logger; databaseServer?: AppContext["databaseServer"] }): AppContext {
   const httpMetrics = createHttpMetrics();
   return {
     ...base,
