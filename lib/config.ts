@@ -12,6 +12,23 @@ const booleanString = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
   .transform((v) => v === "true" || v === "1" || v === "yes" || v === "on");
 
+/**
+ * MAILROOM_TRUST_PROXY: how many proxies of our own stand in front of the
+ * app (lib/domain/client-ip.ts). A number 0–10; `true`/`yes`/`on` mean 1
+ * (one proxy, the usual case), `false`/`no`/`off` mean 0.
+ */
+const trustProxyHops = z.string().transform((value, ctx) => {
+  const v = value.trim().toLowerCase();
+  if (["true", "yes", "on"].includes(v)) return 1;
+  if (["false", "no", "off"].includes(v)) return 0;
+  const n = /^[0-9]{1,2}$/.test(v) ? Number(v) : Number.NaN;
+  if (!(n >= 0 && n <= 10)) {
+    ctx.addIssue({ code: "custom", message: `"${value}" is not a number of proxy hops 0-10 (or true = 1, false = 0)` });
+    return z.NEVER;
+  }
+  return n;
+});
+
 const durationList = z
   .string()
   .transform((value, ctx) => {
@@ -77,7 +94,7 @@ const envSchema = z.object({
   MAILROOM_BOUNCE_DOMAIN: z.string().optional(),
   MAILROOM_HELO_NAME: z.string().optional(),
   MAILROOM_TRACKING_SECRET: z.string().min(16).optional(),
-  MAILROOM_TRUST_PROXY: booleanString.default(false),
+  MAILROOM_TRUST_PROXY: trustProxyHops.default(0),
   MAILROOM_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
   // Request rate per API key of the endpoints other than POST /email (CONTRACT.md: 100/s, bursts of 200).
   MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
@@ -209,7 +226,12 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       /** Failed AUTH attempts per client address (IPv6: per /64) per minute before AUTH is refused with 454. */
       authFailuresPerMinute: e.MAILROOM_SUBMISSION_AUTH_FAILURES_PER_MINUTE,
     },
-    tracking: { secret: e.MAILROOM_TRACKING_SECRET, trustProxy: e.MAILROOM_TRUST_PROXY },
+    tracking: { secret: e.MAILROOM_TRACKING_SECRET },
+    /**
+     * Proxies of our own in front of the HTTP server (MAILROOM_TRUST_PROXY): the client address is the
+     * Nth X-Forwarded-For entry from the right; 0: the socket address (lib/domain/client-ip.ts).
+     */
+    trustProxyHops: e.MAILROOM_TRUST_PROXY,
     api: {
       maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES,
       requestRate: { ratePerSecond: e.MAILROOM_API_REQUEST_RATE, burst: e.MAILROOM_API_REQUEST_BURST },
