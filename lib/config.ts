@@ -85,6 +85,8 @@ const envSchema = z.object({
   MAILROOM_SUBMISSION_MAX_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(100),
   MAILROOM_SUBMISSION_IDLE_TIMEOUT: z.string().default("60s"),
   MAILROOM_SUBMISSION_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  MAILROOM_SUBMISSION_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
+  MAILROOM_SUBMISSION_AUTH_TIMEOUT: z.string().default("30s"),
   MAILROOM_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   MAILROOM_SANDBOX_COMPLAINT_DELAY: z.string().default("3s"),
   MAILROOM_SANDBOX_RETENTION: z.string().default("7d"),
@@ -225,6 +227,10 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       idleTimeoutMs: requireDuration("MAILROOM_SUBMISSION_IDLE_TIMEOUT", e.MAILROOM_SUBMISSION_IDLE_TIMEOUT),
       /** Failed AUTH attempts per client address (IPv6: per /64) per minute before AUTH is refused with 454. */
       authFailuresPerMinute: e.MAILROOM_SUBMISSION_AUTH_FAILURES_PER_MINUTE,
+      /** Concurrent sessions per client address (IPv6: per /64), both ports together; more are answered 421. */
+      connectionsPerAddress: e.MAILROOM_SUBMISSION_CONNECTIONS_PER_ADDRESS,
+      /** A session not authenticated this long after its greeting is closed with 421, busy or not. */
+      authTimeoutMs: requireDuration("MAILROOM_SUBMISSION_AUTH_TIMEOUT", e.MAILROOM_SUBMISSION_AUTH_TIMEOUT),
     },
     tracking: { secret: e.MAILROOM_TRACKING_SECRET },
     /**
