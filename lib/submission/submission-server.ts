@@ -198,6 +198,26 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
   const starttls = new SMTPServer({ ...options, secure: false });
   const implicit = tls ? new SMTPServer({ ...options, secure: true }) : undefined;
   servers.push(starttls, implicit);
+  if (implicit) {
+    // Port 465: the TLS handshake comes before onConnect, and smtp-server holds up to maxClients sockets in it.
+    // The per-address cap applies from accept on here, so one host cannot fill that queue either. A socket
+    // over the cap is closed before smtp-server sees it (it must never get a destroyed socket: Node 20
+    // crashes wrapping one in TLS), and at once: nothing can be written before the handshake.
+    const accepted = new ConcurrentConnections(cfg.connectionsPerAddress);
+    const net = implicit.server;
+    const smtpServerListeners = net.listeners("connection") as ((socket: Socket) => void)[];
+    net.removeAllListeners("connection");
+    net.on("connection", (socket: Socket) => {
+      const key = accepted.admit(socket.remoteAddress ?? "");
+      if (key === undefined) {
+        socket.on("error", () => {});
+        socket.destroy();
+        return;
+      }
+      socket.once("close", () => accepted.release(key));
+      for (const listener of smtpServerListeners) listener.call(net, socket);
+    });
+  }
   for (const s of [starttls, implicit]) {
     s?.on("error", (err) => ctx.log.warn({ err }, "SMTP submission error"));
     // Replies are small writes answered by the client's next command: without this, Nagle's

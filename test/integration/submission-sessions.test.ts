@@ -1,3 +1,4 @@
+import { connect, type Socket } from "node:net";
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestAccount } from "../support/fixtures";
@@ -187,5 +188,49 @@ describe("SMTP submission: sessions before AUTH", () => {
     s.send("MAIL FROM:<shop@example.com>");
     expect(await s.waitFor(/^\d{3} /m)).toMatch(/^530 5\.7\.0 Authentication required/);
     s.end();
+  });
+});
+
+describe("SMTP submission: port 465 before the TLS handshake", () => {
+  let app: TestApp;
+  let tlsPort: number;
+  const sockets: Socket[] = [];
+  beforeAll(async () => {
+    const s = await submissionEnv();
+    tlsPort = s.tlsPort;
+    app = await startTestApp({ ...s.env, MAILROOM_SUBMISSION_CONNECTIONS_PER_ADDRESS: "3" });
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await app?.stop();
+  });
+
+  const open = (localAddress: string) =>
+    new Promise<{ socket: Socket; closed: () => boolean }>((resolve, reject) => {
+      let closed = false;
+      const socket = connect({ port: tlsPort, host: "127.0.0.1", localAddress }, () => resolve({ socket, closed: () => closed }));
+      socket.on("close", () => (closed = true));
+      socket.on("error", () => {});
+      socket.once("error", reject);
+      sockets.push(socket);
+    });
+
+  it("closes an address's connections past the cap at once, even if they never start TLS; another address still gets a session", async () => {
+    const held = [await open("127.0.0.6"), await open("127.0.0.6"), await open("127.0.0.6")];
+    const extra = await open("127.0.0.6");
+    const until = Date.now() + 2000;
+    while (!extra.closed() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(extra.closed()).toBe(true);
+    expect(held.every((h) => !h.closed())).toBe(true);
+
+    const other = rawSession(tlsPort, { tls: true, localAddress: "127.0.0.7" });
+    await other.waitFor(/^220 /m);
+    other.end();
+    // The held ones leave: the address gets in again.
+    for (const h of held) h.socket.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    const back = rawSession(tlsPort, { tls: true, localAddress: "127.0.0.6" });
+    await back.waitFor(/^220 /m);
+    back.end();
   });
 });
