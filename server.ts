@@ -14,7 +14,7 @@ import { getRequestListener } from "@hono/node-server";
 import { createApiApp, isApiPath } from "./lib/api/app";
 import { buildConfig, type Config } from "./lib/config";
 import { ensureFirstStart, type FirstStartReport } from "./lib/domain/bootstrap";
-import { CLIENT_ADDRESS_HEADER } from "./lib/domain/client-ip";
+import { CLIENT_ADDRESS_HEADER, clientAddress } from "./lib/domain/client-ip";
 import type { AppContext } from "./lib/context";
 import { checkListenPorts } from "./lib/listen-ports";
 import { createLogger } from "./lib/logger";
@@ -29,6 +29,11 @@ export interface StartOptions {
   dashboard?: boolean;
   /** Next.js dev mode (hot reload) instead of the production build. */
   dev?: boolean;
+  /**
+   * A handler for the non-API paths in place of Next.js (with `dashboard: false`): tests mount Auth.js
+   * alone there, to reach its routes through this server's request handling without a `next build`.
+   */
+  dashboardHandler?: http.RequestListener;
 }
 
 export interface RunningServer {
@@ -54,6 +59,22 @@ function drainHttp(server: http.Server, timeoutMs: number): Promise<void> {
   });
 }
 
+/**
+ * Puts the client address in CLIENT_ADDRESS_HEADER, in both views of the
+ * request's headers: `headers` (what Next.js reads) and `rawHeaders` (what
+ * a Fetch Request built by @hono/node-server, and Auth.js's copy of it, are
+ * made of), dropping any value the client sent under that name.
+ */
+function setClientAddress(req: http.IncomingMessage, address: string): void {
+  req.headers[CLIENT_ADDRESS_HEADER] = address;
+  const raw: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() !== CLIENT_ADDRESS_HEADER) raw.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  raw.push(CLIENT_ADDRESS_HEADER, address);
+  req.rawHeaders = raw;
+}
+
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? buildConfig();
   const log = createLogger(config.logLevel);
@@ -69,8 +90,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     stack.push(async () => supervisor?.stop());
 
     const api = getRequestListener(createApiApp(ctx).fetch);
-    let nextHandler: http.RequestListener | undefined;
-    if (options.dashboard ?? config.dashboardEnabled) {
+    let nextHandler: http.RequestListener | undefined = options.dashboardHandler;
+    if (!nextHandler && (options.dashboard ?? config.dashboardEnabled)) {
       const { default: next } = await import("next");
       const nextApp = next({ dev: options.dev ?? false, dir: process.cwd(), hostname: config.host, port: config.port });
       await nextApp.prepare();
@@ -80,7 +101,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     }
 
     const server = http.createServer((req, res) => {
-      req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? ""; // trusted: never the client's own value (sign-in throttle)
+      // The one place the client address is derived (sign-in throttle, tracking, access log): never the client's own value.
+      setClientAddress(req, clientAddress(req.socket.remoteAddress, req.headersDistinct["x-forwarded-for"], ctx.config.trustProxyHops));
       const pathname = (req.url ?? "/").split("?", 1)[0]!;
       if (isApiPath(pathname) || !nextHandler) return api(req, res);
       return nextHandler(req, res);

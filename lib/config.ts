@@ -12,6 +12,23 @@ const booleanString = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"])
   .transform((v) => v === "true" || v === "1" || v === "yes" || v === "on");
 
+/**
+ * MAILROOM_TRUST_PROXY: how many proxies of our own stand in front of the
+ * app (lib/domain/client-ip.ts). A number 0–10; `true`/`yes`/`on` mean 1
+ * (one proxy, the usual case), `false`/`no`/`off` mean 0.
+ */
+const trustProxyHops = z.string().transform((value, ctx) => {
+  const v = value.trim().toLowerCase();
+  if (["true", "yes", "on"].includes(v)) return 1;
+  if (["false", "no", "off"].includes(v)) return 0;
+  const n = /^[0-9]{1,2}$/.test(v) ? Number(v) : Number.NaN;
+  if (!(n >= 0 && n <= 10)) {
+    ctx.addIssue({ code: "custom", message: `"${value}" is not a number of proxy hops 0-10 (or true = 1, false = 0)` });
+    return z.NEVER;
+  }
+  return n;
+});
+
 const durationList = z
   .string()
   .transform((value, ctx) => {
@@ -68,6 +85,8 @@ const envSchema = z.object({
   MAILROOM_SUBMISSION_MAX_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(100),
   MAILROOM_SUBMISSION_IDLE_TIMEOUT: z.string().default("60s"),
   MAILROOM_SUBMISSION_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  MAILROOM_SUBMISSION_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
+  MAILROOM_SUBMISSION_AUTH_TIMEOUT: z.string().default("30s"),
   MAILROOM_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   MAILROOM_SANDBOX_COMPLAINT_DELAY: z.string().default("3s"),
   MAILROOM_SANDBOX_RETENTION: z.string().default("7d"),
@@ -77,7 +96,7 @@ const envSchema = z.object({
   MAILROOM_BOUNCE_DOMAIN: z.string().optional(),
   MAILROOM_HELO_NAME: z.string().optional(),
   MAILROOM_TRACKING_SECRET: z.string().min(16).optional(),
-  MAILROOM_TRUST_PROXY: booleanString.default(false),
+  MAILROOM_TRUST_PROXY: trustProxyHops.default(0),
   MAILROOM_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
   // Request rate per API key of the endpoints other than POST /email (docs/contract.md §6.4: 100/s, bursts of 200).
   MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
@@ -208,8 +227,17 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       idleTimeoutMs: requireDuration("MAILROOM_SUBMISSION_IDLE_TIMEOUT", e.MAILROOM_SUBMISSION_IDLE_TIMEOUT),
       /** Failed AUTH attempts per client address (IPv6: per /64) per minute before AUTH is refused with 454. */
       authFailuresPerMinute: e.MAILROOM_SUBMISSION_AUTH_FAILURES_PER_MINUTE,
+      /** Concurrent sessions per client address (IPv6: per /64), both ports together; more are answered 421. */
+      connectionsPerAddress: e.MAILROOM_SUBMISSION_CONNECTIONS_PER_ADDRESS,
+      /** A session not authenticated this long after its greeting is closed with 421, busy or not. */
+      authTimeoutMs: requireDuration("MAILROOM_SUBMISSION_AUTH_TIMEOUT", e.MAILROOM_SUBMISSION_AUTH_TIMEOUT),
     },
-    tracking: { secret: e.MAILROOM_TRACKING_SECRET, trustProxy: e.MAILROOM_TRUST_PROXY },
+    tracking: { secret: e.MAILROOM_TRACKING_SECRET },
+    /**
+     * Proxies of our own in front of the HTTP server (MAILROOM_TRUST_PROXY): the client address is the
+     * Nth X-Forwarded-For entry from the right; 0: the socket address (lib/domain/client-ip.ts).
+     */
+    trustProxyHops: e.MAILROOM_TRUST_PROXY,
     api: {
       maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES,
       requestRate: { ratePerSecond: e.MAILROOM_API_REQUEST_RATE, burst: e.MAILROOM_API_REQUEST_BURST },

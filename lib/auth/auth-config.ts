@@ -64,7 +64,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         const password = typeof credentials?.password === "string" ? credentials.password : "";
         if (!email || !password) return null;
         // Throttled before the password is checked, the form and a direct POST to the callback alike (ADR 0504).
-        const address = requestClientIp(request?.headers, ctx.config.tracking.trustProxy);
+        const address = requestClientIp(request?.headers);
         const attempt = await beginSignInAttempt(ctx.database, email, address);
         if (!attempt.allowed) throw new SignInThrottled(attempt.retryAfterSeconds);
         const user = await verifyStaffPassword(ctx.database.db, email, password);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
+import { CLIENT_ADDRESS_HEADER } from "../domain/client-ip";
 import type { Logger } from "../logger";
 import { isBodyLeftUnread } from "./body";
 import type { ApiEnv } from "./env";
@@ -32,7 +33,8 @@ function fallbackRoute(path: string): string {
 
 /**
  * First middleware of the API app: request id in (X-Request-Id) and out, a
- * child logger that carries it, one access-log line and the request metrics.
+ * child logger that carries it, one access-log line (with the client
+ * address server.ts resolved, lib/domain/client-ip.ts) and the request metrics.
  */
 export function requestContext(log: Logger, metrics: HttpMetrics): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
@@ -52,7 +54,8 @@ export function requestContext(log: Logger, metrics: HttpMetrics): MiddlewareHan
       const status = c.res.status;
       metrics.observe(c.req.method, route, status, ms / 1000);
       if (child.isLevelEnabled(status >= 500 ? "error" : "info")) {
-        child[status >= 500 ? "error" : "info"]({ method: c.req.method, route, path: c.req.path, status, ms: Math.round(ms * 10) / 10 }, "request");
+        const ip = c.req.header(CLIENT_ADDRESS_HEADER) ?? "";
+        child[status >= 500 ? "error" : "info"]({ method: c.req.method, route, path: c.req.path, status, ms: Math.round(ms * 10) / 10, ip }, "request");
       }
     }
   };

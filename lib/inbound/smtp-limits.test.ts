@@ -1,6 +1,39 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ConnectionRate, rateKeyOf, readBoundedMessage } from "./smtp-limits";
+import { ConcurrentConnections, ConnectionRate, rateKeyOf, readBoundedMessage } from "./smtp-limits";
+
+describe("ConcurrentConnections", () => {
+  it("admits perAddress open connections per address, and one more once one closes", () => {
+    const open = new ConcurrentConnections(2);
+    const a = open.admit("192.0.2.1");
+    const b = open.admit("::ffff:192.0.2.1"); // the same client, IPv4-mapped
+    expect(a).toBe("192.0.2.1");
+    expect(b).toBe("192.0.2.1");
+    expect(open.admit("192.0.2.1")).toBeUndefined();
+    expect(open.admit("192.0.2.2")).toBeDefined(); // another address has its own count
+    open.release(a!);
+    expect(open.countOf("192.0.2.1")).toBe(1);
+    expect(open.admit("192.0.2.1")).toBe("192.0.2.1");
+    expect(open.admit("192.0.2.1")).toBeUndefined();
+  });
+
+  it("counts an IPv6 /64 as one client", () => {
+    const open = new ConcurrentConnections(1);
+    expect(open.admit("2001:db8:1:2::1")).toBeDefined();
+    expect(open.admit("2001:db8:1:2:ffff::9")).toBeUndefined();
+    expect(open.admit("2001:db8:1:3::1")).toBeDefined();
+  });
+
+  it("forgets an address once its last connection closes (memory bounded by open connections)", () => {
+    const open = new ConcurrentConnections(3);
+    const keys = Array.from({ length: 1000 }, (_, i) => open.admit(`10.0.${i >> 8}.${i & 255}`)!);
+    expect(open.size).toBe(1000);
+    for (const k of keys) open.release(k);
+    expect(open.size).toBe(0);
+    open.release("10.9.9.9"); // a stray release never goes negative
+    expect(open.countOf("10.9.9.9")).toBe(0);
+  });
+});
 
 describe("ConnectionRate", () => {
   it("allows perMinute connections per address in a minute, then refuses until the window slides", () => {

@@ -83,3 +83,42 @@ export class ConnectionRate {
     return true;
   }
 }
+
+/**
+ * Open connections per client address (IPv6: per /64), at most `perAddress`
+ * at a time: one host cannot hold every slot of a server's maxClients. Pure
+ * bookkeeping: the caller opens a connection it admits and closes it once.
+ * Memory is bounded by the connections open: an address leaves the map when
+ * its last connection closes.
+ */
+export class ConcurrentConnections {
+  private open = new Map<string, number>();
+
+  constructor(private readonly perAddress: number) {}
+
+  /** Admits a connection from `address` (and counts it) unless that address already has `perAddress` open; returns the key to release, or undefined when refused. */
+  admit(address: string): string | undefined {
+    const key = rateKeyOf(address);
+    const count = this.open.get(key) ?? 0;
+    if (count >= this.perAddress) return undefined;
+    this.open.set(key, count + 1);
+    return key;
+  }
+
+  /** Releases a connection admitted under `key`. */
+  release(key: string): void {
+    const count = this.open.get(key) ?? 0;
+    if (count <= 1) this.open.delete(key);
+    else this.open.set(key, count - 1);
+  }
+
+  /** Open connections of an address (its key's). */
+  countOf(address: string): number {
+    return this.open.get(rateKeyOf(address)) ?? 0;
+  }
+
+  /** Addresses with a connection open. */
+  get size(): number {
+    return this.open.size;
+  }
+}

@@ -10,9 +10,10 @@ import { MAX_ENVELOPE_RECIPIENTS } from "../domain/submission/recipient-kinds";
 import { REPLY, type SmtpReply } from "../domain/submission/replies";
 import { submitMime } from "../domain/submission/submit-mime";
 import { findSuppressedEmails, normalizeEmail } from "../domain/suppressions";
-import { readBoundedMessage } from "../inbound/smtp-limits";
+import { ConcurrentConnections, readBoundedMessage } from "../inbound/smtp-limits";
 import { AuthFailures } from "./auth-failures";
 import { DEFAULT_PORTS, listenSubmission } from "./ports";
+import { connectionOf, guardSession, SESSION_REPLY } from "./session-guard";
 import { setSubmissionInfo, type SubmissionInfo } from "./submission-info";
 import { loadTlsMaterial } from "./tls-certificate";
 
@@ -20,7 +21,9 @@ import { loadTlsMaterial } from "./tls-certificate";
  * The SMTP submission server (docs/smtp.md): a second door to POST /email's
  * acceptance for software that speaks SMTP. STARTTLS on the submission port,
  * implicit TLS on the other; AUTH PLAIN or LOGIN with an API key as the
- * password (any user name), refused before TLS except from loopback; then
+ * password (any user name), neither offered nor accepted before TLS except
+ * from loopback (session-guard.ts). Per client address: a cap on open
+ * sessions, a deadline for AUTH and a limit on failed AUTH. Then
  * the MAIL FROM domain, each RCPT (count, suppression) and the message
  * (submit-mime.ts) are checked, each refusal a reply a client understands.
  */
@@ -43,11 +46,22 @@ interface SessionState {
   password: string;
 }
 
+interface SessionSlot {
+  /** The key of this session's address in the per-address count. */
+  key: string;
+  /** Cancels the AUTH deadline. */
+  cancelDeadline(): void;
+}
+
 export async function startSubmissionServer(ctx: AppContext): Promise<SubmissionServer> {
   const cfg = ctx.config.submission;
   const deps = { database: ctx.database, boss: ctx.boss, log: ctx.log, accept: ctx.accept };
   const failures = new AuthFailures(cfg.authFailuresPerMinute);
+  const openPerAddress = new ConcurrentConnections(cfg.connectionsPerAddress);
   const sessions = new WeakMap<SMTPServerSession, SessionState>();
+  const slots = new WeakMap<SMTPServerSession, SessionSlot>();
+  // Both listeners, once made (onConnect looks up a session's connection in them).
+  const servers: (SMTPServer | undefined)[] = [];
   const tls = await loadTlsMaterial({ certFile: cfg.certFile, keyFile: cfg.keyFile, dataDir: ctx.config.dataDir, hostname: ctx.config.delivery.heloName });
   if (!tls) ctx.log.warn("SMTP submission: no certificate (set MAILROOM_SUBMISSION_TLS_CERT/_KEY, or install openssl); running without TLS, AUTH from loopback only");
 
@@ -73,8 +87,39 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
     ...(tls ? { key: tls.key, cert: tls.cert } : {}),
     disabledCommands: tls ? [] : ["STARTTLS"],
 
+    onConnect(session, callback) {
+      const remote = session.remoteAddress;
+      // Gone already (closed while its greeting was pending): onClose has run, nothing to count.
+      const conn = connectionOf(servers, session);
+      if (!conn) return callback(refuse(SESSION_REPLY.tooManyConnections));
+      const key = openPerAddress.admit(remote);
+      if (key === undefined) {
+        ctx.log.warn({ remote, limit: cfg.connectionsPerAddress }, "SMTP submission connection refused: too many from this address");
+        return callback(refuse(SESSION_REPLY.tooManyConnections));
+      }
+      const cancelDeadline = guardSession(conn, {
+        clearAuthAllowed: isLoopback(remote),
+        serverDisabled: tls ? [] : ["STARTTLS"],
+        tlsRequiredReply: tls ? SESSION_REPLY.startTlsFirst : REPLY.encryptionRequired,
+        refuseAuth: () => (failures.blocked(remote) ? REPLY.authThrottled : undefined),
+        authTimeoutMs: cfg.authTimeoutMs,
+        onAuthTimeout: () => ctx.log.info({ remote }, "SMTP submission connection closed: no AUTH in time"),
+      });
+      slots.set(session, { key, cancelDeadline });
+      callback();
+    },
+
+    onClose(session) {
+      const slot = slots.get(session);
+      if (!slot) return;
+      slots.delete(session);
+      slot.cancelDeadline();
+      openPerAddress.release(slot.key);
+    },
+
     onAuth(auth: SMTPServerAuthentication, session, callback) {
       const remote = session.remoteAddress;
+      // Refused at the AUTH command already (session-guard.ts); kept for a session that got here another way.
       if (!session.secure && !isLoopback(remote)) return callback(refuse(REPLY.encryptionRequired));
       if (failures.blocked(remote)) return callback(refuse(REPLY.authThrottled));
       const password = auth.password ?? "";
@@ -85,6 +130,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
             return callback(refuse(result.code === 12 ? REPLY.accountSuspended : REPLY.badCredentials));
           }
           sessions.set(session, { password });
+          slots.get(session)?.cancelDeadline();
           callback(null, { user: result.key });
         },
         (err: Error) => {
@@ -151,6 +197,27 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
 
   const starttls = new SMTPServer({ ...options, secure: false });
   const implicit = tls ? new SMTPServer({ ...options, secure: true }) : undefined;
+  servers.push(starttls, implicit);
+  if (implicit) {
+    // Port 465: the TLS handshake comes before onConnect, and smtp-server holds up to maxClients sockets in it.
+    // The per-address cap applies from accept on here, so one host cannot fill that queue either. A socket
+    // over the cap is closed before smtp-server sees it (it must never get a destroyed socket: Node 20
+    // crashes wrapping one in TLS), and at once: nothing can be written before the handshake.
+    const accepted = new ConcurrentConnections(cfg.connectionsPerAddress);
+    const net = implicit.server;
+    const smtpServerListeners = net.listeners("connection") as ((socket: Socket) => void)[];
+    net.removeAllListeners("connection");
+    net.on("connection", (socket: Socket) => {
+      const key = accepted.admit(socket.remoteAddress ?? "");
+      if (key === undefined) {
+        socket.on("error", () => {});
+        socket.destroy();
+        return;
+      }
+      socket.once("close", () => accepted.release(key));
+      for (const listener of smtpServerListeners) listener.call(net, socket);
+    });
+  }
   for (const s of [starttls, implicit]) {
     s?.on("error", (err) => ctx.log.warn({ err }, "SMTP submission error"));
     // Replies are small writes answered by the client's next command: without this, Nagle's

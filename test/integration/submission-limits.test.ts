@@ -47,12 +47,20 @@ describe("SMTP submission: per-connection limits", () => {
     await app?.stop();
   });
 
-  it("refuses AUTH before TLS from a non-loopback address (538 5.7.11) and accepts it after STARTTLS", async () => {
+  it("offers no AUTH before TLS to a non-loopback address, so the key is never sent in clear, and accepts it after STARTTLS", async () => {
     const host = externalAddress();
-    const plain = nodemailer.createTransport({ host, port, ignoreTLS: true, auth: { user: "apikey", pass: apiKey } });
+    // nodemailer's debug log: what it writes to the socket is logged with tnx "client".
+    const written: string[] = [];
+    const record = (meta: { tnx?: string }, ...parts: unknown[]) => void written.push(`${meta?.tnx === "client" ? "C: " : ""}${parts.map(String).join(" ")}`);
+    const logger = { level: () => {}, trace: record, debug: record, info: record, warn: record, error: record, fatal: record };
+    const plain = nodemailer.createTransport({ host, port, ignoreTLS: true, auth: { user: "apikey", pass: apiKey }, logger, debug: true });
     const err = (await plain.sendMail({ from: "shop@example.com", to: "a@example.org", subject: "x", text: "x" }).catch((e: unknown) => e)) as { response?: string };
     plain.close();
-    expect(err.response).toMatch(/^538 5\.7\.11 Encryption required/);
+    expect(err.response).toMatch(/^530 5\.7\.0 Authentication required/);
+    const sent = written.filter((line) => line.startsWith("C: ")).join("\n");
+    expect(sent).toMatch(/^C: MAIL FROM/m);
+    expect(sent).not.toMatch(/AUTH/);
+    expect(written.join("\n")).not.toContain(Buffer.from(`\0apikey\0${apiKey}`).toString("base64").slice(0, 16));
     const tls = nodemailer.createTransport({ host, port, requireTLS: true, auth: { user: "apikey", pass: apiKey }, tls: { rejectUnauthorized: false } });
     const info = await tls.sendMail({ from: "shop@example.com", to: "a@example.org", subject: "x", text: "x" });
     tls.close();

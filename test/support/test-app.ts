@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildConfig } from "../../lib/config";
-import { startServer, type RunningServer } from "../../server";
+import { startServer, type RunningServer, type StartOptions } from "../../server";
 import { createTestDatabase } from "./test-database";
 
 export interface TestApp extends RunningServer {
@@ -14,7 +14,7 @@ export interface TestApp extends RunningServer {
  * Starts the real server (without the Next.js dashboard) on a fresh database
  * and an ephemeral port, with test-friendly defaults that `env` can override.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: Pick<StartOptions, "dashboardHandler"> = {}): Promise<TestApp> {
   const databaseUrl = env.DATABASE_URL ?? (await createTestDatabase());
   const config = buildConfig({
     NODE_ENV: "test",
@@ -32,7 +32,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: "silent",
     ...env,
   });
-  const server = await startServer({ config, dashboard: false });
+  const server = await startServer({ config, dashboard: false, ...options });
   return {
     ...server,
     fetch: (pathname, init) => fetch(server.url + pathname, init),

@@ -3,7 +3,7 @@ import { Hono, type Context } from "hono";
 import type { AppContext } from "../../context";
 import { decodeTrackingToken, type TrackingToken } from "../../tracking/tracking-tokens";
 import { clickTarget } from "../../domain/click-target";
-import { clientIp } from "../../domain/client-ip";
+import { normalizeIp, requestClientIp } from "../../domain/client-ip";
 import { geolocate } from "../../domain/geolocation";
 import { findRecipient, recordEngagement, type RecipientRef } from "../../domain/recipient-events";
 import { findTrackedLink } from "../../domain/tracked-links";
@@ -53,13 +53,15 @@ export function createTrackingRoutes(ctx: AppContext): Hono {
   };
 
   const where = async (c: Context) => {
-    let remote: string | undefined;
-    try {
-      remote = getConnInfo(c).remote.address;
-    } catch {
-      remote = undefined;
+    // Resolved by server.ts (MAILROOM_TRUST_PROXY, lib/domain/client-ip.ts); the socket when the app is mounted elsewhere.
+    let ip = requestClientIp(c.req.raw.headers);
+    if (!ip) {
+      try {
+        ip = normalizeIp(getConnInfo(c).remote.address ?? "");
+      } catch {
+        ip = "";
+      }
     }
-    const ip = clientIp(remote, c.req.header("x-forwarded-for"), ctx.config.tracking.trustProxy);
     return { ip, geo: await geolocate(ip) };
   };
 
