@@ -3,6 +3,7 @@ import { AREA_ROLES, type Area } from "../../lib/auth/roles";
 import { decideAccess, type AccountAccess, type DashboardUser } from "../../lib/dashboard/decide";
 import { composeDomains } from "../../lib/dashboard/compose";
 import { listSandbox, readSandbox, reportSandboxSpam } from "../../lib/dashboard/sandbox";
+import * as invitations from "../../lib/dashboard/invitations";
 import * as settings from "../../lib/dashboard/settings";
 import * as webhooks from "../../lib/dashboard/webhooks";
 import { createAccount } from "../../lib/domain/accounts";
@@ -93,7 +94,9 @@ describe("lib/dashboard access", () => {
       ["verifyDomain", () => settings.verifyDomain(marketing, "00000000-0000-4000-8000-000000000000")],
       ["suppress", () => settings.suppress(marketing, "a@x.test")],
       ["unsuppress", () => settings.unsuppress(marketing, "a@x.test")],
-      ["addMember", () => settings.addMember(marketing, { email: "n@x.test", role: "admin", password: "password-1" })],
+      ["addOrInviteMember", () => invitations.addOrInviteMember(marketing, { email: "n@x.test", role: "admin", password: "password-1" })],
+      ["pendingInvitations", () => invitations.pendingInvitations(marketing)],
+      ["withdrawInvitation", () => invitations.withdrawInvitation(marketing, "00000000-0000-4000-8000-000000000000")],
       ["changeMemberRole", () => settings.changeMemberRole(marketing, "support@x.test", "admin")],
       ["removeMember", () => settings.removeMember(marketing, "support@x.test")],
       ["listAttempts", () => webhooks.listAttempts(marketing, 1)],
@@ -108,5 +111,6 @@ describe("lib/dashboard access", () => {
     for (const [name, call] of calls) await expect(Promise.resolve().then(call), name).rejects.toThrow();
     // Nothing happened: no member was added.
     expect((await accountsVisibleTo(database.db, "n@x.test"))).toBeUndefined();
+    expect((await database.pool.query("SELECT count(*)::int AS n FROM staff_invitations")).rows[0].n).toBe(0);
   });
 });
