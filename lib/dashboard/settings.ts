@@ -122,6 +122,8 @@ export async function changeMemberRole(access: AccountAccess, email: string, rol
 
 export async function removeMember(access: AccountAccess, email: string): Promise<null> {
   assertArea(access, "settings");
+  // The same refusal for an unknown address and another account's user: no oracle of who exists (ADR 0512).
+  if (!(await isMember(access, email))) refuse(`${email} is not a member of this account`);
   await revokeMembership(db(), email, access.account.accountId);
   return null;
 }

@@ -8,6 +8,8 @@ import * as settings from "../../lib/dashboard/settings";
 import * as webhooks from "../../lib/dashboard/webhooks";
 import { createAccount } from "../../lib/domain/accounts";
 import { accountsVisibleTo, addStaffUser, grantMembership, revokeMembership } from "../../lib/domain/staff-users";
+import type { AppContext } from "../../lib/context";
+import { setServerContext } from "../../lib/runtime";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 
@@ -79,6 +81,18 @@ describe("lib/dashboard access", () => {
   it("keeps an account's last admin", async () => {
     await expect(revokeMembership(database.db, "dual@x.test", acme)).rejects.toThrow("dual@x.test is the last admin of Acme");
     await expect(grantMembership(database.db, "dual@x.test", acme, "support")).rejects.toThrow("is the last admin of Acme");
+  });
+
+  it("removing a non-member answers alike for another account's user and an unknown address (no oracle)", async () => {
+    setServerContext({ database } as unknown as AppContext);
+    const check = decideAccess(await userOf("dual@x.test"), acme, "settings");
+    const admin = (check as { access: AccountAccess }).access;
+    const answers: string[] = [];
+    for (const email of ["owner@x.test", "nobody-at-all@x.test"]) {
+      const err = await settings.removeMember(admin, email).then(() => undefined, (e: unknown) => e as Error);
+      answers.push(String(err?.message).replace(email, "<email>"));
+    }
+    expect(answers).toEqual(["<email> is not a member of this account", "<email> is not a member of this account"]);
   });
 
   it("every area function refuses an access made for a role without its area", async () => {
