@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { looksLikeEmailAddress } from "./contract/plausible-email";
 import { STAFF_ROLES } from "./contract/staff-roles";
 
 /**
@@ -28,6 +29,26 @@ const trustProxyHops = z.string().transform((value, ctx) => {
   }
   return n;
 });
+
+/** A comma-separated list, each entry trimmed and lowercased, empty entries dropped. */
+function lowercaseList(check: (entry: string) => boolean, what: string) {
+  return z.string().transform((value, ctx) => {
+    const out: string[] = [];
+    for (const raw of value.split(",")) {
+      const entry = raw.trim().toLowerCase().replace(/^@/, "");
+      if (!entry) continue;
+      if (entry.length > 254 || !check(entry)) {
+        ctx.addIssue({ code: "custom", message: `"${raw.trim()}" is not ${what}` });
+        return z.NEVER;
+      }
+      out.push(entry);
+    }
+    return out;
+  });
+}
+
+// A domain name as an allow-list entry: labels of letters, digits and hyphens (IDNs in their xn-- form).
+const isDomainName = (d: string) => d.split(".").every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label));
 
 const durationList = z
   .string()
@@ -114,6 +135,11 @@ const envSchema = z.object({
   AUTH_OIDC_CLIENT_ID: z.string().optional(),
   AUTH_OIDC_CLIENT_SECRET: z.string().optional(),
   AUTH_OIDC_ROLE: z.enum(STAFF_ROLES).default("support"),
+  // Who may join through OIDC without being a staff user yet (ADR 0511); unset: existing staff only.
+  AUTH_OIDC_ALLOWED_DOMAINS: lowercaseList(isDomainName, "a domain name like example.com").optional(),
+  AUTH_OIDC_ALLOWED_EMAILS: lowercaseList(looksLikeEmailAddress, "an email address").optional(),
+  // The From address of invitation emails (ADR 0512); unset: no-reply@ the default account's first verified domain.
+  MAILROOM_INVITATION_FROM: z.string().trim().max(254).refine(looksLikeEmailAddress, "not an email address").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -252,8 +278,16 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       url: e.AUTH_URL,
       oidc:
         e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_CLIENT_ID
-          ? { issuer: e.AUTH_OIDC_ISSUER, clientId: e.AUTH_OIDC_CLIENT_ID, clientSecret: e.AUTH_OIDC_CLIENT_SECRET, role: e.AUTH_OIDC_ROLE }
+          ? {
+              issuer: e.AUTH_OIDC_ISSUER,
+              clientId: e.AUTH_OIDC_CLIENT_ID,
+              clientSecret: e.AUTH_OIDC_CLIENT_SECRET,
+              role: e.AUTH_OIDC_ROLE,
+              allowedDomains: e.AUTH_OIDC_ALLOWED_DOMAINS ?? [],
+              allowedEmails: e.AUTH_OIDC_ALLOWED_EMAILS ?? [],
+            }
           : undefined,
+      invitationFrom: e.MAILROOM_INVITATION_FROM?.toLowerCase(),
     },
     metricsToken: e.MAILROOM_METRICS_TOKEN,
     workerMetricsPort: e.MAILROOM_WORKER_METRICS_PORT,

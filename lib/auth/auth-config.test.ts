@@ -46,6 +46,17 @@ describe("Auth.js configuration", () => {
     expect(staffToken).toMatchObject({ role: "support" });
   });
 
+  it("parses the OIDC allow-lists: trimmed, lowercased, a leading @ dropped; a bad entry is refused by name", () => {
+    const base = { AUTH_OIDC_ISSUER: "https://idp.example.com", AUTH_OIDC_CLIENT_ID: "mailroom" };
+    const oidc = buildConfig({ ...base, AUTH_OIDC_ALLOWED_DOMAINS: " @Corp.Example , ,xn--bcher-kva.example", AUTH_OIDC_ALLOWED_EMAILS: "Ann@Example.org" }).auth.oidc;
+    expect(oidc).toMatchObject({ allowedDomains: ["corp.example", "xn--bcher-kva.example"], allowedEmails: ["ann@example.org"] });
+    expect(buildConfig(base).auth.oidc).toMatchObject({ allowedDomains: [], allowedEmails: [] });
+    for (const bad of ["corp example", "*.corp.example", "a@corp.example", "-corp.example", "corp..example"]) {
+      expect(() => buildConfig({ ...base, AUTH_OIDC_ALLOWED_DOMAINS: bad }), bad).toThrow(/AUTH_OIDC_ALLOWED_DOMAINS/);
+    }
+    expect(() => buildConfig({ ...base, AUTH_OIDC_ALLOWED_EMAILS: "not-an-address" })).toThrow(/AUTH_OIDC_ALLOWED_EMAILS/);
+  });
+
   it("carries a throttled sign-in's wait in the CredentialsSignin code, and reads it back strictly", () => {
     const err = new SignInThrottled(754);
     expect(err.code).toBe("throttled-754");

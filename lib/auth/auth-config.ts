@@ -7,6 +7,7 @@ import { getOrCreateAuthSecret } from "../domain/dashboard-auth-secret";
 import { beginSignInAttempt, signInSucceeded } from "../domain/sign-in-throttle";
 import { getStaffUser, verifyStaffPassword } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
+import { admitOidcIdentity } from "./oidc-sign-in";
 import { isRole } from "./roles";
 
 /**
@@ -89,9 +90,14 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
     trustHost: true,
     basePath: "/api/auth",
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
-    pages: { signIn: "/login" },
+    pages: { signIn: "/login", error: "/login" },
     providers,
     callbacks: {
+      // OIDC: a verified email of a staff user, or of the allow-list (ADR 0511); anything else is AccessDenied.
+      async signIn({ account, profile }) {
+        if (account?.provider !== "oidc") return true;
+        return oidc ? admitOidcIdentity(ctx.database.db, profile, oidc) : false;
+      },
       async jwt({ token, user, account }) {
         if (user && account) {
           // Sign-in: credentials carry the staff role; an OIDC identity takes
@@ -109,7 +115,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
           if (staff) {
             token.role = staff.role;
             token.mustChangePassword = staff.mustChangePassword && token.provider !== "oidc";
-          } else if (token.provider !== "oidc") token.role = undefined;
+          } else token.role = undefined; // removed, or never a staff user: every OIDC sign-in has one (ADR 0511)
         }
         return token;
       },

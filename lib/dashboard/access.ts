@@ -3,10 +3,9 @@ import { forbidden, notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { getStaffSession } from "../auth/auth";
 import { homeFor, type Area } from "../auth/roles";
-import { getDefaultAccount } from "../domain/accounts";
 import { accountsVisibleTo } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
-import { accountBase, decideAccess, type AccessCheck, type AccountAccess, type DashboardAccount, type DashboardUser } from "./decide";
+import { accountBase, decideAccess, type AccessCheck, type AccountAccess, type DashboardUser } from "./decide";
 
 export * from "./decide";
 
@@ -25,16 +24,10 @@ export const getDashboardUser = cache(async (): Promise<DashboardUser | undefine
   if (!session) return undefined;
   const db = getServerContext().database.db;
   const visible = await accountsVisibleTo(db, session.email);
-  if (visible) {
-    const { user, accounts } = visible;
-    return { email: user.email, name: user.name || user.email, isOwner: user.isOwner, mustChangePassword: session.mustChangePassword, accounts };
-  }
-  // A single-sign-on identity without a staff user: the configured role in the default account.
-  const fallback = await getDefaultAccount(db);
-  const accounts: DashboardAccount[] = fallback
-    ? [{ accountId: fallback.id, accountName: fallback.name, role: session.role, isDefault: true, status: "active", member: true }]
-    : [];
-  return { email: session.email, name: session.name, isOwner: false, mustChangePassword: false, accounts };
+  // No staff user (removed since): nobody. A single-sign-on identity is a staff user too, with the accounts granted to it (ADR 0511).
+  if (!visible) return undefined;
+  const { user, accounts } = visible;
+  return { email: user.email, name: user.name || user.email, isOwner: user.isOwner, mustChangePassword: session.mustChangePassword, accounts };
 });
 
 export async function requireDashboardUser(returnTo?: string): Promise<DashboardUser> {

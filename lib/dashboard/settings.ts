@@ -3,10 +3,11 @@ import { createApiKey, listApiKeys, revokeApiKey } from "../domain/api-keys";
 import { clearDashboardKeyCache } from "../domain/bootstrap";
 import { checkDomainDns, describeFailedCheck } from "../domain/domain-verification";
 import { addSenderDomain, dnsRecordsFor, listSenderDomains, markDomainVerified, type DnsRecord } from "../domain/sender-domains";
-import { addStaffUser, getStaffUser, grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff-users";
+import { grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff-users";
 import { addSuppression, listSuppressions, removeSuppression } from "../domain/suppressions";
 import { getServerContext } from "../runtime";
 import type { AccountAccess } from "./decide";
+import { pendingInvitations, type InvitationView } from "./invitations";
 import { refuse } from "./refusal";
 import { assertArea } from "./guard";
 
@@ -26,17 +27,20 @@ export interface SettingsData {
   domains: { id: string; name: string; status: string; verifiedAt: string | null; records: DnsRecord[] }[];
   suppressions: { email: string; reason: string; detail: string; createdAt: string; messageId: string | null }[];
   members: { email: string; name: string; role: string; lastLoginAt: string | null }[];
+  /** Pending invitations (ADR 0512): the address as typed, the role, the expiry. */
+  invitations: InvitationView[];
 }
 
 export async function loadSettings(access: AccountAccess, query: { q?: string }): Promise<SettingsData> {
   assertArea(access, "settings");
   const accountId = access.account.accountId;
   const ctx = getServerContext();
-  const [keys, domains, suppressions, users] = await Promise.all([
+  const [keys, domains, suppressions, users, invitations] = await Promise.all([
     listApiKeys(db(), accountId),
     listSenderDomains(db(), accountId),
     listSuppressions(db(), accountId, { search: query.q || undefined, limit: 200 }),
     listStaffWithMemberships(db(), { accountId }),
+    pendingInvitations(access),
   ]);
   return {
     keys: keys.map((k) => ({
@@ -61,6 +65,7 @@ export async function loadSettings(access: AccountAccess, query: { q?: string })
       role: u.memberships.find((m) => m.accountId === accountId)?.role ?? u.role,
       lastLoginAt: iso(u.lastLoginAt),
     })),
+    invitations,
   };
 }
 
@@ -108,15 +113,6 @@ export async function unsuppress(access: AccountAccess, email: string): Promise<
   return null;
 }
 
-/** Adds a member: a new staff user (with a password), or an existing one given a role here. */
-export async function addMember(access: AccountAccess, input: { email: string; role: string; password: string; name?: string }): Promise<null> {
-  assertArea(access, "settings");
-  const accountId = access.account.accountId;
-  if (await getStaffUser(db(), input.email)) await grantMembership(db(), input.email, accountId, input.role);
-  else await addStaffUser(db(), { ...input, accountId });
-  return null;
-}
-
 export async function changeMemberRole(access: AccountAccess, email: string, role: string): Promise<null> {
   assertArea(access, "settings");
   if (!(await isMember(access, email))) refuse(`${email} is not a member of this account`);
@@ -126,6 +122,8 @@ export async function changeMemberRole(access: AccountAccess, email: string, rol
 
 export async function removeMember(access: AccountAccess, email: string): Promise<null> {
   assertArea(access, "settings");
+  // The same refusal for an unknown address and another account's user: no oracle of who exists (ADR 0512).
+  if (!(await isMember(access, email))) refuse(`${email} is not a member of this account`);
   await revokeMembership(db(), email, access.account.accountId);
   return null;
 }

@@ -64,7 +64,7 @@ export function parseStaffRole(value: string): StaffRole {
   return role;
 }
 
-function requireEmail(raw: string): string {
+export function requireEmail(raw: string): string {
   const email = normalizeStaffEmail(raw);
   if (email.length > 254 || !looksLikeEmailAddress(email)) throw new DomainError(`"${raw}" is not an email address`);
   return email;
@@ -128,7 +128,35 @@ export async function addStaffUser(
   return toStaffUser(row);
 }
 
-async function requireMemberAccount(db: Db, accountId: string): Promise<{ id: string; name: string }> {
+/**
+ * A staff user made by a single sign-on (ADR 0511): an identity the OIDC
+ * allow-list admits, with no password (the stored "!" is no argon2 hash, so
+ * no password ever verifies) and no account membership until one is granted
+ * (an invitation accepted, an owner, the CLI). `role` is the one they are
+ * recorded with (AUTH_OIDC_ROLE); it opens nothing by itself. An existing
+ * user with that email is returned as it is.
+ */
+export async function addSsoStaffUser(db: Db, input: { email: string; role: string; name?: string }): Promise<StaffUser> {
+  const email = requireEmail(input.email);
+  const role = parseStaffRole(input.role);
+  const [row] = await db
+    .insert(staffUsers)
+    .values({ email, role, passwordHash: NO_PASSWORD, name: input.name?.trim().slice(0, 100) ?? "" })
+    .onConflictDoNothing()
+    .returning();
+  if (row) return toStaffUser(row);
+  return toStaffUser(await requireUser(db, email));
+}
+
+/** Never a valid argon2 hash: a user stored with it has no password (single sign-on only, until one is set). */
+export const NO_PASSWORD = "!";
+
+/** Records a sign-in that did not go through verifyStaffPassword (single sign-on). */
+export async function recordStaffSignIn(db: Db, rawEmail: string): Promise<void> {
+  await db.update(staffUsers).set({ lastLoginAt: new Date() }).where(eq(staffUsers.email, normalizeStaffEmail(rawEmail)));
+}
+
+export async function requireMemberAccount(db: Db, accountId: string): Promise<{ id: string; name: string }> {
   const [row] = isUuid(accountId)
     ? await db.select({ id: accounts.id, name: accounts.name, status: accounts.status }).from(accounts).where(eq(accounts.id, accountId))
     : [];

@@ -234,6 +234,19 @@ export const staffMemberships = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.accountId] })],
 );
 
+// Migration 0810: an invitation to join an account (a single-use token, stored hashed), ADR 0512.
+export const staffInvitations = pgTable("staff_invitations", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  accountId: uuid("account_id").notNull(),
+  email: text("email").notNull(),
+  role: text("role").$type<StaffRole>().notNull(),
+  tokenHash: text("token_hash").notNull(),
+  invitedBy: text("invited_by").notNull().default(""),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+  expiresAt: tstz("expires_at").notNull(),
+  acceptedAt: tstz("accepted_at"),
+});
+
 // Migration 0510: the dashboard's API key of each account, sealed with a key derived from AUTH_SECRET.
 export const dashboardApiKeys = pgTable("dashboard_api_keys", {
   accountId: uuid("account_id").primaryKey(),

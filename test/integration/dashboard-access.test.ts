@@ -3,10 +3,13 @@ import { AREA_ROLES, type Area } from "../../lib/auth/roles";
 import { decideAccess, type AccountAccess, type DashboardUser } from "../../lib/dashboard/decide";
 import { composeDomains } from "../../lib/dashboard/compose";
 import { listSandbox, readSandbox, reportSandboxSpam } from "../../lib/dashboard/sandbox";
+import * as invitations from "../../lib/dashboard/invitations";
 import * as settings from "../../lib/dashboard/settings";
 import * as webhooks from "../../lib/dashboard/webhooks";
 import { createAccount } from "../../lib/domain/accounts";
 import { accountsVisibleTo, addStaffUser, grantMembership, revokeMembership } from "../../lib/domain/staff-users";
+import type { AppContext } from "../../lib/context";
+import { setServerContext } from "../../lib/runtime";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 
@@ -80,6 +83,18 @@ describe("lib/dashboard access", () => {
     await expect(grantMembership(database.db, "dual@x.test", acme, "support")).rejects.toThrow("is the last admin of Acme");
   });
 
+  it("removing a non-member answers alike for another account's user and an unknown address (no oracle)", async () => {
+    setServerContext({ database } as unknown as AppContext);
+    const check = decideAccess(await userOf("dual@x.test"), acme, "settings");
+    const admin = (check as { access: AccountAccess }).access;
+    const answers: string[] = [];
+    for (const email of ["owner@x.test", "nobody-at-all@x.test"]) {
+      const err = await settings.removeMember(admin, email).then(() => undefined, (e: unknown) => e as Error);
+      answers.push(String(err?.message).replace(email, "<email>"));
+    }
+    expect(answers).toEqual(["<email> is not a member of this account", "<email> is not a member of this account"]);
+  });
+
   it("every area function refuses an access made for a role without its area", async () => {
     const dual = await userOf("dual@x.test");
     const check = decideAccess(dual, demo, "events");
@@ -93,7 +108,9 @@ describe("lib/dashboard access", () => {
       ["verifyDomain", () => settings.verifyDomain(marketing, "00000000-0000-4000-8000-000000000000")],
       ["suppress", () => settings.suppress(marketing, "a@x.test")],
       ["unsuppress", () => settings.unsuppress(marketing, "a@x.test")],
-      ["addMember", () => settings.addMember(marketing, { email: "n@x.test", role: "admin", password: "password-1" })],
+      ["addOrInviteMember", () => invitations.addOrInviteMember(marketing, { email: "n@x.test", role: "admin", password: "password-1" })],
+      ["pendingInvitations", () => invitations.pendingInvitations(marketing)],
+      ["withdrawInvitation", () => invitations.withdrawInvitation(marketing, "00000000-0000-4000-8000-000000000000")],
       ["changeMemberRole", () => settings.changeMemberRole(marketing, "support@x.test", "admin")],
       ["removeMember", () => settings.removeMember(marketing, "support@x.test")],
       ["listAttempts", () => webhooks.listAttempts(marketing, 1)],
@@ -108,5 +125,6 @@ describe("lib/dashboard access", () => {
     for (const [name, call] of calls) await expect(Promise.resolve().then(call), name).rejects.toThrow();
     // Nothing happened: no member was added.
     expect((await accountsVisibleTo(database.db, "n@x.test"))).toBeUndefined();
+    expect((await database.pool.query("SELECT count(*)::int AS n FROM staff_invitations")).rows[0].n).toBe(0);
   });
 });

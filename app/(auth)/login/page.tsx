@@ -20,7 +20,8 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const hasOidc = oidcEnabled();
   // A direct POST to /api/auth/callback/credentials that was throttled lands here with code=throttled-<seconds>.
   const wait = params.error === "CredentialsSignin" ? throttledSeconds(params.code) : undefined;
-  const oauthError = typeof params.error === "string" && wait === undefined;
+  const refused = params.error === "AccessDenied";
+  const oauthError = typeof params.error === "string" && wait === undefined && !refused;
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
       <div className="w-full max-w-sm">
@@ -35,6 +36,12 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
             {wait !== undefined && (
               <p role="alert" className="text-sm text-red-700 dark:text-red-400">
                 {throttleMessage(wait)}
+              </p>
+            )}
+            {refused && (
+              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+                Single sign-on did not let you in: your identity provider must confirm your email address, and the address must be a staff user&apos;s
+                or one this install admits. Ask an admin.
               </p>
             )}
             {oauthError && (

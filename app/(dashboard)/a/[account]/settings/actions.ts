@@ -4,7 +4,8 @@ import { z } from "zod";
 import { ROLES } from "@/lib/auth/roles";
 import { looksLikeEmailAddress } from "@/lib/contract/plausible-email";
 import { staffAction } from "@/lib/dashboard/action";
-import { addDomain, addMember, changeMemberRole, createKey, removeMember, revokeKey, suppress, unsuppress, verifyDomain } from "@/lib/dashboard/settings";
+import { addOrInviteMember, withdrawInvitation } from "@/lib/dashboard/invitations";
+import { addDomain, changeMemberRole, createKey, removeMember, revokeKey, suppress, unsuppress, verifyDomain } from "@/lib/dashboard/settings";
 
 /**
  * Settings of the account (its admins): the same domain functions the CLI
@@ -31,12 +32,20 @@ export const addSuppressionAction = staffAction("settings", address, (e, access)
 
 export const removeSuppressionAction = staffAction("settings", email, (e, access) => unsuppress(access, e), opts);
 
+// An account admin invites; an owner may add at once (ADR 0512). The password only matters to an owner adding a new user.
 export const addStaffAction = staffAction(
   "settings",
-  z.object({ email, role, password: z.string().max(200), name: z.string().trim().max(100).optional() }),
-  (input, access) => addMember(access, input),
+  z.object({
+    email: address,
+    role,
+    password: z.string().max(200).optional(),
+    name: z.string().trim().max(100).optional(),
+  }),
+  (input, access) => addOrInviteMember(access, input),
   opts,
 );
+
+export const revokeInvitationAction = staffAction("settings", id, (invitationId, access) => withdrawInvitation(access, invitationId), opts);
 
 export const changeStaffRoleAction = staffAction("settings", z.object({ email, role }), (input, access) => changeMemberRole(access, input.email, input.role), opts);
 

@@ -51,7 +51,7 @@ export default async function SettingsPage({
       <ApiKeysCard keys={keyViews} />
       <DomainsCard domains={domainViews} />
       <SuppressionsCard suppressions={suppressionViews} query={q} />
-      <StaffCard users={staffViews} currentEmail={access.user.email} />
+      <StaffCard users={staffViews} invitations={data.invitations} currentEmail={access.user.email} isOwner={access.user.isOwner} />
       <SmtpSubmissionCard {...smtpSubmissionView()} />
     </div>
   );

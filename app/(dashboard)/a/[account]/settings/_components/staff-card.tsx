@@ -8,7 +8,7 @@ import { ConfirmButton } from "@/components/ui/confirm-dialog";
 import { Field, Input, Select } from "@/components/ui/input";
 import { Table, Td, Th } from "@/components/ui/table";
 import { ROLES } from "@/lib/auth/roles";
-import { addStaffAction, changeStaffRoleAction, removeStaffAction } from "../actions";
+import { addStaffAction, changeStaffRoleAction, removeStaffAction, revokeInvitationAction } from "../actions";
 import { formatIso, useSettingsAction } from "./use-action";
 
 export interface StaffView {
@@ -18,9 +18,33 @@ export interface StaffView {
   lastLoginAt: string | null;
 }
 
-export function StaffCard({ users, currentEmail }: { users: StaffView[]; currentEmail: string }) {
+export interface InvitationRowView {
+  id: string;
+  email: string;
+  role: string;
+  expiresAt: string;
+  expired: boolean;
+}
+
+/**
+ * The account's members and pending invitations (ADR 0512). An account
+ * admin invites by email (the same answer whatever the address); an owner
+ * may also add at once, with an initial password for a new user.
+ */
+export function StaffCard({
+  users,
+  invitations,
+  currentEmail,
+  isOwner,
+}: {
+  users: StaffView[];
+  invitations: InvitationRowView[];
+  currentEmail: string;
+  isOwner: boolean;
+}) {
   const { run, error, pending, accountId } = useSettingsAction();
   const [formKey, setFormKey] = useState(0);
+  const [notice, setNotice] = useState<string | null>(null);
   // A refused role change puts the select back to the stored role.
   const [resets, setResets] = useState(0);
   const admins = users.filter((u) => u.role === "admin").length;
@@ -33,25 +57,33 @@ export function StaffCard({ users, currentEmail }: { users: StaffView[]; current
       <CardBody className="flex flex-col gap-4">
         <form
           key={formKey}
-          className="grid grid-cols-1 items-end gap-3 sm:grid-cols-2 lg:grid-cols-[1fr_1fr_10rem_1fr_auto]"
+          className={`grid grid-cols-1 items-end gap-3 sm:grid-cols-2 ${isOwner ? "lg:grid-cols-[1fr_1fr_10rem_1fr_auto]" : "lg:grid-cols-[1fr_10rem_auto]"}`}
           onSubmit={async (e) => {
             e.preventDefault();
+            setNotice(null);
             const data = new FormData(e.currentTarget);
+            const password = String(data.get("password") ?? "");
             const input = {
               email: String(data.get("email") ?? ""),
               name: String(data.get("name") ?? ""),
               role: String(data.get("role") ?? ""),
-              password: String(data.get("password") ?? ""),
+              ...(password && { password }),
             };
-            if (await run(() => addStaffAction(accountId, input))) setFormKey((k) => k + 1);
+            const done = await run(() => addStaffAction(accountId, input));
+            if (done) {
+              setNotice(done.data.message);
+              setFormKey((k) => k + 1);
+            }
           }}
         >
           <Field id="staff-email" label="Email">
             <Input id="staff-email" name="email" type="email" required autoComplete="off" />
           </Field>
-          <Field id="staff-name" label="Name (optional)">
-            <Input id="staff-name" name="name" autoComplete="off" />
-          </Field>
+          {isOwner && (
+            <Field id="staff-name" label="Name (optional)">
+              <Input id="staff-name" name="name" autoComplete="off" />
+            </Field>
+          )}
           <Field id="staff-role" label="Role">
             <Select id="staff-role" name="role" defaultValue="support">
               {ROLES.map((r) => (
@@ -61,13 +93,25 @@ export function StaffCard({ users, currentEmail }: { users: StaffView[]; current
               ))}
             </Select>
           </Field>
-          <Field id="staff-password" label="Initial password">
-            <Input id="staff-password" name="password" type="password" minLength={8} required autoComplete="new-password" />
-          </Field>
+          {isOwner && (
+            <Field id="staff-password" label="Initial password (owners)">
+              <Input id="staff-password" name="password" type="password" minLength={8} autoComplete="new-password" />
+            </Field>
+          )}
           <Button type="submit" disabled={pending}>
-            Add user
+            {isOwner ? "Add user" : "Invite"}
           </Button>
         </form>
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          {isOwner
+            ? "As an owner you add an existing user at once, or a new one with an initial password; without a password, an invitation is emailed."
+            : "An invitation is emailed; the person becomes a member once they accept it (the link works once, for 7 days)."}
+        </p>
+        {notice && (
+          <Alert tone="info" title="Done">
+            <span data-testid="staff-notice">{notice}</span>
+          </Alert>
+        )}
         {error && <Alert tone="error" title="Not done">{error}</Alert>}
         <Table aria-label="Staff users">
           <thead>
@@ -131,6 +175,39 @@ export function StaffCard({ users, currentEmail }: { users: StaffView[]; current
             })}
           </tbody>
         </Table>
+        {invitations.length > 0 && (
+          <Table aria-label="Pending invitations">
+            <thead>
+              <tr>
+                <Th>Invited</Th>
+                <Th>Role</Th>
+                <Th className="hidden md:table-cell">Expires (UTC)</Th>
+                <Th className="relative">
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </tr>
+            </thead>
+            <tbody>
+              {invitations.map((i) => (
+                <tr key={i.id} data-testid="invitation-row" data-email={i.email}>
+                  <Td className="break-all">{i.email}</Td>
+                  <Td>{i.role}</Td>
+                  <Td className="hidden whitespace-nowrap md:table-cell">{i.expired ? "expired" : formatIso(i.expiresAt)}</Td>
+                  <Td className="text-right">
+                    <ConfirmButton
+                      label="Revoke"
+                      title={`Revoke the invitation of ${i.email}?`}
+                      confirmLabel="Revoke the invitation"
+                      onConfirm={async () => void (await run(() => revokeInvitationAction(accountId, i.id)))}
+                    >
+                      <p>The link sent to {i.email} stops working.</p>
+                    </ConfirmButton>
+                  </Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
         <p className="text-xs text-slate-600 dark:text-slate-400">There is always at least one admin: removing or demoting the last one is refused.</p>
       </CardBody>
     </Card>
