@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import { applyDeliverPolicy, startDelivery } from "../delivery/start";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
+import { sharedBudget } from "../delivery/smtp-slots";
 import { getTrackingSecret } from "../domain/tracking-secret";
 import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
@@ -83,7 +84,10 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
 async function openTransport(ctx: AppContext, options: WorkerOptions, stoppers: (() => Promise<void>)[]): Promise<Transport> {
   // SMTP connections per destination: one per job in flight, up to 32 (measured: 16 left jobs queueing for a connection at 300 msg/s).
   const maxConnections = Math.max(2, Math.min(ctx.config.workers.concurrency, 32));
-  const transportOptions = { heloName: ctx.config.delivery.heloName, maxConnections };
+  // Per-phase limits, stall time and slot wait (docs/adr/0321): the relay's (shorter) towards the relay and the sandbox MX.
+  const { smtp } = ctx.config.delivery;
+  const base = { heloName: ctx.config.delivery.heloName, maxConnections, slotWaitMs: smtp.slotWaitMs, log: ctx.log };
+  const transportOptions = { ...base, ...smtp.relay };
   let transport: Transport;
   if (ctx.config.delivery.mode === "sandbox") {
     const sandbox = await startSandboxMx(ctx, {
@@ -96,7 +100,10 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, stoppers: 
     transport = createFixedTransport("relay", parseRelayUrl(ctx.config.delivery.relayUrl!), transportOptions);
   } else {
     transport = createMxTransport({
-      ...transportOptions,
+      ...base,
+      ...smtp.mx,
+      // Destinations whose transactions stall never hold the last of this process's delivery job slots.
+      shared: sharedBudget(ctx.config.workers.concurrency),
       resolver: options.mx?.resolver,
       port: options.mx?.port,
       allowPrivate: ctx.config.delivery.allowPrivateMx,

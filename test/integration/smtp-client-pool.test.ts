@@ -97,7 +97,7 @@ describe("SMTP client pool", () => {
   it("gives up on a peer that accepts the connection and never greets, with a timeout", async () => {
     const silent = net.createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    const client = new SmtpClient({ heloName: "test.example", maxConnections: 1, connectionTimeoutMs: 500 });
+    const client = new SmtpClient({ heloName: "test.example", maxConnections: 1, timeouts: { greetingMs: 500 } });
     const started = Date.now();
     const outcome = await client.send({ host: "127.0.0.1", port: (silent.address() as net.AddressInfo).port, secure: false }, { from: "a@example.org", to: "b@example.org" }, raw(3));
     expect(outcome.answer.errorCode).toBe("ETIMEDOUT");
