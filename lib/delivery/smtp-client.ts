@@ -16,7 +16,7 @@ import {
   timeoutReason,
   waiterMayStart,
   waitersOverShare,
-  type DestinationLoad,
+  type SlotLoad,
   type SlotLimits,
   type SmtpPhase,
   type SmtpTimeouts,
@@ -68,7 +68,7 @@ export interface SmtpClientOptions {
   stalledExtra?: number;
   /** Longest wait for a slot before the request is deferred (default 60 s). */
   slotWaitMs?: number;
-  /** Direct-MX mode: the budget destinations share (the process's delivery job slots) and the part stalled ones never take. */
+  /** The budget lanes share (the process's delivery job slots) and the part suspect lanes never take (smtp-slots.ts). */
   shared?: { total: number; reserve: number };
   /** An idle pooled connection is closed after this (default 60 s). */
   idleCloseMs?: number;
@@ -115,6 +115,7 @@ interface Connection {
 }
 
 interface Slot {
+  lane: Lane;
   startedAt: number;
   /** The connection the transaction uses (or is opening). */
   connection?: Connection;
@@ -122,6 +123,7 @@ interface Slot {
 }
 
 interface Waiter {
+  lane: Lane;
   deadline: number;
   resolve: (slot: Slot) => void;
   reject: (err: SmtpError) => void;
@@ -133,7 +135,18 @@ interface Destination {
   idle: Connection[];
   active: Set<Slot>;
   stalled: number;
+  /** First come, first served, whatever their lane. */
   waiters: Waiter[];
+  lanes: Map<string, Lane>;
+}
+
+/** What transactions at a destination are for (a recipient domain): the unit a tarpit is noticed in. */
+interface Lane {
+  active: number;
+  stalled: number;
+  waiting: number;
+  /** When one of its transactions last ended with an answer of the peer. */
+  answeredAt: number;
 }
 
 /** The private methods of SMTPConnection the phase watch wraps (nodemailer 8; see watchPhases). */
@@ -206,21 +219,38 @@ export class SmtpClient {
     const key = `${target.host}:${target.port}:${target.secure}:${target.auth?.user ?? ""}`;
     let d = this.destinations.get(key);
     if (!d) {
-      d = { key, label: `${target.host}:${target.port}`, idle: [], active: new Set(), stalled: 0, waiters: [] };
+      d = { key, label: `${target.host}:${target.port}`, idle: [], active: new Set(), stalled: 0, waiters: [], lanes: new Map() };
       this.destinations.set(key, d);
     }
     return d;
   }
 
-  private load(d: Destination): DestinationLoad {
+  private lane(d: Destination, name: string): Lane {
+    let lane = d.lanes.get(name);
+    if (!lane) {
+      lane = { active: 0, stalled: 0, waiting: 0, answeredAt: 0 };
+      d.lanes.set(name, lane);
+    }
+    return lane;
+  }
+
+  private load(d: Destination): SlotLoad {
     return { live: d.active.size - d.stalled, stalled: d.stalled, waiting: d.waiters.length };
   }
 
-  private suspectDemandElsewhere(d: Destination): number {
+  private laneLoad(lane: Lane, now: number): SlotLoad {
+    return { live: lane.active - lane.stalled, stalled: lane.stalled, waiting: lane.waiting, answeredRecently: now - lane.answeredAt < this.stallAfterMs };
+  }
+
+  /** What suspect lanes other than `except` hold (running and waiting). */
+  private otherSuspectDemand(except: Lane, now: number): number {
     let sum = 0;
-    for (const other of this.destinations.values()) {
-      const load = this.load(other);
-      if (other !== d && isSuspect(load)) sum += demandOf(load);
+    for (const d of this.destinations.values()) {
+      for (const lane of d.lanes.values()) {
+        if (lane === except || lane.stalled === 0) continue;
+        const load = this.laneLoad(lane, now);
+        if (isSuspect(load)) sum += demandOf(load);
+      }
     }
     return sum;
   }
@@ -290,25 +320,37 @@ export class SmtpClient {
     return c;
   }
 
-  private acquire(d: Destination): Promise<Slot> {
-    const elsewhere = this.limits.shared && d.stalled > 0 ? this.suspectDemandElsewhere(d) : 0;
-    const decision = admit(this.limits, this.load(d), elsewhere);
-    if (decision === "start") return Promise.resolve(this.startSlot(d));
+  private acquire(d: Destination, lane: Lane): Promise<Slot> {
+    const now = Date.now();
+    const laneLoad = this.laneLoad(lane, now);
+    const others = this.limits.shared && isSuspect(laneLoad) ? this.otherSuspectDemand(lane, now) : 0;
+    const decision = admit(this.limits, this.load(d), laneLoad, others);
+    if (decision === "start") return Promise.resolve(this.startSlot(d, lane));
     if (decision === "refuse") return Promise.reject(this.overShareError(d));
     this.ensureTicking();
-    return new Promise((resolve, reject) => d.waiters.push({ deadline: Date.now() + this.slotWaitMs, resolve, reject }));
+    lane.waiting++;
+    return new Promise((resolve, reject) => d.waiters.push({ lane, deadline: now + this.slotWaitMs, resolve, reject }));
   }
 
-  private startSlot(d: Destination): Slot {
-    const slot: Slot = { startedAt: Date.now(), stalled: false };
+  private startSlot(d: Destination, lane: Lane): Slot {
+    const slot: Slot = { lane, startedAt: Date.now(), stalled: false };
     d.active.add(slot);
+    lane.active++;
     this.ensureTicking();
     return slot;
   }
 
+  /** Takes the waiter out of its lane's count: it starts, or is refused. */
+  private unwait(w: Waiter): Waiter {
+    w.lane.waiting--;
+    return w;
+  }
+
   private overShareError(d: Destination): SmtpError {
     return Object.assign(
-      new Error(`Not tried: ${d.label} and other destinations hold the connections kept for responsive ones with transactions that have stalled`),
+      new Error(
+        `Not tried: transactions that get no answer (at ${d.label} for these recipients, and elsewhere) hold every delivery slot not kept for mail that is answered`,
+      ),
       { code: "ESLOTSHARE", enhancedCode: "4.4.5" },
     );
   }
@@ -317,14 +359,21 @@ export class SmtpClient {
     const load = this.load(d);
     return Object.assign(
       new Error(
-        `Not tried: no connection to ${d.label} free within ${formatDuration(this.slotWaitMs)} (${load.live + load.stalled} transactions running, ${load.stalled} of them stalled)`,
+        `Not tried: no connection to ${d.label} free within ${formatDuration(this.slotWaitMs)} (transactions running: ${load.live + load.stalled}, stalled: ${load.stalled})`,
       ),
       { code: "ESLOTWAIT", enhancedCode: "4.4.5" },
     );
   }
 
-  private release(d: Destination, slot: Slot, connection: Connection | undefined): void {
-    if (d.active.delete(slot) && slot.stalled) d.stalled--;
+  private release(d: Destination, slot: Slot, connection: Connection | undefined, answered: boolean): void {
+    if (d.active.delete(slot)) {
+      slot.lane.active--;
+      if (slot.stalled) {
+        d.stalled--;
+        slot.lane.stalled--;
+      }
+      if (answered) slot.lane.answeredAt = Date.now();
+    }
     if (connection && !connection.dead && !this.closed) {
       enterPhase(connection, "idle");
       connection.idleSince = connection.phaseSince;
@@ -335,7 +384,10 @@ export class SmtpClient {
 
   /** Starts waiters while the destination has room (first come, first served). */
   private pump(d: Destination): void {
-    while (d.waiters.length > 0 && waiterMayStart(this.limits, this.load(d))) d.waiters.shift()!.resolve(this.startSlot(d));
+    while (d.waiters.length > 0 && waiterMayStart(this.limits, this.load(d))) {
+      const w = this.unwait(d.waiters.shift()!);
+      w.resolve(this.startSlot(d, w.lane));
+    }
   }
 
   /** Politely (QUIT) when the connection is sound, else at once; the socket goes within QUIT_TIMEOUT_MS either way. */
@@ -387,9 +439,10 @@ export class SmtpClient {
         if (stalled !== slot.stalled) {
           slot.stalled = stalled;
           d.stalled += stalled ? 1 : -1;
+          slot.lane.stalled += stalled ? 1 : -1;
         }
       }
-      while (d.waiters.length > 0 && d.waiters[0]!.deadline <= now) d.waiters.shift()!.reject(this.slotWaitError(d));
+      while (d.waiters.length > 0 && d.waiters[0]!.deadline <= now) this.unwait(d.waiters.shift()!).reject(this.slotWaitError(d));
       this.pump(d);
       for (let i = d.idle.length - 1; i >= 0; i--) {
         const c = d.idle[i]!;
@@ -400,14 +453,23 @@ export class SmtpClient {
       }
     }
     if (this.limits.shared) {
-      const all = [...this.destinations.values()];
-      const refuse = waitersOverShare(this.limits, all.map((d) => this.load(d)));
-      all.forEach((d, i) => {
-        for (let n = 0; n < refuse[i]!; n++) d.waiters.pop()!.reject(this.overShareError(d));
+      // Suspect lanes over their share give up their newest waiters (deferred): their job slots go to mail that is answered.
+      const lanes = [...this.destinations.values()].flatMap((d) => [...d.lanes.values()].map((lane) => ({ d, lane })));
+      const refuse = waitersOverShare(
+        this.limits,
+        lanes.map(({ lane }) => this.laneLoad(lane, now)),
+      );
+      lanes.forEach(({ d, lane }, i) => {
+        for (let n = refuse[i]!, k = d.waiters.length - 1; n > 0 && k >= 0; k--) {
+          if (d.waiters[k]!.lane !== lane) continue;
+          this.unwait(d.waiters.splice(k, 1)[0]!).reject(this.overShareError(d));
+          n--;
+        }
       });
     }
     for (const [key, d] of this.destinations) {
-      if (d.active.size === 0 && d.waiters.length === 0 && d.idle.length === 0) this.destinations.delete(key);
+      for (const [name, lane] of d.lanes) if (lane.active === 0 && lane.waiting === 0 && now - lane.answeredAt >= this.stallAfterMs) d.lanes.delete(name);
+      if (d.active.size === 0 && d.waiters.length === 0 && d.idle.length === 0 && d.lanes.size === 0) this.destinations.delete(key);
     }
     if (this.destinations.size === 0 && this.ticker) {
       clearInterval(this.ticker);
@@ -437,19 +499,24 @@ export class SmtpClient {
     });
   }
 
-  /** One SMTP transaction: MAIL FROM `from`, RCPT TO `to`, DATA `raw`. Never throws. */
-  async send(target: SmtpTarget, envelope: { from: string; to: string }, raw: Buffer): Promise<SendOutcome> {
+  /**
+   * One SMTP transaction: MAIL FROM `from`, RCPT TO `to`, DATA `raw`. Never
+   * throws. `lane`: what the transaction is for at this destination (the
+   * recipient domain; default: that of `to`), where stalls are noticed.
+   */
+  async send(target: SmtpTarget, envelope: { from: string; to: string }, raw: Buffer, lane?: string): Promise<SendOutcome> {
     const started = Date.now();
     const d = this.destination(target);
     let slot: Slot;
     try {
-      slot = await this.acquire(d);
+      slot = await this.acquire(d, this.lane(d, lane ?? envelope.to.slice(envelope.to.lastIndexOf("@") + 1).toLowerCase()));
     } catch (e) {
       const err = e as SmtpError;
       return { answer: { response: err.message, errorCode: err.code, enhancedCode: err.enhancedCode }, durationMs: Date.now() - started, beforeTransaction: true };
     }
     let connection: Connection | undefined;
     let began = false;
+    let answered = false;
     try {
       for (let attempt = 0; ; attempt++) {
         let reused = false;
@@ -466,9 +533,11 @@ export class SmtpClient {
         began = true;
         try {
           const info = await this.transaction(connection, envelope, raw);
+          answered = true;
           return { answer: { responseCode: replyCode(info.response) ?? 250, response: info.response }, durationMs: Date.now() - started, beforeTransaction: false };
         } catch (e) {
           const err = e as SmtpError;
+          answered = err.responseCode !== undefined || err.rejectedErrors !== undefined;
           // A pooled connection found closed before MAIL FROM was answered (the peer closed it while
           // idle, or at that moment): nothing of the message can have been accepted, so it goes out
           // once more on a fresh connection. A timeout, or anything after that first reply, is the answer.
@@ -498,7 +567,7 @@ export class SmtpClient {
         beforeTransaction: !began,
       };
     } finally {
-      this.release(d, slot, connection);
+      this.release(d, slot, connection, answered);
     }
   }
 
@@ -508,7 +577,7 @@ export class SmtpClient {
     this.ticker = undefined;
     for (const d of this.destinations.values()) {
       for (const c of d.idle.splice(0)) if (!c.dead) this.quit(c);
-      for (const w of d.waiters.splice(0)) w.reject(Object.assign(new Error("Delivery is stopping"), { code: "ESLOTWAIT", enhancedCode: "4.3.2" }));
+      for (const w of d.waiters.splice(0)) this.unwait(w).reject(Object.assign(new Error("Delivery is stopping"), { code: "ESLOTWAIT", enhancedCode: "4.3.2" }));
     }
     this.destinations.clear();
   }

@@ -4,6 +4,7 @@ import {
   admit,
   countedAgainst,
   formatDuration,
+  isSuspect,
   phaseLimitMs,
   phaseOfCommand,
   RFC5321_TIMEOUTS,
@@ -15,61 +16,71 @@ import {
   type SlotLimits,
 } from "./smtp-slots";
 
-const relay: SlotLimits = { perDestination: 4, stalledExtra: 4 };
-const mx: SlotLimits = { perDestination: 4, stalledExtra: 4, shared: { total: 8, reserve: 2 } };
-const load = (live: number, stalled = 0, waiting = 0) => ({ live, stalled, waiting });
+const pool: SlotLimits = { perDestination: 4, stalledExtra: 4 };
+const shared: SlotLimits = { perDestination: 4, stalledExtra: 4, shared: { total: 8, reserve: 2 } };
+const load = (live: number, stalled = 0, waiting = 0, answeredRecently = false) => ({ live, stalled, waiting, answeredRecently });
+const idle = load(0);
 
 describe("slot accounting of the SMTP pool", () => {
   it("counts live transactions, and stalled ones only past the extra connections", () => {
-    expect(countedAgainst(relay, load(3))).toBe(3);
-    expect(countedAgainst(relay, load(0, 4))).toBe(0);
-    expect(countedAgainst(relay, load(1, 6))).toBe(3);
-    expect(countedAgainst(relay, load(0, 8))).toBe(4);
+    expect(countedAgainst(pool, load(3))).toBe(3);
+    expect(countedAgainst(pool, load(0, 4))).toBe(0);
+    expect(countedAgainst(pool, load(1, 6))).toBe(3);
+    expect(countedAgainst(pool, load(0, 8))).toBe(4);
   });
 
   it("starts while the destination has room, then queues first come, first served", () => {
-    expect(admit(relay, load(3), 0)).toBe("start");
-    expect(admit(relay, load(4), 0)).toBe("wait");
+    expect(admit(pool, load(3), idle, 0)).toBe("start");
+    expect(admit(pool, load(4), idle, 0)).toBe("wait");
     // Room, but someone is already waiting: no overtaking.
-    expect(admit(relay, load(2, 0, 1), 0)).toBe("wait");
-    expect(waiterMayStart(relay, load(3, 0, 5))).toBe(true);
-    expect(waiterMayStart(relay, load(4, 0, 5))).toBe(false);
+    expect(admit(pool, load(2, 0, 1), idle, 0)).toBe("wait");
+    expect(waiterMayStart(pool, load(3, 0, 5))).toBe(true);
+    expect(waiterMayStart(pool, load(4, 0, 5))).toBe(false);
   });
 
   it("lets mail past a tarpit: stalled transactions free their slots, up to the extra connections", () => {
     // 4 stuck transactions, all stalled: fresh mail starts (a 5th connection).
-    expect(admit(relay, load(0, 4), 0)).toBe("start");
+    expect(admit(pool, load(0, 4), idle, 0)).toBe("start");
     // 8 stalled: the 4 beyond the extras count again, the destination is full.
-    expect(admit(relay, load(0, 8), 0)).toBe("wait");
-    // Relay mode has no shared budget: never refused, only made to wait.
-    expect(admit(relay, load(0, 100, 100), 1000)).toBe("wait");
+    expect(admit(pool, load(0, 8), idle, 0)).toBe("wait");
+    // Without a shared budget nothing is refused, only made to wait.
+    expect(admit(pool, load(0, 100, 100), load(0, 100, 100), 1000)).toBe("wait");
   });
 
-  it("direct MX: destinations with stalled transactions never take the reserved slots", () => {
-    expect(suspectShare(mx)).toBe(6);
-    // Suspect (a stalled transaction), 5 held: the 6th may start.
-    expect(admit(mx, load(1, 4), 0)).toBe("start");
-    // 6 held: the share is used up, refused at once.
-    expect(admit(mx, load(2, 4), 0)).toBe("refuse");
-    // The same counting across destinations: 4 held by another suspect destination.
-    expect(admit(mx, load(1, 1), 4)).toBe("refuse");
-    expect(admit(mx, load(0, 1), 4)).toBe("start");
-    // A destination that answers is never refused, whatever stalled ones hold.
-    expect(admit(mx, load(3), 6)).toBe("start");
-    expect(admit(mx, load(4), 6)).toBe("wait");
+  it("a lane is suspect while it has stalled transactions and none of its transactions was answered lately", () => {
+    expect(isSuspect(load(0, 1))).toBe(true);
+    expect(isSuspect(load(5, 1, 0, true))).toBe(false);
+    expect(isSuspect(load(5, 0, 9))).toBe(false);
   });
 
-  it("direct MX: waiters of suspect destinations over the share are given up, the busiest first", () => {
-    // Suspect demand 5+5 = 10 against a share of 6: four waiters go; the destination that answers keeps its own.
-    const refuse = waitersOverShare(mx, [load(1, 1, 3), load(0, 2, 3), load(4, 0, 9)]);
+  it("suspect lanes never take the reserved slots; lanes that are answered always may", () => {
+    expect(suspectShare(shared)).toBe(6);
+    const destination = load(0, 6);
+    // The suspect lane holds 5 (1 live, 4 stalled): the 6th may start.
+    expect(admit(shared, destination, load(1, 4), 0)).toBe("start");
+    // 6 held: its share is used up, refused at once.
+    expect(admit(shared, destination, load(2, 4), 0)).toBe("refuse");
+    // Counted across lanes: 4 held by other suspect lanes (another recipient domain, another MX).
+    expect(admit(shared, destination, load(1, 1), 4)).toBe("refuse");
+    expect(admit(shared, destination, load(0, 1), 4)).toBe("start");
+    // A lane that is answered is never refused, at the same destination or another, whatever stalled lanes hold.
+    expect(admit(shared, destination, load(3), 6)).toBe("start");
+    expect(admit(shared, destination, load(3, 2, 0, true), 6)).toBe("start");
+    // It may still have to wait for the destination's room.
+    expect(admit(shared, load(4), load(3), 6)).toBe("wait");
+  });
+
+  it("waiters of suspect lanes over the share are given up, the busiest lane first", () => {
+    // Suspect demand 5+5 = 10 against a share of 6: four waiters go; the lane that is answered keeps its own.
+    const refuse = waitersOverShare(shared, [load(1, 1, 3), load(0, 2, 3), load(4, 1, 9, true)]);
     expect(refuse).toEqual([2, 2, 0]);
-    expect(waitersOverShare(mx, [load(1, 1, 1), load(2, 0, 5)])).toEqual([0, 0]);
+    expect(waitersOverShare(shared, [load(1, 1, 1), load(2, 0, 5)])).toEqual([0, 0]);
     // Only waiters can be given up: running transactions finish or time out.
-    expect(waitersOverShare(mx, [load(0, 9, 1)])).toEqual([1]);
-    expect(waitersOverShare(relay, [load(0, 9, 9)])).toEqual([0]);
+    expect(waitersOverShare(shared, [load(0, 9, 1)])).toEqual([1]);
+    expect(waitersOverShare(pool, [load(0, 9, 9)])).toEqual([0]);
   });
 
-  it("keeps a quarter of the delivery job slots (at least one) from stalled destinations", () => {
+  it("keeps a quarter of the delivery job slots (at least one) from suspect lanes", () => {
     expect(sharedBudget(64)).toEqual({ total: 64, reserve: 16 });
     expect(sharedBudget(2)).toEqual({ total: 2, reserve: 1 });
     expect(suspectShare({ perDestination: 1, stalledExtra: 1, shared: sharedBudget(1) })).toBe(1);

@@ -1,17 +1,22 @@
 /**
  * The slot accounting of delivery's SMTP pool (lib/delivery/smtp-client.ts),
- * pure: what a transaction waits for, when one counts as stalled, and which
+ * pure: when a transaction may start, when one counts as stalled, and which
  * phase of an SMTP conversation may last how long (docs/adr/0321).
  *
- * A destination (host, port, TLS, user) runs at most `perDestination`
- * transactions that count. A transaction that has made no progress (no reply,
- * no data written) for the stall time stops counting, so the pool may open up
- * to `stalledExtra` more connections beside a tarpit; stalled ones past that
- * count again. In direct-MX mode (`shared`) the destinations share the
- * process's budget (its delivery job slots): destinations with stalled
- * transactions, waiting ones included, never hold more than
- * `total - reserve` of it, so the last `reserve` slots stay with the
- * destinations that answer.
+ * A destination (host, port, TLS, user: one pool of connections) runs at most
+ * `perDestination` transactions that count. A transaction that has made no
+ * progress (no reply, no data written) for the stall time stops counting, so
+ * the pool may open up to `stalledExtra` more connections beside a tarpit;
+ * stalled ones past that count again.
+ *
+ * Every transaction holds one of the process's delivery job slots (`shared`).
+ * A lane is what a transaction is for: a recipient domain at a destination
+ * (behind a relay, one domain's verification may hang while others flow). A
+ * lane is suspect while it has stalled transactions and none of its
+ * transactions got an answer within the stall time; suspect lanes together
+ * (running and waiting) never hold more than `total - reserve`: past that a
+ * request is refused at once (deferred, retried later), so the last
+ * `reserve` slots stay with the mail that is answered.
  */
 
 export interface SlotLimits {
@@ -19,40 +24,41 @@ export interface SlotLimits {
   perDestination: number;
   /** Stalled transactions of one destination that do not count (extra connections beside a tarpit). */
   stalledExtra: number;
-  /** Direct-MX mode: the budget all destinations share, and the part of it stalled destinations never take. */
+  /** The budget all lanes share (the process's delivery job slots), and the part suspect lanes never take. */
   shared?: { total: number; reserve: number };
 }
 
-export interface DestinationLoad {
+export interface SlotLoad {
   /** Transactions running that made progress within the stall time. */
   live: number;
   /** Transactions running that made none. */
   stalled: number;
   /** Requests waiting for a slot. */
   waiting: number;
-}
-
-/** Transactions that count against the destination's `perDestination`. */
-export function countedAgainst(limits: SlotLimits, load: DestinationLoad): number {
-  return load.live + Math.max(0, load.stalled - limits.stalledExtra);
+  /** A lane's: one of its transactions ended with an answer of the peer within the stall time. */
+  answeredRecently?: boolean;
 }
 
 /**
- * The direct-MX budget of a process running `jobSlots` delivery jobs at once:
- * destinations with stalled transactions never hold the last quarter (at
- * least one slot).
+ * The process's budget when it runs `jobSlots` delivery jobs at once:
+ * suspect lanes never hold the last quarter (at least one slot).
  */
 export function sharedBudget(jobSlots: number): { total: number; reserve: number } {
   return { total: jobSlots, reserve: Math.max(1, Math.ceil(jobSlots / 4)) };
 }
 
-/** A destination with a stalled transaction: its demand comes out of the shared budget's unreserved part. */
-export const isSuspect = (load: DestinationLoad): boolean => load.stalled > 0;
+/** Transactions that count against the destination's `perDestination`. */
+export function countedAgainst(limits: SlotLimits, destination: SlotLoad): number {
+  return destination.live + Math.max(0, destination.stalled - limits.stalledExtra);
+}
 
-/** Running and waiting transactions of a destination: each holds its delivery job slot. */
-export const demandOf = (load: DestinationLoad): number => load.live + load.stalled + load.waiting;
+/** A lane whose transactions stall and none is answered: what it asks for comes out of the unreserved budget. */
+export const isSuspect = (lane: SlotLoad): boolean => lane.stalled > 0 && !lane.answeredRecently;
 
-/** What suspect destinations together may hold in direct-MX mode. */
+/** Running and waiting transactions: each holds a delivery job slot. */
+export const demandOf = (load: SlotLoad): number => load.live + load.stalled + load.waiting;
+
+/** What suspect lanes together may hold. */
 export function suspectShare(limits: SlotLimits): number {
   return limits.shared ? Math.max(1, limits.shared.total - limits.shared.reserve) : Number.POSITIVE_INFINITY;
 }
@@ -60,38 +66,36 @@ export function suspectShare(limits: SlotLimits): number {
 export type Admission = "start" | "wait" | "refuse";
 
 /**
- * A new request for a slot at a destination with `load`, while suspect
- * destinations other than this one hold `suspectDemandElsewhere`: start now,
- * wait in line (first come, first served), or be refused at once (deferred).
+ * A new request for a slot at `destination` for `lane`, while the other
+ * suspect lanes hold `otherSuspectDemand`: start now, wait in the
+ * destination's line (first come, first served), or be refused at once.
  */
-export function admit(limits: SlotLimits, load: DestinationLoad, suspectDemandElsewhere: number): Admission {
-  if (limits.shared && isSuspect(load) && suspectDemandElsewhere + demandOf(load) >= suspectShare(limits)) return "refuse";
-  if (load.waiting === 0 && countedAgainst(limits, load) < limits.perDestination) return "start";
+export function admit(limits: SlotLimits, destination: SlotLoad, lane: SlotLoad, otherSuspectDemand: number): Admission {
+  if (limits.shared && isSuspect(lane) && otherSuspectDemand + demandOf(lane) >= suspectShare(limits)) return "refuse";
+  if (destination.waiting === 0 && countedAgainst(limits, destination) < limits.perDestination) return "start";
   return "wait";
 }
 
 /** The first waiter of a destination may start. */
-export function waiterMayStart(limits: SlotLimits, load: DestinationLoad): boolean {
-  return countedAgainst(limits, load) < limits.perDestination;
+export function waiterMayStart(limits: SlotLimits, destination: SlotLoad): boolean {
+  return countedAgainst(limits, destination) < limits.perDestination;
 }
 
 /**
- * Direct-MX mode: how many waiters each destination must give up (refused,
- * deferred) so that suspect destinations hold no more than their share; the
- * destinations with the most demand give up first. `loads` in any order; the
- * answer is per index.
+ * How many waiters each lane must give up (refused, deferred) so that
+ * suspect lanes hold no more than their share; the lanes with the most
+ * demand give up first. The answer is per index of `lanes`.
  */
-export function waitersOverShare(limits: SlotLimits, loads: DestinationLoad[]): number[] {
-  const refuse = loads.map(() => 0);
+export function waitersOverShare(limits: SlotLimits, lanes: SlotLoad[]): number[] {
+  const refuse = lanes.map(() => 0);
   if (!limits.shared) return refuse;
-  const share = suspectShare(limits);
-  const suspects = loads.map((load, i) => ({ load, i })).filter(({ load }) => isSuspect(load) && load.waiting > 0);
-  let over = loads.filter(isSuspect).reduce((sum, load) => sum + demandOf(load), 0) - share;
+  const suspects = lanes.map((lane, i) => ({ lane, i })).filter(({ lane }) => isSuspect(lane));
+  let over = suspects.reduce((sum, { lane }) => sum + demandOf(lane), 0) - suspectShare(limits);
   while (over > 0) {
-    let pick: { load: DestinationLoad; i: number } | undefined;
+    let pick: { lane: SlotLoad; i: number } | undefined;
     for (const s of suspects) {
-      if (s.load.waiting - refuse[s.i]! <= 0) continue;
-      if (!pick || demandOf(s.load) - refuse[s.i]! > demandOf(pick.load) - refuse[pick.i]!) pick = s;
+      if (s.lane.waiting - refuse[s.i]! <= 0) continue;
+      if (!pick || demandOf(s.lane) - refuse[s.i]! > demandOf(pick.lane) - refuse[pick.i]!) pick = s;
     }
     if (!pick) break;
     refuse[pick.i]!++;

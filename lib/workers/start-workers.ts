@@ -86,7 +86,14 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, stoppers: 
   const maxConnections = Math.max(2, Math.min(ctx.config.workers.concurrency, 32));
   // Per-phase limits, stall time and slot wait (docs/adr/0321): the relay's (shorter) towards the relay and the sandbox MX.
   const { smtp } = ctx.config.delivery;
-  const base = { heloName: ctx.config.delivery.heloName, maxConnections, slotWaitMs: smtp.slotWaitMs, log: ctx.log };
+  const base = {
+    heloName: ctx.config.delivery.heloName,
+    maxConnections,
+    slotWaitMs: smtp.slotWaitMs,
+    // Transactions that get no answer never hold the last of this process's delivery job slots.
+    shared: sharedBudget(ctx.config.workers.concurrency),
+    log: ctx.log,
+  };
   const transportOptions = { ...base, ...smtp.relay };
   let transport: Transport;
   if (ctx.config.delivery.mode === "sandbox") {
@@ -102,8 +109,6 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, stoppers: 
     transport = createMxTransport({
       ...base,
       ...smtp.mx,
-      // Destinations whose transactions stall never hold the last of this process's delivery job slots.
-      shared: sharedBudget(ctx.config.workers.concurrency),
       resolver: options.mx?.resolver,
       port: options.mx?.port,
       allowPrivate: ctx.config.delivery.allowPrivateMx,
