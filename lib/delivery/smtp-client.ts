@@ -197,6 +197,7 @@ export class SmtpClient {
   private destinations = new Map<string, Destination>();
   private closed = false;
   private ticker: NodeJS.Timeout | undefined;
+  private stalledTotal = 0;
   private readonly timeouts: SmtpTimeouts;
   private readonly limits: SlotLimits;
   private readonly stallAfterMs: number;
@@ -371,6 +372,7 @@ export class SmtpClient {
       if (slot.stalled) {
         d.stalled--;
         slot.lane.stalled--;
+        this.stalledTotal--;
       }
       if (answered) slot.lane.answeredAt = Date.now();
     }
@@ -440,6 +442,7 @@ export class SmtpClient {
           slot.stalled = stalled;
           d.stalled += stalled ? 1 : -1;
           slot.lane.stalled += stalled ? 1 : -1;
+          this.stalledTotal += stalled ? 1 : -1;
         }
       }
       while (d.waiters.length > 0 && d.waiters[0]!.deadline <= now) this.unwait(d.waiters.shift()!).reject(this.slotWaitError(d));
@@ -569,6 +572,11 @@ export class SmtpClient {
     } finally {
       this.release(d, slot, connection, answered);
     }
+  }
+
+  /** Transactions running that made no progress for the stall time (their jobs wait on peers that do not answer). */
+  stalledTransactions(): number {
+    return this.stalledTotal;
   }
 
   close(): void {

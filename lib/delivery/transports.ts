@@ -27,6 +27,8 @@ export interface Transport {
   readonly name: "sandbox" | "relay" | "mx";
   /** Sends each envelope (all of one recipient domain) and reports each outcome in order. Never throws. */
   sendAll(domain: string, envelopes: Envelope[]): Promise<TransportResult[]>;
+  /** Transactions waiting on peers that do not answer: the deliver loop may run as many more jobs (docs/adr/0321). */
+  stalledTransactions(): number;
   close(): void;
 }
 
@@ -46,6 +48,7 @@ export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarg
         }),
       );
     },
+    stalledTransactions: () => client.stalledTransactions(),
     close: () => client.close(),
   };
 }
@@ -158,6 +161,7 @@ export function createMxTransport(options: TransportOptions & { resolver?: MxRes
         }),
       );
     },
+    stalledTransactions: () => client.stalledTransactions(),
     close: () => client.close(),
   };
 }
