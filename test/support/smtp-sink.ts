@@ -27,6 +27,9 @@ export async function startSmtpSink(
     secure?: boolean;
     starttls?: boolean;
     onMail?: (mail: ReceivedMail) => void;
+    /** Where it listens (default 127.0.0.1, a free port). */
+    host?: string;
+    port?: number;
   } = {},
 ): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
@@ -68,7 +71,7 @@ export async function startSmtpSink(
   };
   const server = new SMTPServer(config);
   server.on("error", () => {});
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve()));
   return {
     port: (server.server.address() as { port: number }).port,
     received,
