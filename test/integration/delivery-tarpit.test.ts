@@ -123,6 +123,29 @@ describe("relay delivery with a relay that never answers RCPT for some recipient
     expect(pending.rows[0]!.n).toBeGreaterThanOrEqual(16);
     await expectEachStuckDeferredOnce(app, relay, stuck, "8s");
   }, 90_000);
+
+  it("records a message to several stuck recipients at the first timeout: the copies after it are deferred untried", async () => {
+    const to = Array.from({ length: 8 }, (_, n) => `many-${n}@tarpit.example`);
+    await sendViaApi(app, apiKey, { From: { email: "shop@example.com" }, To: to, Subject: "many", ContentType: "Text", PlainContent: "hello" });
+    const attempts = await waitFor("the round of the message", async () => {
+      const rows = await attemptsOf(app, to);
+      return rows.length === to.length ? rows : undefined;
+    }, 30_000);
+    // Five copies go out at once and time out at the RCPT limit; the other three are not tried.
+    const tried = attempts.filter((a) => relay.rcptSeen.get(a.email) === 1);
+    const skipped = attempts.filter((a) => !relay.rcptSeen.has(a.email));
+    expect([tried.length, skipped.length]).toEqual([5, 3]);
+    for (const a of tried) expect(a.reply).toBe("Timeout waiting for RCPT reply (no answer after 8s)");
+    for (const a of skipped) {
+      expect(a).toMatchObject({
+        outcome: "deferred",
+        reply: "Not tried: an earlier copy to tarpit.example in this round timed out: Timeout waiting for RCPT reply (no answer after 8s)",
+        enhanced_code: "4.4.2",
+      });
+      // One limit, not two.
+      expect(a.after_ms).toBeLessThan(14_000);
+    }
+  }, 60_000);
 });
 
 describe("mx delivery with one destination that never answers RCPT", () => {
