@@ -13,6 +13,7 @@ import {
   phaseOfCommand,
   QUIT_TIMEOUT_MS,
   RFC5321_TIMEOUTS,
+  suspectShare,
   timeoutReason,
   waiterMayStart,
   waitersOverShare,
@@ -384,10 +385,23 @@ export class SmtpClient {
     this.pump(d);
   }
 
-  /** Starts waiters while the destination has room (first come, first served). */
+  /**
+   * Starts waiters while the destination has room (first come, first
+   * served); one of a suspect lane over the share is refused instead (it
+   * became suspect while it waited).
+   */
   private pump(d: Destination): void {
     while (d.waiters.length > 0 && waiterMayStart(this.limits, this.load(d))) {
       const w = this.unwait(d.waiters.shift()!);
+      if (this.limits.shared) {
+        const now = Date.now();
+        const lane = this.laneLoad(w.lane, now);
+        // `lane` no longer counts this waiter: its demand as if it started.
+        if (isSuspect(lane) && this.otherSuspectDemand(w.lane, now) + demandOf(lane) >= suspectShare(this.limits)) {
+          w.reject(this.overShareError(d));
+          continue;
+        }
+      }
       w.resolve(this.startSlot(d, w.lane));
     }
   }
@@ -446,7 +460,6 @@ export class SmtpClient {
         }
       }
       while (d.waiters.length > 0 && d.waiters[0]!.deadline <= now) this.unwait(d.waiters.shift()!).reject(this.slotWaitError(d));
-      this.pump(d);
       for (let i = d.idle.length - 1; i >= 0; i--) {
         const c = d.idle[i]!;
         if (c.dead || now - c.idleSince >= this.idleCloseMs) {
@@ -470,6 +483,8 @@ export class SmtpClient {
         }
       });
     }
+    // Only then are the slots freed by stalls handed out: never to a waiter that was over the share.
+    for (const d of this.destinations.values()) this.pump(d);
     for (const [key, d] of this.destinations) {
       for (const [name, lane] of d.lanes) if (lane.active === 0 && lane.waiting === 0 && now - lane.answeredAt >= this.stallAfterMs) d.lanes.delete(name);
       if (d.active.size === 0 && d.waiters.length === 0 && d.idle.length === 0 && d.lanes.size === 0) this.destinations.delete(key);
