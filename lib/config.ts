@@ -111,6 +111,26 @@ const envSchema = z.object({
   MAILROOM_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   MAILROOM_SANDBOX_COMPLAINT_DELAY: z.string().default("3s"),
   MAILROOM_SANDBOX_RETENTION: z.string().default("7d"),
+  // Delivery's SMTP client (docs/adr/0321): per-phase limits towards remote MXs (RFC 5321 §4.5.3.2) and
+  // towards the relay (and the sandbox MX), the stall time after which a transaction stops counting
+  // against its destination, and the longest wait for a connection slot.
+  MAILROOM_MX_CONNECT_TIMEOUT: z.string().default("5m"),
+  MAILROOM_MX_GREETING_TIMEOUT: z.string().default("5m"),
+  MAILROOM_MX_MAIL_TIMEOUT: z.string().default("5m"),
+  MAILROOM_MX_RCPT_TIMEOUT: z.string().default("5m"),
+  MAILROOM_MX_DATA_TIMEOUT: z.string().default("2m"),
+  MAILROOM_MX_DATA_BLOCK_TIMEOUT: z.string().default("3m"),
+  MAILROOM_MX_DATA_END_TIMEOUT: z.string().default("10m"),
+  MAILROOM_MX_STALL_AFTER: z.string().default("30s"),
+  MAILROOM_RELAY_CONNECT_TIMEOUT: z.string().default("10s"),
+  MAILROOM_RELAY_GREETING_TIMEOUT: z.string().default("30s"),
+  MAILROOM_RELAY_MAIL_TIMEOUT: z.string().default("30s"),
+  MAILROOM_RELAY_RCPT_TIMEOUT: z.string().default("1m"),
+  MAILROOM_RELAY_DATA_TIMEOUT: z.string().default("30s"),
+  MAILROOM_RELAY_DATA_BLOCK_TIMEOUT: z.string().default("1m"),
+  MAILROOM_RELAY_DATA_END_TIMEOUT: z.string().default("2m"),
+  MAILROOM_RELAY_STALL_AFTER: z.string().default("5s"),
+  MAILROOM_DELIVERY_SLOT_WAIT: z.string().default("1m"),
   // A backstop only: a dead worker's jobs come back through its lease within seconds (lib/queue/job-lease.ts).
   MAILROOM_DELIVERY_JOB_EXPIRE: z.string().default("1h"),
   MAILROOM_QUEUE_MAINTENANCE_INTERVAL: z.string().default("30s"),
@@ -163,6 +183,35 @@ function requireDuration(name: string, text: string): number {
   return ms;
 }
 
+/** A duration between 1 ms and `maxMs` (a limit of 0 would time everything out at once). */
+function requireLimit(name: string, text: string, maxMs = 24 * 3_600_000): number {
+  const ms = requireDuration(name, text);
+  if (ms < 1 || ms > maxMs) throw new ConfigError(`${name}: "${text}" must be between 1ms and ${maxMs / 3_600_000}h`);
+  return ms;
+}
+
+type SmtpLimitPrefix = "MAILROOM_MX" | "MAILROOM_RELAY";
+
+/** Per-phase SMTP limits and the stall time of one kind of next hop (docs/configuration.md "Delivery SMTP timeouts"). */
+function smtpLimits(e: z.infer<typeof envSchema>, prefix: SmtpLimitPrefix) {
+  const get = (suffix: string) => {
+    const name = `${prefix}_${suffix}` as keyof typeof e;
+    return requireLimit(name, String(e[name]));
+  };
+  return {
+    timeouts: {
+      connectMs: get("CONNECT_TIMEOUT"),
+      greetingMs: get("GREETING_TIMEOUT"),
+      mailMs: get("MAIL_TIMEOUT"),
+      rcptMs: get("RCPT_TIMEOUT"),
+      dataMs: get("DATA_TIMEOUT"),
+      dataBlockMs: get("DATA_BLOCK_TIMEOUT"),
+      dataEndMs: get("DATA_END_TIMEOUT"),
+    },
+    stallAfterMs: get("STALL_AFTER"),
+  };
+}
+
 /** Default delivery backoff: 1 min doubling up to 1 h (docs/delivery.md; docs/contract.md §8.2). */
 export const DEFAULT_DELIVERY_RETRY_SCHEDULE_MS = [1, 2, 4, 8, 16, 32, 60].map((m) => m * 60_000);
 /** docs/contract.md §10.4: 5 min, 10 min, 15 min, 30 min, 1 h, 2 h, 4 h. */
@@ -210,6 +259,13 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       sandboxPort: e.MAILROOM_SANDBOX_PORT,
       sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
       sandboxRetentionMs: requireDuration("MAILROOM_SANDBOX_RETENTION", e.MAILROOM_SANDBOX_RETENTION),
+      /** SMTP limits towards remote MXs (`mx`) and towards the relay and the sandbox MX (`relay`): docs/adr/0321. */
+      smtp: {
+        mx: smtpLimits(e, "MAILROOM_MX"),
+        relay: smtpLimits(e, "MAILROOM_RELAY"),
+        /** Longest wait for a connection slot; then the copy is deferred untried. */
+        slotWaitMs: requireLimit("MAILROOM_DELIVERY_SLOT_WAIT", e.MAILROOM_DELIVERY_SLOT_WAIT),
+      },
       /** Backstop: a `deliver` job still active after this is taken for dead even if its worker's lease holds. */
       jobExpireSeconds: Math.max(1, Math.round(requireDuration("MAILROOM_DELIVERY_JOB_EXPIRE", e.MAILROOM_DELIVERY_JOB_EXPIRE) / 1000)),
     },

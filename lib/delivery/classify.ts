@@ -13,6 +13,8 @@ export interface SmtpAnswer {
   response?: string;
   /** Node / nodemailer error code (ECONNREFUSED, ETIMEDOUT, EDNS, ENOTFOUND...). */
   errorCode?: string;
+  /** RFC 3463 status of a failure of our own when no reply came (4.4.2: the connection timed out mid-transaction). */
+  enhancedCode?: string;
 }
 
 export interface Classification {
@@ -65,7 +67,8 @@ export function classifySmtpAnswer(answer: SmtpAnswer): Classification {
     // the operator's setting decides. 5.4.4: unable to route.
     return { outcome: "failed", smtpCode: null, enhancedCode: "5.4.4", diagnostic, bounceType: "hard", suppress: false };
   }
-  const enh = enhanced && enhanced.startsWith("4.") ? enhanced : "4.4.1";
+  const own = code === null && answer.enhancedCode?.startsWith("4.") ? answer.enhancedCode : undefined;
+  const enh = enhanced && enhanced.startsWith("4.") ? enhanced : (own ?? "4.4.1");
   return { outcome: "deferred", smtpCode: code, enhancedCode: enh, diagnostic, bounceType: "soft", suppress: false };
 }
 

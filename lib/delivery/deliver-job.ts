@@ -162,8 +162,16 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
   };
   let size = 0;
   for (const [domain, indexes] of byDomain) {
+    // A copy to this domain that ran out of time (a tarpit, docs/adr/0321): the rest of its copies in this
+    // round are deferred untried, so that the round is recorded now rather than after one more limit per chunk.
+    let timedOut: string | undefined;
     for (let k = 0; k < indexes.length; k += COPIES_IN_FLIGHT) {
       const chunk = indexes.slice(k, k + COPIES_IN_FLIGHT);
+      if (timedOut) {
+        const skipped = classifySmtpAnswer({ errorCode: "ESKIPPED", response: `Not tried: an earlier copy to ${domain} in this round timed out: ${timedOut}`, enhancedCode: "4.4.2" });
+        for (const i of chunk) classifications[i] = skipped;
+        continue;
+      }
       const built = await Promise.all(
         chunk.map((i) =>
           build(recipients[i]!).then(
@@ -186,6 +194,7 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
         ready.forEach((b, n) => {
           answers[b.i] = out[n]!;
           classifications[b.i] = classifySmtpAnswer(out[n]!.answer);
+          if (out[n]!.answer.errorCode === "ETIMEDOUT") timedOut ??= classifications[b.i]!.diagnostic;
         });
       } catch (err) {
         for (const b of ready) internal(b.i, err, "the transport");

@@ -58,6 +58,8 @@ export async function startDelivery(
     log: ctx.log,
     db,
     lease: options.lease,
+    // Jobs whose copies wait on peers that do not answer leave room for as many more (docs/adr/0321).
+    extraSlots: () => options.transport.stalledTransactions(),
     handler: async (job, meta) => {
       const [only, ...more] = job.messages;
       if (more.length === 0) {

@@ -2,7 +2,7 @@ import dns from "node:dns/promises";
 import net from "node:net";
 import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
-import { SmtpClient, type SmtpTarget } from "./smtp-client";
+import { SmtpClient, type SmtpClientOptions, type SmtpTarget } from "./smtp-client";
 
 /**
  * Where a message goes, by MAILROOM_DELIVERY: `sandbox` (the embedded MX on
@@ -27,15 +27,13 @@ export interface Transport {
   readonly name: "sandbox" | "relay" | "mx";
   /** Sends each envelope (all of one recipient domain) and reports each outcome in order. Never throws. */
   sendAll(domain: string, envelopes: Envelope[]): Promise<TransportResult[]>;
+  /** Transactions waiting on peers that do not answer: the deliver loop may run as many more jobs (docs/adr/0321). */
+  stalledTransactions(): number;
   close(): void;
 }
 
-export interface TransportOptions {
-  heloName: string;
-  maxConnections: number;
-  connectionTimeoutMs?: number;
-  socketTimeoutMs?: number;
-}
+/** The SMTP client's options: pool size, per-phase timeouts, stall and slot-wait times (lib/delivery/smtp-client.ts). */
+export type TransportOptions = SmtpClientOptions;
 
 /** A fixed next hop: the sandbox MX or the relay. */
 export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarget, options: TransportOptions): Transport {
@@ -46,10 +44,11 @@ export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarg
       return Promise.all(
         envelopes.map(async (e) => {
           const r = await client.send(target, { from: e.from, to: e.to }, e.raw);
-          return { ...r, mxHost: `${target.host}:${target.port}` };
+          return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}` };
         }),
       );
     },
+    stalledTransactions: () => client.stalledTransactions(),
     close: () => client.close(),
   };
 }
@@ -150,16 +149,19 @@ export function createMxTransport(options: TransportOptions & { resolver?: MxRes
       return Promise.all(
         envelopes.map(async (e) => {
           let last: TransportResult | undefined;
-          // Next MX only when this one could not be reached; any SMTP reply is the answer.
+          // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
+          // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
+          // even have delivered the message there).
           for (const hop of hops) {
             const r = await client.send({ host: hop.address, port, secure: false, servername: hop.host }, { from: e.from, to: e.to }, e.raw);
-            last = { ...r, mxHost: hop.host };
-            if (r.answer.responseCode) break;
+            last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host };
+            if (r.answer.responseCode || !r.beforeTransaction) break;
           }
           return last!;
         }),
       );
     },
+    stalledTransactions: () => client.stalledTransactions(),
     close: () => client.close(),
   };
 }

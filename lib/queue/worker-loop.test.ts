@@ -60,6 +60,36 @@ describe("startJobLoop", () => {
     expect(f.completed.sort()).toEqual(expected.sort());
   });
 
+  it("runs up to `extraSlots` more jobs (at most `concurrency` more) while they are offered", async () => {
+    for (const [extra, expected] of [
+      [2, 6],
+      [100, 8],
+      [-3, 4],
+    ] as const) {
+      const f = fakeBoss(Array.from({ length: 30 }, (_, i) => ({ id: `j${i}`, data: i })));
+      let running = 0;
+      let peak = 0;
+      const loop = startJobLoop(f.boss, {
+        queue: numbers,
+        concurrency: 4,
+        maxBatch: 1,
+        pollIntervalMs: 1000,
+        log,
+        extraSlots: () => extra,
+        handler: async () => {
+          running++;
+          peak = Math.max(peak, running);
+          await sleep(20);
+          running--;
+        },
+      });
+      for (let i = 0; i < 200 && f.completed.length < 30; i++) await sleep(10);
+      await loop.stop();
+      expect(f.completed.length).toBe(30);
+      expect(peak).toBe(expected);
+    }
+  });
+
   it("fails a job whose payload does not parse, with the reason, without calling the handler or stopping", async () => {
     const f = fakeBoss([
       { id: "bad", data: { not: "a number" } },

@@ -7,7 +7,8 @@ import { parsePayload } from "./payload";
 
 /**
  * The job runner's loop, the one place that fetches, completes and fails
- * jobs: keeps up to `concurrency` jobs of one queue in flight, fetching more
+ * jobs: keeps up to `concurrency` jobs of one queue in flight (plus any
+ * `extraSlots`), fetching more
  * as soon as a slot frees (pg-boss's own `work` completes a batch only when
  * its slowest job is done). Each payload is parsed with its queue's schema;
  * one that does not parse is failed for good with the reason, its handler
@@ -48,6 +49,13 @@ export interface JobLoopOptions<T> {
    * Without one, pg-boss's own fetch (a dead process's jobs wait for their expiry).
    */
   lease?: { leaseId(): number | undefined };
+  /**
+   * Jobs the loop may run beyond `concurrency` (at most `concurrency` more):
+   * delivery counts the transactions that wait on peers that do not answer
+   * (docs/adr/0321), so that jobs stuck at a tarpit do not keep every other
+   * job from being fetched. Read before each fetch.
+   */
+  extraSlots?: () => number;
 }
 
 /** The slice of pg-boss the loop uses (a fake in its unit tests). */
@@ -68,6 +76,7 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
   // While jobs run, fetch only once this many slots are free: fewer, larger fetches (an idle loop fetches at once).
   const fetchAtFree = Math.max(1, Math.min(maxBatch, Math.floor(options.concurrency / 4)));
   const idle: (() => void)[] = [];
+  const limit = () => options.concurrency + Math.min(options.concurrency, Math.max(0, Math.floor(options.extraSlots?.() ?? 0)));
 
   const fetchJobs = async (batchSize: number) => {
     if (!options.lease) return boss.fetch(name, { batchSize, db });
@@ -123,7 +132,7 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
       wakeRequested = false;
       // Let the other jobs finishing in this tick free their slots too: one fetch for all of them.
       if (inFlight > 0) await new Promise((r) => setImmediate(r));
-      const free = Math.min(options.concurrency - inFlight, maxBatch);
+      const free = Math.min(limit() - inFlight, maxBatch);
       let fetched = 0;
       if (free > 0 && (inFlight === 0 || free >= fetchAtFree)) {
         try {
@@ -140,7 +149,7 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
       if (!running) break;
       // More may be waiting: fetch again at once while there is room.
       if (fetched > 0 && fetched === free) continue;
-      if (fetched > 0 && inFlight < options.concurrency) continue;
+      if (fetched > 0 && inFlight < limit()) continue;
       if (wakeRequested) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.pollIntervalMs);

@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import { applyDeliverPolicy, startDelivery } from "../delivery/start";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
+import { sharedBudget } from "../delivery/smtp-slots";
 import { getTrackingSecret } from "../domain/tracking-secret";
 import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
@@ -83,7 +84,17 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
 async function openTransport(ctx: AppContext, options: WorkerOptions, secret: string, stoppers: (() => Promise<void>)[]): Promise<Transport> {
   // SMTP connections per destination: one per job in flight, up to 32 (measured: 16 left jobs queueing for a connection at 300 msg/s).
   const maxConnections = Math.max(2, Math.min(ctx.config.workers.concurrency, 32));
-  const transportOptions = { heloName: ctx.config.delivery.heloName, maxConnections };
+  // Per-phase limits, stall time and slot wait (docs/adr/0321): the relay's (shorter) towards the relay and the sandbox MX.
+  const { smtp } = ctx.config.delivery;
+  const base = {
+    heloName: ctx.config.delivery.heloName,
+    maxConnections,
+    slotWaitMs: smtp.slotWaitMs,
+    // Transactions that get no answer never hold the last of this process's delivery job slots.
+    shared: sharedBudget(ctx.config.workers.concurrency),
+    log: ctx.log,
+  };
+  const transportOptions = { ...base, ...smtp.relay };
   let transport: Transport;
   if (ctx.config.delivery.mode === "sandbox") {
     const sandbox = await startSandboxMx(ctx, {
@@ -97,7 +108,8 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
     transport = createFixedTransport("relay", parseRelayUrl(ctx.config.delivery.relayUrl!), transportOptions);
   } else {
     transport = createMxTransport({
-      ...transportOptions,
+      ...base,
+      ...smtp.mx,
       resolver: options.mx?.resolver,
       port: options.mx?.port,
       allowPrivate: ctx.config.delivery.allowPrivateMx,

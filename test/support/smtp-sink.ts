@@ -12,6 +12,8 @@ export interface ReceivedMail {
 export interface SmtpSink {
   port: number;
   received: ReceivedMail[];
+  /** RCPT TO commands seen, per address. */
+  rcptSeen: Map<string, number>;
   stop(): Promise<void>;
 }
 
@@ -19,13 +21,19 @@ export async function startSmtpSink(
   options: {
     /** Reply for a recipient: undefined accepts, else [code, text]. */
     rcptReply?: (address: string) => [number, string] | undefined;
+    /** A tarpit: RCPT TO for these addresses is never answered (the session hangs until the client gives up). */
+    rcptSilent?: (address: string) => boolean;
     auth?: { user: string; pass: string };
     secure?: boolean;
     starttls?: boolean;
     onMail?: (mail: ReceivedMail) => void;
+    /** Where it listens (default 127.0.0.1, a free port). */
+    host?: string;
+    port?: number;
   } = {},
 ): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
+  const rcptSeen = new Map<string, number>();
   const disabled = [...(options.auth ? [] : ["AUTH"]), ...(options.starttls || options.secure ? [] : ["STARTTLS"])];
   const config: SMTPServerOptions = {
     logger: false,
@@ -38,6 +46,8 @@ export async function startSmtpSink(
       return callback(new Error("535 5.7.8 Authentication failed"));
     },
     onRcptTo(address, _session, callback) {
+      rcptSeen.set(address.address, (rcptSeen.get(address.address) ?? 0) + 1);
+      if (options.rcptSilent?.(address.address)) return;
       const reply = options.rcptReply?.(address.address);
       if (!reply) return callback();
       return callback(Object.assign(new Error(reply[1]), { responseCode: reply[0] }));
@@ -61,10 +71,11 @@ export async function startSmtpSink(
   };
   const server = new SMTPServer(config);
   server.on("error", () => {});
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve()));
   return {
     port: (server.server.address() as { port: number }).port,
     received,
+    rcptSeen,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,0 +1,202 @@
+/**
+ * The slot accounting of delivery's SMTP pool (lib/delivery/smtp-client.ts),
+ * pure: when a transaction may start, when one counts as stalled, and which
+ * phase of an SMTP conversation may last how long (docs/adr/0321).
+ *
+ * A destination (host, port, TLS, user: one pool of connections) runs at most
+ * `perDestination` transactions that count. A transaction that has made no
+ * progress (no reply, no data written) for the stall time stops counting, so
+ * the pool may open up to `stalledExtra` more connections beside a tarpit;
+ * stalled ones past that count again.
+ *
+ * Every transaction holds one of the process's delivery job slots (`shared`).
+ * A lane is what a transaction is for: a recipient domain at a destination
+ * (behind a relay, one domain's verification may hang while others flow). A
+ * lane is suspect while it has stalled transactions and none of its
+ * transactions got an answer within the stall time; suspect lanes together
+ * (running and waiting) never hold more than `total - reserve`: past that a
+ * request is refused at once (deferred, retried later), so the last
+ * `reserve` slots stay with the mail that is answered.
+ */
+
+export interface SlotLimits {
+  /** Transactions that count against one destination at once (its connections, stalled extras aside). */
+  perDestination: number;
+  /** Stalled transactions of one destination that do not count (extra connections beside a tarpit). */
+  stalledExtra: number;
+  /** The budget all lanes share (the process's delivery job slots), and the part suspect lanes never take. */
+  shared?: { total: number; reserve: number };
+}
+
+export interface SlotLoad {
+  /** Transactions running that made progress within the stall time. */
+  live: number;
+  /** Transactions running that made none. */
+  stalled: number;
+  /** Requests waiting for a slot. */
+  waiting: number;
+  /** A lane's: one of its transactions ended with an answer of the peer within the stall time. */
+  answeredRecently?: boolean;
+}
+
+/**
+ * The process's budget when it runs `jobSlots` delivery jobs at once:
+ * suspect lanes never hold the last quarter (at least one slot).
+ */
+export function sharedBudget(jobSlots: number): { total: number; reserve: number } {
+  return { total: jobSlots, reserve: Math.max(1, Math.ceil(jobSlots / 4)) };
+}
+
+/** Transactions that count against the destination's `perDestination`. */
+export function countedAgainst(limits: SlotLimits, destination: SlotLoad): number {
+  return destination.live + Math.max(0, destination.stalled - limits.stalledExtra);
+}
+
+/** A lane whose transactions stall and none is answered: what it asks for comes out of the unreserved budget. */
+export const isSuspect = (lane: SlotLoad): boolean => lane.stalled > 0 && !lane.answeredRecently;
+
+/** Running and waiting transactions: each holds a delivery job slot. */
+export const demandOf = (load: SlotLoad): number => load.live + load.stalled + load.waiting;
+
+/** What suspect lanes together may hold. */
+export function suspectShare(limits: SlotLimits): number {
+  return limits.shared ? Math.max(1, limits.shared.total - limits.shared.reserve) : Number.POSITIVE_INFINITY;
+}
+
+export type Admission = "start" | "wait" | "refuse";
+
+/**
+ * A new request for a slot at `destination` for `lane`, while the other
+ * suspect lanes hold `otherSuspectDemand`: start now, wait in the
+ * destination's line (first come, first served), or be refused at once.
+ */
+export function admit(limits: SlotLimits, destination: SlotLoad, lane: SlotLoad, otherSuspectDemand: number): Admission {
+  if (limits.shared && isSuspect(lane) && otherSuspectDemand + demandOf(lane) >= suspectShare(limits)) return "refuse";
+  if (destination.waiting === 0 && countedAgainst(limits, destination) < limits.perDestination) return "start";
+  return "wait";
+}
+
+/** The first waiter of a destination may start. */
+export function waiterMayStart(limits: SlotLimits, destination: SlotLoad): boolean {
+  return countedAgainst(limits, destination) < limits.perDestination;
+}
+
+/**
+ * How many waiters each lane must give up (refused, deferred) so that
+ * suspect lanes hold no more than their share; the lanes with the most
+ * demand give up first. The answer is per index of `lanes`.
+ */
+export function waitersOverShare(limits: SlotLimits, lanes: SlotLoad[]): number[] {
+  const refuse = lanes.map(() => 0);
+  if (!limits.shared) return refuse;
+  const suspects = lanes.map((lane, i) => ({ lane, i })).filter(({ lane }) => isSuspect(lane));
+  let over = suspects.reduce((sum, { lane }) => sum + demandOf(lane), 0) - suspectShare(limits);
+  while (over > 0) {
+    let pick: { lane: SlotLoad; i: number } | undefined;
+    for (const s of suspects) {
+      if (s.lane.waiting - refuse[s.i]! <= 0) continue;
+      if (!pick || demandOf(s.lane) - refuse[s.i]! > demandOf(pick.lane) - refuse[pick.i]!) pick = s;
+    }
+    if (!pick) break;
+    refuse[pick.i]!++;
+    over--;
+  }
+  return refuse;
+}
+
+/** The phases of a client's SMTP conversation that have a time limit. */
+export type SmtpPhase = "connect" | "greeting" | "EHLO" | "STARTTLS" | "AUTH" | "MAIL" | "RCPT" | "DATA" | "data block" | "end of data" | "QUIT";
+
+/** Per-phase limits (ms): RFC 5321 §4.5.3.2 for a remote MX, shorter ones for a relay the operator runs. */
+export interface SmtpTimeouts {
+  /** TCP connection. */
+  connectMs: number;
+  /** The 220 greeting, and the replies before MAIL (EHLO, STARTTLS and its handshake, AUTH). */
+  greetingMs: number;
+  mailMs: number;
+  rcptMs: number;
+  /** The 354 reply to DATA. */
+  dataMs: number;
+  /** Each block of message data handed to the connection (no progress writing for this long). */
+  dataBlockMs: number;
+  /** The reply to the final dot. */
+  dataEndMs: number;
+}
+
+/** RFC 5321 §4.5.3.2 (connect: the initial 220's 5 minutes). */
+export const RFC5321_TIMEOUTS: SmtpTimeouts = {
+  connectMs: 5 * 60_000,
+  greetingMs: 5 * 60_000,
+  mailMs: 5 * 60_000,
+  rcptMs: 5 * 60_000,
+  dataMs: 2 * 60_000,
+  dataBlockMs: 3 * 60_000,
+  dataEndMs: 10 * 60_000,
+};
+
+/** A QUIT the peer never answers: the socket is dropped after this. */
+export const QUIT_TIMEOUT_MS = 10_000;
+
+export function phaseLimitMs(phase: SmtpPhase, t: SmtpTimeouts): number {
+  switch (phase) {
+    case "connect":
+      return t.connectMs;
+    case "greeting":
+    case "EHLO":
+    case "STARTTLS":
+    case "AUTH":
+      return t.greetingMs;
+    case "MAIL":
+      return t.mailMs;
+    case "RCPT":
+      return t.rcptMs;
+    case "DATA":
+      return t.dataMs;
+    case "data block":
+      return t.dataBlockMs;
+    case "end of data":
+      return t.dataEndMs;
+    case "QUIT":
+      return QUIT_TIMEOUT_MS;
+  }
+}
+
+/** The phase a command written by the client starts (its reply is what is awaited). */
+export function phaseOfCommand(command: string): SmtpPhase {
+  const verb = /^[A-Za-z]+/.exec(command)?.[0]?.toUpperCase() ?? "";
+  if (verb === "MAIL") return "MAIL";
+  if (verb === "RCPT") return "RCPT";
+  if (verb === "DATA") return "DATA";
+  if (verb === "STARTTLS") return "STARTTLS";
+  if (verb === "QUIT") return "QUIT";
+  if (verb === "EHLO" || verb === "HELO" || verb === "LHLO") return "EHLO";
+  // AUTH and its continuation lines (base64 answers), RSET, NOOP: setup-time replies.
+  return "AUTH";
+}
+
+/** 250ms, 30s, 1.5s, 5m, 2h. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000 || ms % 60_000 !== 0) return `${Number((ms / 1000).toFixed(1))}s`;
+  if (ms < 3_600_000 || ms % 3_600_000 !== 0) return `${ms / 60_000}m`;
+  return `${ms / 3_600_000}h`;
+}
+
+/** The reason recorded for a recipient whose transaction ran out of time in `phase`. */
+export function timeoutReason(phase: SmtpPhase, limitMs: number): string {
+  const after = formatDuration(limitMs);
+  switch (phase) {
+    case "connect":
+      return `Timeout connecting (no connection after ${after})`;
+    case "greeting":
+      return `Timeout waiting for the greeting (no answer after ${after})`;
+    case "data block":
+      return `Timeout sending the message data (no progress for ${after})`;
+    case "end of data":
+      return `Timeout waiting for the reply to the end of data (no answer after ${after})`;
+    case "AUTH":
+      return `Timeout waiting for AUTH reply (no answer after ${after})`;
+    default:
+      return `Timeout waiting for ${phase} reply (no answer after ${after})`;
+  }
+}
