@@ -8,6 +8,7 @@ import { beginSignInAttempt, signInSucceeded } from "../domain/sign-in-throttle"
 import { getStaffUser, verifyStaffPassword } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
 import { isRole } from "./roles";
+import { sessionVersionAtSignIn, sessionVersionCurrent } from "./session-version";
 
 /**
  * The Auth.js configuration of the staff dashboard (see auth.ts):
@@ -70,7 +71,14 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         const user = await verifyStaffPassword(ctx.database.db, email, password);
         if (!user) return null;
         await signInSucceeded(ctx.database, email, address);
-        return { id: user.id, email: user.email, name: user.name || user.email, role: user.role, mustChangePassword: user.mustChangePassword };
+        return {
+          id: user.id,
+          email: user.email,
+          name: user.name || user.email,
+          role: user.role,
+          mustChangePassword: user.mustChangePassword,
+          sessionVersion: user.sessionVersion,
+        };
       },
     }),
   ];
@@ -100,6 +108,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
           token.role = isRole(fromUser) ? fromUser : oidc?.role;
           token.mustChangePassword = (user as { mustChangePassword?: unknown }).mustChangePassword === true;
           token.provider = account.provider;
+          token.sv = await sessionVersionAtSignIn(ctx.database.db, user);
           return token;
         }
         // Every later request: the staff user's current role, so that a role
@@ -107,6 +116,8 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         if (typeof token.email === "string") {
           const staff = await getStaffUser(ctx.database.db, token.email);
           if (staff) {
+            // A password, role or membership change, or "sign out everywhere", ended this session (ADR 0507).
+            if (!sessionVersionCurrent(token, staff)) return null;
             token.role = staff.role;
             token.mustChangePassword = staff.mustChangePassword && token.provider !== "oidc";
           } else if (token.provider !== "oidc") token.role = undefined;
