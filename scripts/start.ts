@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { ConfigError, getConfig } from "../lib/config";
+import { AuthSecretError } from "../lib/domain/dashboard-auth-secret";
 import { DataDirError } from "../lib/storage/embedded";
 import { startServer } from "../server";
 
@@ -51,7 +52,7 @@ async function main() {
 
 /** One line for the operator: what failed and what to do. Never a stack trace. */
 function startFailure(err: unknown): string {
-  if (err instanceof ConfigError || err instanceof DataDirError) return err.message;
+  if (err instanceof ConfigError || err instanceof DataDirError || err instanceof AuthSecretError) return err.message;
   const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
   if (e?.syscall === "listen" && e.code === "EADDRINUSE") {
     return `Mailroom could not start: ${e.address ?? ""}:${e.port ?? ""} is already in use (another Mailroom or another program). Stop it, or set PORT (MAILROOM_INBOUND_PORT for the inbound SMTP server) to a free port.`;
