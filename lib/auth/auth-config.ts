@@ -67,14 +67,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         const user = await verifyStaffPassword(ctx.database.db, email, password);
         if (!user) return null;
         await signInSucceeded(ctx.database, email, address);
-        return {
-          id: user.id,
-          email: user.email,
-          name: user.name || user.email,
-          role: user.role,
-          mustChangePassword: user.mustChangePassword,
-          sessionVersion: user.sessionVersion,
-        };
+        return { id: user.id, email: user.email, name: user.name || user.email, role: user.role, mustChangePassword: user.mustChangePassword, sessionVersion: user.sessionVersion };
       },
     }),
   ];
