@@ -79,10 +79,10 @@ test.afterAll(async () => {
 });
 
 /** A fresh staff user of the Demo account (never one the other specs use). */
-async function newUser(role: "admin" | "support" | "marketing"): Promise<{ email: string; password: string }> {
+async function newUser(role: "admin" | "support" | "marketing", options: { owner?: boolean } = {}): Promise<{ email: string; password: string }> {
   const email = `session-${Date.now()}-${++seq}@example.com`;
   const password = `pw-${randomBytes(9).toString("base64url")}`;
-  await addStaffUser(database.db, { email, password, role, accountId: loadState().accountId });
+  await addStaffUser(database.db, { email, password, role, accountId: loadState().accountId, owner: options.owner });
   return { email, password };
 }
 
@@ -215,7 +215,7 @@ test.describe("ending sessions", () => {
   });
 
   test("sign out everywhere in the dashboard: the user's own, and an owner ending another user's", async ({ page, browser }) => {
-    const { url, accountId, users } = loadState();
+    const { url, accountId } = loadState();
     const user = await newUser("support");
     const elsewhere = await signInHttp(url, user.email, user.password);
     await signInBrowser(page, user.email, user.password);
@@ -229,7 +229,8 @@ test.describe("ending sessions", () => {
     expect(await exportStatus(url, accountId, victimCookie)).toBe(200);
     const ownerContext = await browser.newContext();
     const owner = await ownerContext.newPage();
-    await signInBrowser(owner, users.admin.email, users.admin.password);
+    const ownerUser = await newUser("admin", { owner: true }); // not the first-start admin, whose password another spec changes
+    await signInBrowser(owner, ownerUser.email, ownerUser.password);
     await owner.goto("/accounts");
     await owner.getByLabel("Staff user's email").fill(victim.email);
     await owner.getByRole("button", { name: "Sign out everywhere" }).click();
