@@ -141,7 +141,7 @@ test.describe("cross-site requests to route handlers", () => {
     }
   });
 
-  test("the dashboard's own export and compose still work in the browser", async ({ page }) => {
+  test("the dashboard's own export still works in the browser (compose through the form: e2e/compose.spec.ts)", async ({ page }) => {
     const { accountId } = loadState();
     const user = await newUser("admin");
     await signInBrowser(page, user.email, user.password);
