@@ -12,9 +12,10 @@ import http from "node:http";
 import path from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { createApiApp, isApiPath } from "./lib/api/app";
-import { buildConfig, type Config } from "./lib/config";
+import { buildConfig, ConfigError, type Config } from "./lib/config";
 import { ensureFirstStart, type FirstStartReport } from "./lib/domain/bootstrap";
 import { CLIENT_ADDRESS_HEADER, clientAddress } from "./lib/domain/client-ip";
+import { resolveDashboardSecret } from "./lib/domain/dashboard-auth-secret";
 import type { AppContext } from "./lib/context";
 import { checkListenPorts } from "./lib/listen-ports";
 import { createLogger } from "./lib/logger";
@@ -43,6 +44,9 @@ export interface RunningServer {
   firstStart?: FirstStartReport;
   stop(): Promise<void>;
 }
+
+export const AUTH_SECRET_REQUIRED =
+  "AUTH_SECRET: required with DATABASE_URL while the dashboard is on. Every app process on the database must sign dashboard sessions with the same secret, and a generated one is kept in the data directory, which processes on a PostgreSQL server do not share (it is never kept in the database: a copy of the database would open every session). Set AUTH_SECRET to the same random value of at least 32 characters in every app process (openssl rand -base64 32), or MAILROOM_DASHBOARD=off.";
 
 /** How long requests in flight may take to finish at stop before their connections are closed. */
 const DRAIN_MS = 10_000;
@@ -77,6 +81,9 @@ function setClientAddress(req: http.IncomingMessage, address: string): void {
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? buildConfig();
+  const dashboard = options.dashboard ?? config.dashboardEnabled;
+  // Several app processes may share DATABASE_URL and no directory: they must share AUTH_SECRET (docs/adr/0508).
+  if (dashboard && config.databaseUrl && !config.auth.secret) throw new ConfigError(AUTH_SECRET_REQUIRED);
   const log = createLogger(config.logLevel);
   // Every fixed port first: a start that fails on a port must fail before provisioning (docs/adr/0203).
   await checkListenPorts(config);
@@ -91,7 +98,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
     const api = getRequestListener(createApiApp(ctx).fetch);
     let nextHandler: http.RequestListener | undefined = options.dashboardHandler;
-    if (!nextHandler && (options.dashboard ?? config.dashboardEnabled)) {
+    if (dashboard) {
+      // Before Next serves: sessions and sealed keys use it (a generated one lives in the data directory, never in the database).
+      const resolved = await resolveDashboardSecret(ctx.database.db, { configured: config.auth.secret, dataDir: config.dataDir });
+      ctx.dashboardSecret = resolved.secret;
+      if (resolved.movedFromDatabase) log.info({ source: resolved.source }, "moved the dashboard's secret out of the database (docs/adr/0508)");
+    }
+    if (!nextHandler && dashboard) {
       const { default: next } = await import("next");
       const nextApp = next({ dev: options.dev ?? false, dir: process.cwd(), hostname: config.host, port: config.port });
       await nextApp.prepare();

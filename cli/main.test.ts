@@ -49,6 +49,7 @@ describe("the command tree", () => {
         "users set-owner",
         "users set-password",
         "users set-role",
+        "users sign-out-everywhere",
         "worker",
       ].sort(),
     );

@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { getDefaultAccount } from "../lib/domain/accounts";
 import { getDashboardApiKey } from "../lib/domain/bootstrap";
+import { readAuthSecretFile } from "../lib/domain/dashboard-auth-secret";
 import { addStaffUser } from "../lib/domain/staff-users";
 import { openDatabase } from "../lib/storage/database";
 import { startEmbeddedPostgres } from "../lib/storage/embedded";
@@ -32,6 +34,8 @@ export default async function globalSetup() {
     // The webhooks spec registers a receiver on 127.0.0.1 and watches a retry (docs/dashboard-admin.md).
     MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "true",
     MAILROOM_WEBHOOK_RETRY_SCHEDULE: "1s,2s,2s,2s,2s,2s,2s",
+    // On a PostgreSQL server the dashboard needs AUTH_SECRET (docs/adr/0508); else it is generated in the data directory.
+    ...(process.env.DATABASE_URL && !process.env.AUTH_SECRET && { AUTH_SECRET: randomBytes(32).toString("base64url") }),
   };
   const app = await startApp(env);
   const stop = () => app.child.kill("SIGTERM");
@@ -52,7 +56,9 @@ export default async function globalSetup() {
       await addStaffUser(database.db, { ...users.support, role: "support", name: "Sam Support" });
       await addStaffUser(database.db, { ...users.marketing, role: "marketing", name: "Mia Marketing" });
       // The Demo account's dashboard key (made on demand, stored sealed), for the bundle scan.
-      dashboardKey = (await getDashboardApiKey(database.db)) ?? "";
+      const secret = process.env.AUTH_SECRET ?? env.AUTH_SECRET ?? (await readAuthSecretFile(dataDir));
+      if (!secret) throw new Error(`no dashboard secret in ${dataDir}`);
+      dashboardKey = (await getDashboardApiKey(database.db, { secret })) ?? "";
       accountId = (await getDefaultAccount(database.db))?.id ?? "";
     } finally {
       await database.close();

@@ -43,6 +43,13 @@ export interface AppContext {
   deliveryLoader: MessageLoader;
   /** The delivery rounds' outcomes, group-committed per process. */
   roundWriter: RoundWriter;
+  /**
+   * The dashboard's secret (sessions, sealed dashboard keys): AUTH_SECRET or
+   * the data directory's generated one, set by server.ts before the
+   * dashboard serves (lib/domain/dashboard-auth-secret.ts, docs/adr/0508);
+   * undefined in a process without the dashboard.
+   */
+  dashboardSecret?: string;
   /** Where this process's inbound SMTP server listens, once started (lib/inbound/inbound-server.ts). */
   inbound: { address?: { host: string; port: number } };
 }

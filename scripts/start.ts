@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { ConfigError, getConfig } from "../lib/config";
 import { markFirstStartCredentialsShown } from "../lib/domain/bootstrap";
+import { AuthSecretError } from "../lib/domain/dashboard-auth-secret";
 import { PortError } from "../lib/listen-ports";
 import { DataDirError } from "../lib/storage/embedded";
 import { startServer } from "../server";
@@ -67,7 +68,7 @@ async function main() {
 
 /** One line for the operator: what failed and what to do. Never a stack trace. */
 function startFailure(err: unknown): string {
-  if (err instanceof ConfigError || err instanceof DataDirError || err instanceof PortError) return err.message;
+  if (err instanceof ConfigError || err instanceof DataDirError || err instanceof PortError || err instanceof AuthSecretError) return err.message;
   const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
   if (e?.syscall === "listen" && e.code === "EADDRINUSE") {
     // Taken between the port check (lib/listen-ports.ts) and the listen.

@@ -3,6 +3,7 @@ import { generatePassword } from "../../lib/domain/bootstrap";
 import {
   addStaffUser,
   changeStaffRole,
+  endStaffSessions,
   grantMembership,
   listStaffWithMemberships,
   removeStaffUser,
@@ -41,7 +42,7 @@ function describeMemberships(memberships: Membership[]): string {
 export function registerUsers(program: Command, app: CliApp): void {
   const users = program
     .command("users")
-    .description("dashboard staff users and their accounts: add, list, grant, revoke, remove, set-role, set-owner, set-password");
+    .description("dashboard staff users and their accounts: add, list, grant, revoke, remove, set-role, set-owner, set-password, sign-out-everywhere");
 
   withJson(users.command("add"))
     .description("add a staff user, a member of an account with a role (admin, support, marketing)")
@@ -156,8 +157,18 @@ export function registerUsers(program: Command, app: CliApp): void {
       }),
     );
 
+  withJson(users.command("sign-out-everywhere"))
+    .description("end every dashboard session of a staff user, in every browser (a lost laptop, a shared computer)")
+    .requiredOption("--email <email>", "the user's email")
+    .action((opts: JsonOptions & { email: string }) =>
+      app.run(async ({ db }) => {
+        const user = await endStaffSessions(db, opts.email);
+        emit(opts, { ...userJson(user), sessionsEnded: true }, () => `Ended every dashboard session of ${user.email}: they sign in again`);
+      }),
+    );
+
   withJson(users.command("set-password"))
-    .description("set a staff user's password")
+    .description("set a staff user's password (ends their dashboard sessions)")
     .argument("<email>", "the user's email")
     .option("--password <password>", "at least 8 characters (default: a random one, printed once)")
     .action((email: string, opts: JsonOptions & { password?: string }) =>

@@ -5,8 +5,10 @@ import { setServerContext } from "../runtime";
 import { buildAuthConfig, SignInThrottled, throttledSeconds } from "./auth-config";
 
 function contextWith(env: Record<string, string>): AppContext {
-  // Only the configuration is read on these paths (an explicit AUTH_SECRET needs no database).
-  return { config: buildConfig(env) } as AppContext;
+  // Only the configuration is read on these paths (an explicit AUTH_SECRET needs no database),
+  // and at sign-in the staff row's session version (ADR 0507): here, no staff user.
+  const noRows = { select: () => ({ from: () => ({ where: async () => [] }) }) };
+  return { config: buildConfig(env), database: { db: noRows } } as unknown as AppContext;
 }
 
 describe("Auth.js configuration", () => {

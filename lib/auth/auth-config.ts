@@ -3,19 +3,19 @@ import { CredentialsSignin } from "@auth/core/errors";
 import type { NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { requestClientIp } from "../domain/client-ip";
-import { getOrCreateAuthSecret } from "../domain/dashboard-auth-secret";
 import { beginSignInAttempt, signInSucceeded } from "../domain/sign-in-throttle";
 import { getStaffUser, verifyStaffPassword } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
 import { admitOidcIdentity } from "./oidc-sign-in";
 import { isRole } from "./roles";
+import { sessionVersionAtSignIn, sessionVersionCurrent } from "./session-version";
 
 /**
  * The Auth.js configuration of the staff dashboard (see auth.ts):
  * credentials over staff users, an optional OIDC provider from
  * configuration, JWT sessions carrying the role, re-read on every request.
- * Built per request from the running context, because the secret may live
- * in the database (lib/domain/dashboard-auth-secret.ts). No `next-auth`
+ * Built per request from the running context, whose secret server.ts
+ * resolved at start (lib/domain/dashboard-auth-secret.ts). No `next-auth`
  * runtime import here, so it can be tested outside Next.
  */
 
@@ -41,15 +41,12 @@ export function throttledSeconds(code: unknown): number | undefined {
   return Number(digits);
 }
 
-let secretPromise: Promise<string> | undefined;
-function resolveSecret(): Promise<string> {
+/** AUTH_SECRET, else the data directory's generated secret: never one kept in the database (ADR 0508). */
+function resolveSecret(): string {
   const ctx = getServerContext();
-  if (ctx.config.auth.secret) return Promise.resolve(ctx.config.auth.secret);
-  secretPromise ??= getOrCreateAuthSecret(ctx.database.db).catch((err: unknown) => {
-    secretPromise = undefined;
-    throw err;
-  });
-  return secretPromise;
+  const secret = ctx.dashboardSecret ?? ctx.config.auth.secret;
+  if (!secret) throw new Error("The dashboard's secret is not resolved: the dashboard runs inside server.ts");
+  return secret;
 }
 
 export async function buildAuthConfig(): Promise<NextAuthConfig> {
@@ -71,7 +68,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         const user = await verifyStaffPassword(ctx.database.db, email, password);
         if (!user) return null;
         await signInSucceeded(ctx.database, email, address);
-        return { id: user.id, email: user.email, name: user.name || user.email, role: user.role, mustChangePassword: user.mustChangePassword };
+        return { id: user.id, email: user.email, name: user.name || user.email, role: user.role, mustChangePassword: user.mustChangePassword, sessionVersion: user.sessionVersion };
       },
     }),
   ];
@@ -86,7 +83,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
     });
   }
   return {
-    secret: await resolveSecret(),
+    secret: resolveSecret(),
     trustHost: true,
     basePath: "/api/auth",
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
@@ -106,6 +103,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
           token.role = isRole(fromUser) ? fromUser : oidc?.role;
           token.mustChangePassword = (user as { mustChangePassword?: unknown }).mustChangePassword === true;
           token.provider = account.provider;
+          token.sv = await sessionVersionAtSignIn(ctx.database.db, user);
           return token;
         }
         // Every later request: the staff user's current role, so that a role
@@ -113,6 +111,8 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         if (typeof token.email === "string") {
           const staff = await getStaffUser(ctx.database.db, token.email);
           if (staff) {
+            // A password, role or membership change, or "sign out everywhere", ended this session (ADR 0507).
+            if (!sessionVersionCurrent(token, staff)) return null;
             token.role = staff.role;
             token.mustChangePassword = staff.mustChangePassword && token.provider !== "oidc";
           } else token.role = undefined; // removed, or never a staff user: every OIDC sign-in has one (ADR 0511)

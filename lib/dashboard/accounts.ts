@@ -2,6 +2,7 @@ import "server-only";
 import { notFound } from "next/navigation";
 import { createAccount, listAccounts, setAccountLimits, setAccountStatus, type AccountSummary } from "../domain/accounts";
 import { PLANS } from "../domain/plans";
+import { endStaffSessions } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
 import { requireDashboardUser, type DashboardUser } from "./access";
 
@@ -53,4 +54,11 @@ export async function setDailyLimitAsOwner(owner: DashboardUser, accountId: stri
   if (!owner.isOwner) notFound();
   await setAccountLimits(getServerContext().database.db, accountId, { perDay });
   return null;
+}
+
+/** An owner ends every dashboard session of a staff user (docs/adr/0507): they sign in again. */
+export async function endSessionsAsOwner(owner: DashboardUser, email: string): Promise<{ email: string }> {
+  if (!owner.isOwner) notFound();
+  const user = await endStaffSessions(getServerContext().database.db, email);
+  return { email: user.email };
 }

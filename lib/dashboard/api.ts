@@ -27,7 +27,7 @@ export async function apiClientFor(accountId: string): Promise<ApiClient> {
   const key =
     configured && (await accountOfConfiguredKey(configured)) === accountId
       ? configured
-      : await getDashboardApiKey(ctx.database.db, { accountId, secret: ctx.config.auth.secret });
+      : await getDashboardApiKey(ctx.database.db, { accountId, secret: dashboardSecret(ctx) });
   if (!key) throw new Error("No such account");
   const cacheKey = `${base} ${key}`;
   let client = clients.get(cacheKey);
@@ -36,4 +36,10 @@ export async function apiClientFor(accountId: string): Promise<ApiClient> {
     clients.set(cacheKey, client);
   }
   return client;
+}
+
+/** The dashboard's secret, resolved at start by server.ts (docs/adr/0508). */
+function dashboardSecret(ctx: ReturnType<typeof getServerContext>): string {
+  if (!ctx.dashboardSecret) throw new Error("The dashboard's secret is not resolved: the dashboard runs inside server.ts");
+  return ctx.dashboardSecret;
 }

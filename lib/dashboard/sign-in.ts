@@ -1,5 +1,5 @@
 import "server-only";
-import { changeOwnPassword, getStaffUser, MIN_PASSWORD_LENGTH } from "../domain/staff-users";
+import { changeOwnPassword, endStaffSessions, getStaffUser, MIN_PASSWORD_LENGTH } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
 
 /** What the sign-in and password pages need (not scoped by account). */
@@ -19,4 +19,9 @@ export async function mustChangePassword(email: string): Promise<boolean> {
 
 export async function changeMyPassword(email: string, current: string, next: string): Promise<void> {
   await changeOwnPassword(getServerContext().database.db, email, current, next);
+}
+
+/** "Sign out everywhere" for the signed-in user: ends every session they have, this one too (docs/adr/0507). */
+export async function endMySessions(email: string): Promise<void> {
+  await endStaffSessions(getServerContext().database.db, email);
 }

@@ -6,7 +6,7 @@ import { accounts, apiKeys, dashboardApiKeys, instanceSettings, staffUsers } fro
 import { withTransaction } from "../storage/transaction";
 import { createAccount, getAccount, getDefaultAccount } from "./accounts";
 import { createApiKey, hashApiKey, revokeApiKey } from "./api-keys";
-import { getOrCreateAuthSecret } from "./dashboard-auth-secret";
+import { DASHBOARD_KEY_LOCK_ID, DASHBOARD_KEY_PURPOSE } from "./dashboard-key-seal";
 import { sealSecret, unsealSecret } from "./sealed-secret";
 import { addStaffUser, grantMembership, setStaffOwner, setStaffPassword } from "./staff-users";
 
@@ -198,8 +198,6 @@ async function isLiveKeyOf(db: Db, apiKey: string, accountId: string): Promise<b
   return Boolean(row);
 }
 
-const DASHBOARD_KEY_LOCK_ID = 727_201;
-const DASHBOARD_KEY_PURPOSE = "dashboard-api-key";
 const CACHE_MS = 10_000;
 const cache = new Map<string, { key: string; expires: number }>();
 
@@ -207,21 +205,22 @@ const cache = new Map<string, { key: string; expires: number }>();
  * The API key the dashboard uses server-side for an account (docs/ARCHITECTURE.md,
  * "The dashboard"; one per account, ADR 0510): `accountId`, else the default
  * account. Created on demand and stored sealed (AES-256-GCM under a key
- * derived from `secret`, AUTH_SECRET; else the generated one in the
- * database): never in plain text. When it is missing, revoked, or sealed
+ * derived from `secret`: AUTH_SECRET, else the generated one of the data
+ * directory, never kept in the database: lib/domain/dashboard-auth-secret.ts):
+ * never in plain text. When it is missing, revoked, or sealed
  * under another secret, a new key is made (labelled "dashboard") under an
  * advisory lock, so every process agrees on one key; a key that can no
  * longer be unsealed is revoked. Undefined when no account exists. Never
  * send it to the browser.
  */
-export async function getDashboardApiKey(db: Db, options: { accountId?: string; secret?: string } = {}): Promise<string | undefined> {
+export async function getDashboardApiKey(db: Db, options: { accountId?: string; secret: string }): Promise<string | undefined> {
   const cacheKey = options.accountId ?? "";
   const hit = cache.get(cacheKey);
   if (hit && hit.expires > Date.now()) return hit.key;
 
   const account = options.accountId ? await getAccount(db, options.accountId) : await getDefaultAccount(db);
   if (!account) return undefined;
-  const secret = options.secret ?? (await getOrCreateAuthSecret(db));
+  const { secret } = options;
   const key = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${DASHBOARD_KEY_LOCK_ID})`);
     const [row] = await tx.select().from(dashboardApiKeys).where(eq(dashboardApiKeys.accountId, account.id));

@@ -2,8 +2,11 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 
 /**
  * Seals a secret for storage (the dashboard's per-account API keys, ADR 0510):
- * AES-256-GCM under a key derived from AUTH_SECRET with HKDF-SHA256, so that a
- * copy of the database alone does not yield a usable key. Format:
+ * AES-256-GCM under a key derived with HKDF-SHA256 from the dashboard's
+ * secret. A copy of the database alone does not open it only because that
+ * secret is never in the database: AUTH_SECRET, or the file a generated one
+ * is kept in, in the data directory (docs/adr/0508; before it, the generated
+ * secret sat in instance_settings beside the keys it sealed). Format:
  * `v1.<iv>.<tag>.<ciphertext>` in base64url. `purpose` separates the derived
  * keys of different uses of the same secret.
  */

@@ -33,6 +33,8 @@ export interface StaffUser {
   mustChangePassword: boolean;
   /** An instance operator: sees every account (as admin) and manages accounts. */
   isOwner: boolean;
+  /** Carried in the user's dashboard sessions; incremented to end them (endsSessions, docs/adr/0507). */
+  sessionVersion: number;
 }
 
 export interface Membership {
@@ -90,7 +92,24 @@ function toStaffUser(r: StaffRow): StaffUser {
     lastLoginAt: r.lastLoginAt,
     mustChangePassword: r.mustChangePassword,
     isOwner: r.isOwner,
+    sessionVersion: r.sessionVersion,
   };
+}
+
+/**
+ * Spread into an update of staff_users: ends the user's dashboard sessions
+ * (docs/adr/0507-session-version.md). Every change of what a user may do or
+ * of how they prove who they are carries it: a password set or changed, a
+ * role, a membership revoked, the owner flag, and "sign out everywhere".
+ */
+export const endsSessions = { sessionVersion: sql`${staffUsers.sessionVersion} + 1` };
+
+/** "Sign out everywhere": ends every dashboard session of the user (CLI, the dashboard). */
+export async function endStaffSessions(db: Db, rawEmail: string): Promise<StaffUser> {
+  const email = normalizeStaffEmail(rawEmail);
+  const [row] = await db.update(staffUsers).set(endsSessions).where(eq(staffUsers.email, email)).returning();
+  if (!row) throw new DomainError(`No staff user with the email ${email}`);
+  return toStaffUser(row);
 }
 
 export async function addStaffUser(
@@ -178,10 +197,16 @@ export async function grantMembership(db: Db, rawEmail: string, accountId: strin
   const account = await requireMemberAccount(db, accountId);
   await withAdminLock(db, async (tx) => {
     if (role !== "admin") await refuseLastAccountAdmin(tx, user, account);
+    const [before] = await tx
+      .select({ role: staffMemberships.role })
+      .from(staffMemberships)
+      .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, account.id)));
     await tx
       .insert(staffMemberships)
       .values({ userId: user.id, accountId: account.id, role })
       .onConflictDoUpdate({ target: [staffMemberships.userId, staffMemberships.accountId], set: { role } });
+    // A changed role ends the user's sessions (docs/adr/0507); a new membership only adds.
+    if (before && before.role !== role) await tx.update(staffUsers).set(endsSessions).where(eq(staffUsers.id, user.id));
   });
   return withMemberships(db, user);
 }
@@ -199,6 +224,7 @@ export async function revokeMembership(db: Db, rawEmail: string, accountId: stri
           .returning()
       : [];
     if (removed.length === 0) throw new DomainError(`${user.email} is not a member of the account ${accountId}`);
+    await tx.update(staffUsers).set(endsSessions).where(eq(staffUsers.id, user.id));
   });
   return withMemberships(db, user);
 }
@@ -221,7 +247,11 @@ async function refuseLastAccountAdmin(tx: Db, user: StaffRow, account: { id: str
 /** Grants or withdraws the owner flag. */
 export async function setStaffOwner(db: Db, rawEmail: string, owner: boolean): Promise<StaffUser> {
   const user = await requireUser(db, rawEmail);
-  const [row] = await db.update(staffUsers).set({ isOwner: owner }).where(eq(staffUsers.id, user.id)).returning();
+  const [row] = await db
+    .update(staffUsers)
+    .set({ isOwner: owner, ...endsSessions })
+    .where(eq(staffUsers.id, user.id))
+    .returning();
   return toStaffUser(row!);
 }
 
@@ -322,7 +352,11 @@ export async function changeStaffRole(db: Db, rawEmail: string, rawRole: string)
     if (row.role === "admin" && role !== "admin" && admins <= 1) {
       throw new DomainError(`${email} is the last admin: add another admin before changing its role`);
     }
-    const [updated] = await tx.update(staffUsers).set({ role }).where(eq(staffUsers.id, row.id)).returning();
+    const [updated] = await tx
+      .update(staffUsers)
+      .set({ role, ...endsSessions })
+      .where(eq(staffUsers.id, row.id))
+      .returning();
     // The one-role command of before memberships: the role in every account the user belongs to (ADR 0510).
     await tx.update(staffMemberships).set({ role }).where(eq(staffMemberships.userId, row.id));
     return toStaffUser(updated!);
@@ -336,7 +370,7 @@ export async function setStaffPassword(db: Db, rawEmail: string, password: strin
   const passwordHash = await hashStaffPassword(password);
   const [row] = await db
     .update(staffUsers)
-    .set({ passwordHash, mustChangePassword: options.mustChangePassword ?? false })
+    .set({ passwordHash, mustChangePassword: options.mustChangePassword ?? false, ...endsSessions })
     .where(eq(staffUsers.email, email))
     .returning();
   if (!row) throw new DomainError(`No staff user with the email ${email}`);
@@ -362,7 +396,11 @@ export async function changeOwnPassword(db: Db, rawEmail: string, current: strin
   requirePassword(next);
   if (next === current) throw new DomainError("Choose a password that differs from the current one");
   const passwordHash = await hashStaffPassword(next);
-  const [updated] = await db.update(staffUsers).set({ passwordHash, mustChangePassword: false }).where(eq(staffUsers.id, row.id)).returning();
+  const [updated] = await db
+    .update(staffUsers)
+    .set({ passwordHash, mustChangePassword: false, ...endsSessions })
+    .where(eq(staffUsers.id, row.id))
+    .returning();
   return toStaffUser(updated!);
 }
 

@@ -220,6 +220,8 @@ export const staffUsers = pgTable("staff_users", {
   mustChangePassword: boolean("must_change_password").notNull().default(false),
   /** An instance operator: sees every account and manages accounts (migration 0510). */
   isOwner: boolean("is_owner").notNull().default(false),
+  /** Carried in each dashboard session; incrementing it ends the user's sessions (migration 0800, docs/adr/0507). */
+  sessionVersion: integer("session_version").notNull().default(0),
 });
 
 // Migration 0510: a staff user's role in each account they belong to.

@@ -11,6 +11,9 @@ import { openDatabase, type Database } from "../../lib/storage/database";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { createTestDatabase } from "../support/test-database";
 
+/** The dashboard's secret these calls seal its keys with (AUTH_SECRET or the data directory's, docs/adr/0508). */
+const TEST_SECRET = "a-test-secret-of-enough-length";
+
 describe("first start provisioning", () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
@@ -48,10 +51,10 @@ describe("first start provisioning", () => {
   it("provisions a separate dashboard key for the default account", async () => {
     const db = first.ctx.database.db;
     const demo = first.firstStart!.demo!;
-    const key = await getDashboardApiKey(db);
+    const key = await getDashboardApiKey(db, { secret: TEST_SECRET });
     expect(key).toMatch(/^mr_/);
     expect(key).not.toBe(demo.apiKey);
-    expect(await getDashboardApiKey(db)).toBe(key);
+    expect(await getDashboardApiKey(db, { secret: TEST_SECRET })).toBe(key);
     expect(await authenticateApiKey(db, `Bearer ${key}`)).toMatchObject({ ok: true, key: { accountId: demo.accountId } });
     expect((await listApiKeys(db, demo.accountId)).map((k) => k.label).sort()).toEqual(["dashboard", "demo"]);
     // Stored sealed, never in plain text (ADR 0510).
@@ -65,11 +68,11 @@ describe("first start provisioning", () => {
   it("replaces the dashboard key when it has been revoked", async () => {
     const db = first.ctx.database.db;
     const demo = first.firstStart!.demo!;
-    const old = await getDashboardApiKey(db);
+    const old = await getDashboardApiKey(db, { secret: TEST_SECRET });
     const dashboardKey = (await listApiKeys(db, demo.accountId)).find((k) => k.label === "dashboard" && !k.revokedAt)!;
     await revokeApiKey(db, dashboardKey.id);
     clearDashboardKeyCache();
-    const fresh = await getDashboardApiKey(db);
+    const fresh = await getDashboardApiKey(db, { secret: TEST_SECRET });
     expect(fresh).not.toBe(old);
     expect(await authenticateApiKey(db, `Bearer ${fresh}`)).toMatchObject({ ok: true });
   });

@@ -5,6 +5,9 @@ import { openDatabase } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";
 
+/** The dashboard's secret these calls seal its keys with (AUTH_SECRET or the data directory's, docs/adr/0508). */
+const TEST_SECRET = "a-test-secret-of-enough-length";
+
 interface Created {
   accountId: string;
   name: string;
@@ -80,12 +83,12 @@ describe("mailroom accounts and keys", { timeout: 180_000 }, () => {
     const database = openDatabase(url, { max: 2 });
     try {
       clearDashboardKeyCache();
-      const dashboardKey = await getDashboardApiKey(database.db);
+      const dashboardKey = await getDashboardApiKey(database.db, { secret: TEST_SECRET });
       clearAuthCache();
       expect(await authenticateApiKey(database.db, `Bearer ${dashboardKey}`)).toMatchObject({ ok: true, key: { accountId: bench.accountId } });
       await runCliJson(["accounts", "set-default", shop.accountId], env);
       clearDashboardKeyCache();
-      const moved = await getDashboardApiKey(database.db);
+      const moved = await getDashboardApiKey(database.db, { secret: TEST_SECRET });
       expect(moved).not.toBe(dashboardKey);
       clearAuthCache();
       expect(await authenticateApiKey(database.db, `Bearer ${moved}`)).toMatchObject({ ok: true, key: { accountId: shop.accountId } });

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { ownerAction } from "@/lib/dashboard/action";
-import { createAccountAsOwner, setDailyLimitAsOwner, setStatusAsOwner } from "@/lib/dashboard/accounts";
+import { createAccountAsOwner, endSessionsAsOwner, setDailyLimitAsOwner, setStatusAsOwner } from "@/lib/dashboard/accounts";
 
 /** Accounts (owners only): create, suspend, activate, daily limit. */
 
@@ -32,4 +32,9 @@ export const setDailyLimitAction = ownerAction(
       .transform((v) => (v === "" ? null : Number(v))),
   }),
   (input, owner) => setDailyLimitAsOwner(owner, input.accountId, input.perDay),
+);
+
+/** Ends every dashboard session of a staff user (owners only; docs/adr/0507). */
+export const endSessionsAction = ownerAction(z.object({ email: z.string().trim().min(1, "Enter an email").max(254, "At most 254 characters") }), (input, owner) =>
+  endSessionsAsOwner(owner, input.email),
 );

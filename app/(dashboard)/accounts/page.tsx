@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { listAllAccounts, PLAN_NAMES, requireOwner } from "@/lib/dashboard/accounts";
 import { AccountsPanel } from "./_components/accounts-panel";
+import { EndSessionsCard } from "./_components/end-sessions-card";
 
 export const metadata: Metadata = { title: "Accounts" };
 export const dynamic = "force-dynamic";
@@ -32,6 +33,7 @@ export default async function AccountsPage() {
           role: memberOf.get(a.accountId) ?? null,
         }))}
       />
+      <EndSessionsCard />
     </div>
   );
 }

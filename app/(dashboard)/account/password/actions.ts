@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { z } from "zod";
+import { signIn } from "@/lib/auth/auth";
 import { requireStaff } from "@/lib/auth/require-role";
 import { safeReturnPath } from "@/lib/auth/safe-return";
 import { changeMyPassword, DomainError, MIN_PASSWORD_LENGTH } from "@/lib/dashboard/sign-in";
@@ -38,5 +39,7 @@ export async function changePasswordAction(_prev: ChangePasswordState, formData:
     throw err;
   }
   revalidatePath("/", "layout"); // the shell's banner goes
-  redirect(safeReturnPath(parsed.data.next, "/"));
+  // The change ended every session of the user, this one too (ADR 0507): a new one, with the new password.
+  const target = await signIn("credentials", { email: staff.email, password: parsed.data.password, redirect: false, redirectTo: safeReturnPath(parsed.data.next, "/") }).catch(() => "/login");
+  redirect(safeReturnPath(target, "/login"));
 }

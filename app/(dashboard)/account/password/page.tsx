@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
 import { Alert } from "@/components/ui/alert";
-import { Card, CardBody } from "@/components/ui/card";
+import { Button } from "@/components/ui/button";
+import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { requireStaff } from "@/lib/auth/require-role";
 import { homeFor } from "@/lib/auth/roles";
 import { safeReturnPath } from "@/lib/auth/safe-return";
+import { signOutEverywhereAction } from "../../actions";
 import { PasswordForm } from "./_components/password-form";
 
 export const metadata: Metadata = { title: "Change your password" };
@@ -30,6 +32,19 @@ export default async function ChangePasswordPage({ searchParams }: { searchParam
       <Card>
         <CardBody className="p-6">
           <PasswordForm next={next} offerSkip={staff.mustChangePassword} email={staff.email} />
+        </CardBody>
+      </Card>
+      <Card>
+        <CardHeader
+          title="Sign out everywhere"
+          description="Ends every session of yours, in every browser, this one too: for a computer you no longer have. A new password does it as well."
+        />
+        <CardBody>
+          <form action={signOutEverywhereAction}>
+            <Button type="submit" variant="secondary">
+              Sign out everywhere
+            </Button>
+          </form>
         </CardBody>
       </Card>
     </div>

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sameOriginRoute } from "@/lib/dashboard/route-guard";
 import { ApiRequestError } from "@/lib/api-client/client";
 import { describeApiError } from "@/lib/api-client/describe-error";
 import { accessForRoute } from "@/lib/dashboard/access";
@@ -58,7 +59,7 @@ function refuse(errors: Record<string, string>, status = 400): Response {
   return Response.json({ ok: false, errors }, { status });
 }
 
-export async function POST(request: Request, context: { params: Promise<{ account: string }> }): Promise<Response> {
+export const POST = sameOriginRoute(async (request: Request, context: { params: Promise<{ account: string }> }): Promise<Response> => {
   const access = await accessForRoute((await context.params).account, "compose");
   if (access instanceof Response) return access;
   // Bounded before it is read, with or without Content-Length (see MAX_UPLOAD_BYTES).
@@ -109,4 +110,4 @@ export async function POST(request: Request, context: { params: Promise<{ accoun
     }
     return refuse({ _form: describeApiError(err) }, 502);
   }
-}
+});

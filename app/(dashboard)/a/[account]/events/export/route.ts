@@ -1,4 +1,5 @@
 import { describeApiError } from "@/lib/api-client/describe-error";
+import { sameOriginRoute } from "@/lib/dashboard/route-guard";
 import { iterateEvents } from "@/lib/api-client/iterate-events";
 import { accessForRoute } from "@/lib/dashboard/access";
 import { apiFor } from "@/lib/dashboard/api-for";
@@ -13,7 +14,7 @@ export const dynamic = "force-dynamic";
  * CSV, streamed while it is read from the API. X-Total-Records tells the
  * browser how many rows to expect (for its progress bar).
  */
-export async function GET(request: Request, context: { params: Promise<{ account: string }> }): Promise<Response> {
+export const GET = sameOriginRoute(async (request: Request, context: { params: Promise<{ account: string }> }): Promise<Response> => {
   const access = await accessForRoute((await context.params).account, "events");
   if (access instanceof Response) return access;
   const filters = parseEventFilters(new URL(request.url).searchParams);
@@ -64,4 +65,4 @@ export async function GET(request: Request, context: { params: Promise<{ account
       "X-Total-Records": String(total),
     },
   });
-}
+});

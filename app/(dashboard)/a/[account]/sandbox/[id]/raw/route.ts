@@ -1,10 +1,11 @@
 import { accessForRoute } from "@/lib/dashboard/access";
+import { sameOriginRoute } from "@/lib/dashboard/route-guard";
 import { readSandbox } from "@/lib/dashboard/sandbox";
 
 export const dynamic = "force-dynamic";
 
 /** GET /a/<account>/sandbox/<id>/raw: the account's captured message as received (RFC 5322), for admin and support. */
-export async function GET(_request: Request, { params }: { params: Promise<{ account: string; id: string }> }): Promise<Response> {
+export const GET = sameOriginRoute(async (_request: Request, { params }: { params: Promise<{ account: string; id: string }> }): Promise<Response> => {
   const { account, id } = await params;
   const access = await accessForRoute(account, "sandbox");
   if (access instanceof Response) return access;
@@ -18,4 +19,4 @@ export async function GET(_request: Request, { params }: { params: Promise<{ acc
       "Cache-Control": "private, no-store",
     },
   });
-}
+});

@@ -1,4 +1,5 @@
 import { accessForRoute } from "@/lib/dashboard/access";
+import { sameOriginRoute } from "@/lib/dashboard/route-guard";
 import { readSandbox } from "@/lib/dashboard/sandbox";
 
 export const dynamic = "force-dynamic";
@@ -14,7 +15,7 @@ function disposition(filename: string): string {
  * GET /a/<account>/sandbox/<id>/attachments/<n>: one attachment of the account's captured message,
  * always as a download (never rendered on the dashboard's origin).
  */
-export async function GET(_request: Request, { params }: { params: Promise<{ account: string; id: string; index: string }> }): Promise<Response> {
+export const GET = sameOriginRoute(async (_request: Request, { params }: { params: Promise<{ account: string; id: string; index: string }> }): Promise<Response> => {
   const { account, id, index } = await params;
   const access = await accessForRoute(account, "sandbox");
   if (access instanceof Response) return access;
@@ -31,4 +32,4 @@ export async function GET(_request: Request, { params }: { params: Promise<{ acc
       "Cache-Control": "private, no-store",
     },
   });
-}
+});
