@@ -59,6 +59,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const stack = createStopStack(log);
   try {
     const ctx = await openProcessContext(config, log, stack);
+    // The data directory's free space, watched by the app process (docs/adr/0007): known before the first request.
+    await ctx.disk.sample();
+    ctx.disk.start();
     const firstStart = await ensureFirstStart(ctx);
     // Worker processes stop after HTTP has drained and before the database: their place on the stop stack is here.
     let supervisor: Supervisor | undefined;

@@ -56,6 +56,7 @@ export async function startDelivery(
     concurrency: ctx.config.workers.concurrency,
     pollIntervalMs: 1000,
     log: ctx.log,
+    outage: (err, detail) => ctx.outage.report("delivery", err, detail) !== undefined,
     db,
     lease: options.lease,
     handler: async (job, meta) => {
