@@ -19,6 +19,13 @@ import type { OutageLog } from "./storage/outage-log";
 export interface AppContext {
   config: Config;
   database: Database;
+  /**
+   * The embedded PostgreSQL server when this process started it (and
+   * restarts it when it exits, lib/storage/postmaster.ts): /healthz is
+   * unhealthy while it is down. Absent with DATABASE_URL or a server
+   * another process started.
+   */
+  databaseServer?: { isUp(): boolean };
   boss: PgBoss;
   log: Logger;
   /**

