@@ -12,6 +12,7 @@ import { openDatabase, type Database } from "./storage/database";
 import { createDiskMonitor, type DiskMonitor } from "./storage/disk-space";
 import { startEmbeddedPostgres } from "./storage/embedded";
 import { createOutageLog } from "./storage/outage-log";
+import { clusterDirOf } from "./storage/postgres-as-root";
 import { migrate } from "./storage/migrate";
 
 /**
@@ -80,7 +81,8 @@ export function buildAppContext(base: { config: Config; database: Database; boss
   const httpMetrics = createHttpMetrics();
   const { disk: diskConfig } = base.config;
   const disk: DiskMonitor = createDiskMonitor({
-    dir: diskConfig.dir,
+    // The embedded server's cluster may live outside the data directory (as root: lib/storage/postgres-as-root.ts): watch its disk.
+    dir: diskConfig.dir && !base.config.databaseUrl ? clusterDirOf(diskConfig.dir) : diskConfig.dir,
     thresholds: { warnFree: diskConfig.warnFree, minFree: diskConfig.minFree },
     intervalMs: diskConfig.checkIntervalMs,
     log: base.log,
