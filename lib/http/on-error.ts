@@ -21,7 +21,7 @@ export function onApiError(log: Logger, outage?: Pick<OutageLog, "report">) {
     }
     // An outage, not a defect: tell the client to come back shortly. Logged
     // at error once per outage, counted after that (docs/adr/0008).
-    const fault = outage ? outage.report("api", err, { path: c.req.path }) : databaseFaultOf(err);
+    const fault = outage ? outage.report("api", err, { path: c.req.path, requestId: c.get("requestId") as string | undefined }) : databaseFaultOf(err);
     if (fault) {
       if (!outage) reqLog.warn({ err: { message: err.message }, path: c.req.path }, fault === "disk-full" ? "database disk full" : "database unavailable");
       return apiError(c, fault === "disk-full" ? 507 : 503, undefined, { "Retry-After": String(RETRY_AFTER_SECONDS[fault]) });
