@@ -105,13 +105,18 @@ describe("a full disk under the embedded PostgreSQL", () => {
     spawnSync("dd", ["if=/dev/zero", `of=${path.join(mount, "filler")}`, "bs=1M"], { stdio: "ignore" });
     const fullSince = outcomes.length;
     await waitFor("writes refused for a full disk", async () => outcomes.slice(fullSince).filter((o) => o.status === 503).length >= 10, 60_000);
-    // The case of the field report: a WAL write that fails. A switch to a new WAL segment
-    // needs a new file, which cannot be created: PostgreSQL PANICs and the postmaster exits.
-    const walError = await database.pool.query("SELECT pg_switch_wal()").then(
-      () => database.pool.query("CREATE TABLE wal_filler AS SELECT g, repeat('x', 1000) AS t FROM generate_series(1, 20000) g"),
-    ).then(() => undefined, (err: Error) => err.message);
+    // The case of the field report: a WAL write that fails. WAL only (a logical message, no
+    // table grows) and a switch to a new segment, until a new segment file cannot be
+    // created: PostgreSQL PANICs (this backend, or the WAL writer and this one is
+    // terminated with the others) and the postmaster exits.
+    let walError: string | undefined;
+    for (let i = 0; i < 64 && !walError; i++) {
+      walError = await database.pool
+        .query("SELECT pg_logical_emit_message(false, 'mailroom-test', repeat('x', 1048576)), pg_switch_wal()")
+        .then(() => undefined, (err: Error) => err.message);
+    }
     await database.close().catch(() => {});
-    expect(walError).toMatch(/could not write to file "pg_wal\/.*No space left on device/);
+    expect(walError).toMatch(/No space left on device|crash of another server process|server closed the connection|Connection terminated/);
     // The postmaster exits; /healthz says so while the app restarts it (lib/storage/postmaster.ts, docs/adr/0202).
     await waitFor("the postmaster gone (/healthz 503)", async () => healthzDown, 20_000);
     await new Promise((r) => setTimeout(r, 2000));
