@@ -90,6 +90,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const stack = createStopStack(log);
   try {
     const ctx = await openProcessContext(config, log, stack);
+    // The data directory's free space, watched by the app process (docs/adr/0007): known before the first request.
+    await ctx.disk.sample();
+    ctx.disk.start();
     // Credentials a failed first start never printed are issued again only when this start prints them.
     const firstStart = await ensureFirstStart(ctx, { reissueUnshown: !config.quietStart });
     // Worker processes stop after HTTP has drained and before the database: their place on the stop stack is here.

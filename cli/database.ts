@@ -2,6 +2,7 @@ import type { Config } from "../lib/config";
 import { openDatabase, type Database, type Db } from "../lib/storage/database";
 import { startEmbeddedPostgres } from "../lib/storage/embedded";
 import { migrate } from "../lib/storage/migrate";
+import { isDiskFull } from "../lib/storage/unavailable";
 import { CliError } from "./output";
 
 /**
@@ -24,6 +25,7 @@ function describeConnectError(url: string, err: unknown): string {
   } catch {
     // keep the generic wording
   }
+  if (isDiskFull(err)) return `Cannot use ${where}: its disk is full (${e.message}); free space in the data directory (or the database server's disk) and try again`;
   return `Cannot use ${where} (${e.code ?? e.message}): check DATABASE_URL and that the server is running`;
 }
 

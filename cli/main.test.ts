@@ -12,6 +12,16 @@ describe("errorLine", () => {
   it("keeps a one-line message as it is", () => {
     expect(errorLine(new Error('Unknown plan "gold"'))).toBe('Unknown plan "gold"');
   });
+  it("says plainly that the database's disk is full", () => {
+    const err = new Error("Failed query: insert into users", {
+      cause: Object.assign(new Error('could not extend file "base/16384/2619": No space left on device'), { code: "53100" }),
+    });
+    expect(errorLine(err)).toMatch(/^the database's disk is full \(Failed query: insert into users\): free space in the data directory/);
+  });
+  it("says that the database is unavailable", () => {
+    const err = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:54329"), { code: "ECONNREFUSED" });
+    expect(errorLine(err)).toBe("the database is unavailable (connect ECONNREFUSED 127.0.0.1:54329): check that it is running and try again");
+  });
 });
 
 describe("the command tree", () => {

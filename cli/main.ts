@@ -12,6 +12,7 @@ import { registerSmtpTest } from "./commands/smtp-test";
 import { registerSuppressions } from "./commands/suppressions";
 import { registerUsers } from "./commands/users";
 import { registerWorker } from "./commands/worker";
+import { databaseFaultOf } from "../lib/storage/unavailable";
 import { createCliApp } from "./runner";
 
 export function buildProgram(): Command {
@@ -36,6 +37,14 @@ export function buildProgram(): Command {
 /** One line on stderr, no stack: what went wrong and, where we know, what to do. */
 export function errorLine(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
+  // A database outage is said plainly first, the driver's words after it.
+  const fault = databaseFaultOf(err);
+  if (fault === "disk-full") return `the database's disk is full (${oneLine(message)}): free space in the data directory (or the database server's disk) and try again`;
+  if (fault === "unavailable") return `the database is unavailable (${oneLine(message)}): check that it is running and try again`;
+  return oneLine(message);
+}
+
+function oneLine(message: string): string {
   return message
     .replace(/:\s*\n\s*/g, ": ")
     .replace(/\s*\n\s*/g, "; ")

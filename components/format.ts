@@ -15,3 +15,15 @@ export function formatPercent(rate: number | undefined, digits = 1): string {
 export function formatAddress([name, email]: readonly [string, string]): string {
   return name ? `${name} <${email}>` : email;
 }
+
+/** "1.5 GB": binary units, as df -h shows them. */
+export function formatBytes(n: number): string {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}

@@ -149,6 +149,10 @@ const envSchema = z.object({
   MAILROOM_METRICS_TOKEN: z.string().optional(),
   MAILROOM_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   MAILROOM_QUIET_START: booleanString.default(false),
+  // Free space of the data directory (lib/storage/disk-space.ts, docs/adr/0007): a size (1GB, 256MB, bytes) or a percentage of the disk.
+  MAILROOM_DISK_WARN_FREE: z.string().default("1GB"),
+  MAILROOM_DISK_MIN_FREE: z.string().default("256MB"),
+  MAILROOM_DISK_CHECK_INTERVAL: z.string().default("5s"),
   AUTH_SECRET: z.string().min(16).optional(),
   AUTH_URL: z.string().url().optional(),
   AUTH_OIDC_ISSUER: z.string().url().optional(),
@@ -216,6 +220,26 @@ function smtpLimits(e: z.infer<typeof envSchema>, prefix: SmtpLimitPrefix) {
 export const DEFAULT_DELIVERY_RETRY_SCHEDULE_MS = [1, 2, 4, 8, 16, 32, 60].map((m) => m * 60_000);
 /** docs/contract.md §10.4: 5 min, 10 min, 15 min, 30 min, 1 h, 2 h, 4 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5, 10, 15, 30, 60, 120, 240].map((m) => m * 60_000);
+
+/**
+ * Parses "1GB", "256MB", "512 MiB", "1048576" (bytes) or "5%" (of the
+ * disk's size). Units are binary (1 KB = 1024 bytes), as df -h shows them.
+ */
+export function parseSpaceThreshold(text: string): { bytes: number } | { percent: number } | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*(%|b|kb|kib|k|mb|mib|m|gb|gib|g|tb|tib|t)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = (m[2] ?? "b").toLowerCase();
+  if (unit === "%") return n <= 100 ? { percent: n } : undefined;
+  const power = { b: 0, k: 1, kb: 1, kib: 1, m: 2, mb: 2, mib: 2, g: 3, gb: 3, gib: 3, t: 4, tb: 4, tib: 4 }[unit]!;
+  return { bytes: Math.round(n * 1024 ** power) };
+}
+
+function requireSpace(name: string, text: string): { bytes: number } | { percent: number } {
+  const t = parseSpaceThreshold(text);
+  if (!t) throw new ConfigError(`${name}: "${text}" is not a size like 1GB, 256MB or a percentage like 5%`);
+  return t;
+}
 
 export function buildConfig(env: Record<string, string | undefined> = process.env) {
   // An empty variable (`DATABASE_URL=` in a .env or compose file) means unset.
@@ -348,6 +372,17 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
     metricsToken: e.MAILROOM_METRICS_TOKEN,
     workerMetricsPort: e.MAILROOM_WORKER_METRICS_PORT,
     quietStart: e.MAILROOM_QUIET_START,
+    disk: {
+      /**
+       * The directory whose free space is watched: the data directory with the
+       * embedded PostgreSQL; with DATABASE_URL only when MAILROOM_DATA_DIR is
+       * set (the database's disk is not this machine's to watch).
+       */
+      dir: !e.DATABASE_URL || present.MAILROOM_DATA_DIR !== undefined ? dataDir : undefined,
+      warnFree: requireSpace("MAILROOM_DISK_WARN_FREE", e.MAILROOM_DISK_WARN_FREE),
+      minFree: requireSpace("MAILROOM_DISK_MIN_FREE", e.MAILROOM_DISK_MIN_FREE),
+      checkIntervalMs: Math.max(100, requireDuration("MAILROOM_DISK_CHECK_INTERVAL", e.MAILROOM_DISK_CHECK_INTERVAL)),
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

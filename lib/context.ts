@@ -7,6 +7,8 @@ import type { Logger } from "./logger";
 import type { AppMetrics } from "./metrics";
 import type { PgBoss } from "./queue/boss";
 import type { Database } from "./storage/database";
+import type { DiskMonitor } from "./storage/disk-space";
+import type { OutageLog } from "./storage/outage-log";
 
 /**
  * What a running process has: configuration, the database, the queue, a
@@ -50,6 +52,19 @@ export interface AppContext {
    * undefined in a process without the dashboard.
    */
   dashboardSecret?: string;
+  /**
+   * Database outages (unreachable, disk full) logged once per outage and
+   * component at error, counted after that and summed up when the database
+   * answers again (docs/adr/0008).
+   */
+  outage: OutageLog;
+  /**
+   * Free space of the data directory, sampled on an interval once started
+   * (server.ts starts it; worker processes leave it idle): gauges, the
+   * dashboard's banner, acceptance refused below MAILROOM_DISK_MIN_FREE
+   * (docs/adr/0007).
+   */
+  disk: DiskMonitor;
   /** Where this process's inbound SMTP server listens, once started (lib/inbound/inbound-server.ts). */
   inbound: { address?: { host: string; port: number } };
 }

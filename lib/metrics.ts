@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { Counter, Gauge, type Registry } from "prom-client";
+import type { DiskMonitor, DiskStatus } from "./storage/disk-space";
 
 /**
  * What /metrics reports beyond HTTP (docs/OPERATIONS.md): deliveries by outcome and
@@ -19,7 +20,7 @@ export function appMetricsFor(ctx: { metrics: AppMetrics }): AppMetrics {
   return ctx.metrics;
 }
 
-export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query">): AppMetrics {
+export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query">, disk?: Pick<DiskMonitor, "status">): AppMetrics {
   const deliveries = new Counter({
     name: "mailroom_deliveries_total",
     help: "Delivery attempts by outcome (delivered, deferred, failed, rejected)",
@@ -92,5 +93,24 @@ export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query"
       for (const r of reclaimRows) this.inc({ queue: r.queue }, r.jobs);
     },
   });
+  // The data directory's free space: the monitor's latest sample (taken on its interval, never per scrape); absent when nothing is watched.
+  if (disk) {
+    const level = { ok: 0, low: 1, critical: 2 } as const;
+    const diskGauge = (name: string, help: string, read: (s: DiskStatus) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          const s = disk.status();
+          this.reset();
+          if (s) this.set(read(s));
+        },
+      });
+    diskGauge("mailroom_data_dir_free_bytes", "Free space of the data directory (statfs bavail × bsize), sampled every MAILROOM_DISK_CHECK_INTERVAL", (s) => s.freeBytes);
+    diskGauge("mailroom_data_dir_size_bytes", "Size of the data directory's file system", (s) => s.totalBytes);
+    diskGauge("mailroom_data_dir_min_free_bytes", "MAILROOM_DISK_MIN_FREE in bytes: below it new messages are refused with 503", (s) => s.minFreeBytes);
+    diskGauge("mailroom_data_dir_space_level", "0 ok, 1 below MAILROOM_DISK_WARN_FREE, 2 below MAILROOM_DISK_MIN_FREE (acceptance refused)", (s) => level[s.level]);
+  }
   return { deliveries, webhookAttempts };
 }

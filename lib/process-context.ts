@@ -9,7 +9,10 @@ import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
 import { setServerContext } from "./runtime";
 import { openDatabase, type Database } from "./storage/database";
+import { createDiskMonitor, type DiskMonitor } from "./storage/disk-space";
 import { startEmbeddedPostgres } from "./storage/embedded";
+import { createOutageLog } from "./storage/outage-log";
+import { clusterDirOf } from "./storage/postgres-as-root";
 import { migrate } from "./storage/migrate";
 
 /**
@@ -65,6 +68,10 @@ export async function openProcessContext(
   stack.push(() => boss.stop({ graceful: true, timeout: 5000 }));
 
   const ctx = buildAppContext({ config, database, boss, log, databaseServer });
+  stack.push(async () => {
+    ctx.disk.stop();
+    ctx.outage.stop();
+  });
   setServerContext(ctx);
   return ctx;
 }
@@ -72,12 +79,27 @@ export async function openProcessContext(
 /** The context of a process whose storage and queue are open: the per-process objects are built here, once. */
 export function buildAppContext(base: { config: Config; database: Database; boss: PgBoss; log: Logger; databaseServer?: AppContext["databaseServer"] }): AppContext {
   const httpMetrics = createHttpMetrics();
+  const { disk: diskConfig } = base.config;
+  const disk: DiskMonitor = createDiskMonitor({
+    // The embedded server's cluster may live outside the data directory (as root: lib/storage/postgres-as-root.ts): watch its disk.
+    dir: diskConfig.dir && !base.config.databaseUrl ? clusterDirOf(diskConfig.dir) : diskConfig.dir,
+    thresholds: { warnFree: diskConfig.warnFree, minFree: diskConfig.minFree },
+    intervalMs: diskConfig.checkIntervalMs,
+    log: base.log,
+  });
+  const acceptor = createAcceptor(base.database, base.boss);
   return {
     ...base,
     publicUrl: base.config.publicUrl,
     httpMetrics,
-    metrics: createAppMetrics(httpMetrics.registry, base.database.pool),
-    accept: createAcceptor(base.database, base.boss),
+    metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk),
+    // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
+    accept: (acceptance) => {
+      disk.assertAccepting();
+      return acceptor(acceptance);
+    },
+    outage: createOutageLog(base.log, () => base.database.pool.query("SELECT 1")),
+    disk,
     deliveryLoader: createMessageLoader(base.database.pool),
     roundWriter: createRoundWriter(base.database, base.boss),
     inbound: {},

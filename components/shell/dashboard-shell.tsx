@@ -2,6 +2,7 @@ import { cookies } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { ChangePasswordBanner } from "@/components/shell/change-password-banner";
+import { DiskSpaceBanner } from "@/components/shell/disk-space-banner";
 import { MessageSearch } from "@/components/shell/message-search";
 import { NavLinks } from "@/components/shell/nav-links";
 import { parseTheme, THEME_COOKIE } from "@/components/shell/theme";
@@ -9,7 +10,7 @@ import { ThemeToggle } from "@/components/shell/theme-toggle";
 import { Badge } from "@/components/ui/badge";
 import { canAccess, navFor } from "@/lib/auth/roles";
 import { accountBase, type DashboardAccount, type DashboardUser } from "@/lib/dashboard/access";
-import { instanceInfo } from "@/lib/dashboard/instance";
+import { diskSpaceView, instanceInfo } from "@/lib/dashboard/instance";
 import { AccountSwitcher } from "./account-switcher";
 
 /**
@@ -31,6 +32,7 @@ export async function DashboardShell({
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   // The sandbox inbox exists only while the sandbox transport plays the MX.
   const { sandbox } = instanceInfo();
+  const disk = diskSpaceView();
   const base = account ? accountBase(account.accountId) : undefined;
   const links =
     account && base
@@ -91,6 +93,7 @@ export async function DashboardShell({
         </div>
       </header>
       <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
+        {disk && <DiskSpaceBanner disk={disk} />}
         {user.mustChangePassword && <ChangePasswordBanner />}
         {children}
       </main>

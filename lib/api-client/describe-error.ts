@@ -1,3 +1,4 @@
+import { OUTAGE_MESSAGES, outageMessage } from "../domain/outage-message";
 import { ApiRequestError } from "./client";
 
 /** A sentence for the page that says what went wrong and what to do. */
@@ -6,9 +7,13 @@ export function describeApiError(err: unknown): string {
     const first = err.errors[0];
     if (err.status === 401) return "The dashboard's API key was refused. Check MAILROOM_API_KEY, or unset it to use the provisioned key.";
     if (err.status === 429) return "The API is rate limiting the dashboard. Wait a few seconds and try again.";
+    if (first?.Code === 507) return OUTAGE_MESSAGES["disk-full"];
+    if (err.status === 503) return OUTAGE_MESSAGES.unavailable;
     if (first?.Field) return `The API refused the filter ${first.Field}: ${first.Message}. Change the filter and try again.`;
     return `The API answered ${err.status}${first ? ` (${first.Message})` : ""}. Try again.`;
   }
+  const outage = outageMessage(err);
+  if (outage) return outage;
   const message = err instanceof Error ? err.message : String(err);
   return `${message.replace(/\.$/, "")}. Check that the API is running and try again.`;
 }

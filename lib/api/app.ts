@@ -22,7 +22,7 @@ export function createApiApp(ctx: AppContext): Hono {
   // Request id, access log and request metrics for every path; the 500 envelope for defects.
   app.use("*", requestContext(ctx.log, ctx.httpMetrics) as unknown as MiddlewareHandler);
   app.use("*", securityHeaders()); // nosniff everywhere; CSP and framing rules on every text/html page (ADR 0503)
-  app.onError(onApiError(ctx.log));
+  app.onError(onApiError(ctx.log, ctx.outage));
   // Bodies are bounded before anything reads them: /api/v1 by its routes' readJsonBody
   // (MAILROOM_MAX_BODY_BYTES); the paths below take no body or a tiny one.
   for (const path of ["/t/*", "/healthz", "/readyz", "/metrics"]) app.use(path, bodyLimit(TRACKING_BODY_LIMIT_BYTES));

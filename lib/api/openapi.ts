@@ -62,7 +62,10 @@ const ERROR_STATUSES = {
   },
   429: { name: "TooManyRequests", what: "Sending rate, daily quota or request rate exceeded; `Retry-After` says when to retry." },
   500: { name: "InternalServerError", what: "A defect; never a stack trace (it is logged with the request id)." },
-  503: { name: "ServiceUnavailable", what: "The database is unreachable for a moment (an outage, not a defect); `Retry-After` says when to retry." },
+  503: {
+    name: "ServiceUnavailable",
+    what: "The database is unreachable for a moment (code 503), or the server's disk is full or below its reserve (code 507): an outage, not a defect; `Retry-After` says when to retry.",
+  },
 } as const;
 type ErrorStatus = keyof typeof ERROR_STATUSES;
 

@@ -52,7 +52,7 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
   const publicRoutes = new Set(routeTableOf(routes.filter((r) => isPublicPath(r.path))).map((r) => V1_PREFIX + r.path));
 
   const app = new Hono<ApiEnv>({ strict: false });
-  app.onError(onApiError(ctx.log));
+  app.onError(onApiError(ctx.log, ctx.outage));
   app.use("*", routeGuard(V1_PREFIX, routeTableOf(routes)));
 
   const auth = requireApiKey(ctx.database.db);

@@ -44,6 +44,8 @@ export const ERROR_MESSAGES = {
   500: "Internal server error",
   // Extension: the database is unreachable for a moment (restart, failover).
   503: "Service unavailable",
+  // Extension: the server's disk is full (or below its reserve): nothing new can be stored for now. HTTP 503 with Retry-After.
+  507: "Service unavailable: the server's disk is full",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;
@@ -59,7 +61,7 @@ export function httpStatusOf(code: ErrorCode): number {
   if (code === 413) return 413;
   if (code === 422) return 422;
   if (code === 500) return 500;
-  if (code === 503) return 503;
+  if (code === 503 || code === 507) return 503;
   return 400; // 2–11, 15, 16, 18–31: the email request is malformed
 }
 

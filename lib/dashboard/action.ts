@@ -5,6 +5,7 @@ import { ApiRequestError } from "../api-client/client";
 import { describeApiError } from "../api-client/describe-error";
 import type { Area } from "../auth/roles";
 import { DomainError } from "../domain/accounts";
+import { outageMessage } from "../domain/outage-message";
 import { checkAccess, getDashboardUser, type AccountAccess, type DashboardUser } from "./access";
 import { ActionRefusal } from "./refusal";
 
@@ -54,6 +55,9 @@ export function staffAction<S extends z.ZodType, T>(
       if (err instanceof ActionRefusal) return { ok: false, error: err.message, ...(err.fieldErrors && { fieldErrors: err.fieldErrors }) };
       if (err instanceof DomainError) return { ok: false, error: err.message };
       if (err instanceof ApiRequestError) return { ok: false, error: describeApiError(err) };
+      // An outage of the database (unreachable, disk full) is said plainly, not thrown as a defect.
+      const outage = outageMessage(err);
+      if (outage) return { ok: false, error: outage };
       throw err;
     }
   };
@@ -80,6 +84,8 @@ export function ownerAction<S extends z.ZodType, T>(
     } catch (err) {
       if (err instanceof ActionRefusal) return { ok: false, error: err.message, ...(err.fieldErrors && { fieldErrors: err.fieldErrors }) };
       if (err instanceof DomainError) return { ok: false, error: err.message };
+      const outage = outageMessage(err);
+      if (outage) return { ok: false, error: outage };
       throw err;
     }
   };

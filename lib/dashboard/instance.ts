@@ -30,3 +30,24 @@ export function smtpSubmissionView(): SmtpSubmissionView {
     tls: info?.tls ?? "none",
   };
 }
+
+/** The data directory's free space when it is below MAILROOM_DISK_WARN_FREE (the banner of every page), else undefined. */
+export interface DiskSpaceView {
+  /** low: below the warning threshold; critical: below MAILROOM_DISK_MIN_FREE, new messages are refused. */
+  level: "low" | "critical";
+  freeBytes: number;
+  totalBytes: number;
+  /** The threshold crossed: MAILROOM_DISK_MIN_FREE when critical, else MAILROOM_DISK_WARN_FREE. */
+  thresholdBytes: number;
+}
+
+export function diskSpaceView(): DiskSpaceView | undefined {
+  const status = getServerContext().disk.status();
+  if (!status || status.level === "ok") return undefined;
+  return {
+    level: status.level,
+    freeBytes: status.freeBytes,
+    totalBytes: status.totalBytes,
+    thresholdBytes: status.level === "critical" ? status.minFreeBytes : status.warnFreeBytes,
+  };
+}

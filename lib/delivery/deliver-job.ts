@@ -157,7 +157,9 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
   const classifications: Classification[] = new Array(recipients.length);
   const answers: (TransportResult | undefined)[] = new Array(recipients.length);
   const internal = (i: number, err: unknown, where: string) => {
-    ctx.log.error({ err, messageId: message.id, recipient: recipients[i]!.email, requestId: entry.requestId }, `delivery: ${where} threw; retried as an internal error`);
+    const detail = { messageId: message.id, recipient: recipients[i]!.email, requestId: entry.requestId };
+    // A database outage is logged once per outage (docs/adr/0008); a defect every time.
+    if (!ctx.outage.report("delivery", err, detail)) ctx.log.error({ err, ...detail }, `delivery: ${where} threw; retried as an internal error`);
     classifications[i] = internalErrorClassification(err);
   };
   let size = 0;

@@ -56,6 +56,7 @@ export async function startDelivery(
     concurrency: ctx.config.workers.concurrency,
     pollIntervalMs: 1000,
     log: ctx.log,
+    outage: (err, detail) => ctx.outage.report("delivery", err, detail) !== undefined,
     db,
     lease: options.lease,
     // Jobs whose copies wait on peers that do not answer leave room for as many more (docs/adr/0321).

@@ -53,9 +53,11 @@ export function requestContext(log: Logger, metrics: HttpMetrics): MiddlewareHan
       const route = c.get("route") ?? fallbackRoute(c.req.path);
       const status = c.res.status;
       metrics.observe(c.req.method, route, status, ms / 1000);
-      if (child.isLevelEnabled(status >= 500 ? "error" : "info")) {
+      // A 503 is an outage the service handled (logged once by the outage log, docs/adr/0008): warn, not error.
+      const level = status === 503 ? "warn" : status >= 500 ? "error" : "info";
+      if (child.isLevelEnabled(level)) {
         const ip = c.req.header(CLIENT_ADDRESS_HEADER) ?? "";
-        child[status >= 500 ? "error" : "info"]({ method: c.req.method, route, path: c.req.path, status, ms: Math.round(ms * 10) / 10, ip }, "request");
+        child[level]({ method: c.req.method, route, path: c.req.path, status, ms: Math.round(ms * 10) / 10, ip }, "request");
       }
     }
   };

@@ -55,7 +55,10 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
             callback(null, "2.0.0 Ok");
           },
           (err: Error) => {
-            ctx.log.error({ err, from: envelope.from, to: envelope.to }, "inbound message could not be processed");
+            // A database outage is logged once per outage (docs/adr/0008); a defect every time.
+            const fault = ctx.outage.report("inbound", err, { from: envelope.from, to: envelope.to });
+            if (!fault) ctx.log.error({ err, from: envelope.from, to: envelope.to }, "inbound message could not be processed");
+            if (fault === "disk-full") return callback(Object.assign(new Error("4.3.1 Mail system full, try again later"), { responseCode: 452 }));
             callback(Object.assign(new Error("4.3.0 Temporary failure, try again later"), { responseCode: 451 }));
           },
         );

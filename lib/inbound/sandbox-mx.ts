@@ -215,8 +215,10 @@ export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): 
         })().then(
           (id) => callback(null, `2.0.0 Ok: queued as sandbox-${id}`),
           (err: Error) => {
-            ctx.log.error({ err }, "sandbox MX could not store a message");
-            callback(smtpError(451, "4.3.0 Temporary storage failure (sandbox)"));
+            // A database outage is logged once per outage (docs/adr/0008); a defect every time.
+            const fault = ctx.outage.report("sandbox", err);
+            if (!fault) ctx.log.error({ err }, "sandbox MX could not store a message");
+            callback(fault === "disk-full" ? smtpError(452, "4.3.1 Mail system full (sandbox)") : smtpError(451, "4.3.0 Temporary storage failure (sandbox)"));
           },
         );
       }, (err: Error) => callback(err));

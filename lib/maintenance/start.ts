@@ -39,6 +39,7 @@ export async function startMaintenance(
           concurrency: 1,
           pollIntervalMs: options.pollIntervalMs ?? 30_000,
           log: ctx.log,
+          outage: (err, detail) => ctx.outage.report("jobs", err, detail) !== undefined,
           lease: options.lease,
           handler: async () => {
             const report = await job.run(ctx, new Date());

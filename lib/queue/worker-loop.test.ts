@@ -166,3 +166,34 @@ describe("startJobLoop", () => {
     expect(f.completed).toEqual(["slow"]);
   });
 });
+
+describe("startJobLoop's outage callback", () => {
+  it("hands database outages to it instead of warning, and warns for the rest", async () => {
+    const f = fakeBoss([
+      { id: "a", data: 1 },
+      { id: "b", data: 2 },
+    ]);
+    const warned: string[] = [];
+    const warnLog = pino({ level: "warn" }, { write: (line: string) => void warned.push(JSON.parse(line).msg) });
+    const handed: Record<string, unknown>[] = [];
+    const loop = startJobLoop(f.boss, {
+      queue: numbers,
+      concurrency: 2,
+      pollIntervalMs: 1000,
+      log: warnLog,
+      outage: (err, detail) => {
+        const isOutage = (err as { code?: string }).code === "ECONNREFUSED";
+        if (isOutage) handed.push(detail);
+        return isOutage;
+      },
+      handler: async (n) => {
+        if (n === 1) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+        throw new Error("a defect");
+      },
+    });
+    for (let i = 0; i < 100 && f.failed.length < 2; i++) await sleep(10);
+    await loop.stop();
+    expect(handed).toEqual([{ queue: "q", jobId: "a" }]);
+    expect(warned).toEqual(["job failed; pg-boss will retry it"]);
+  });
+});

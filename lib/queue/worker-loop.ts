@@ -41,6 +41,12 @@ export interface JobLoopOptions<T> {
    */
   handler: (data: T, job: { id: string }) => Promise<void | typeof SETTLED>;
   log: Logger;
+  /**
+   * Takes a failure that may be a database outage: true when it was one and
+   * has been logged by the process's outage log (once per outage at error,
+   * docs/adr/0008); the loop then logs nothing itself.
+   */
+  outage?: (err: unknown, detail: Record<string, unknown>) => boolean;
   /** Where fetch/complete/fail run (default pg-boss's own pool); a prepared-statement adapter saves their planning. */
   db?: QueueDb;
   /**
@@ -105,19 +111,23 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
     void p.finally(() => completing.delete(p));
   };
 
+  const logFailure = (err: unknown, detail: Record<string, unknown>, message: string) => {
+    if (!options.outage?.(err, detail)) options.log.warn({ err, ...detail }, message);
+  };
+
   const run = async (job: { id: string; data: unknown }) => {
     try {
       const payload = parsePayload(options.queue, job.data);
       if (!payload.ok) {
         options.log.error({ queue: name, jobId: job.id, reason: payload.reason }, "job payload refused; failed without retry");
-        track(failJobForGood(db, name, job.id, payload.reason).catch((err: Error) => options.log.warn({ err, queue: name }, "failing a job failed")));
+        track(failJobForGood(db, name, job.id, payload.reason).catch((err: Error) => logFailure(err, { queue: name }, "failing a job failed")));
         return;
       }
       if ((await options.handler(payload.data, job)) !== SETTLED) {
-        track(complete(job.id).catch((err: Error) => options.log.warn({ err, queue: name }, "completing jobs failed")));
+        track(complete(job.id).catch((err: Error) => logFailure(err, { queue: name }, "completing jobs failed")));
       }
     } catch (err) {
-      options.log.warn({ err, queue: name, jobId: job.id }, "job failed; pg-boss will retry it");
+      logFailure(err, { queue: name, jobId: job.id }, "job failed; pg-boss will retry it");
       const message = err instanceof Error ? err.message : String(err);
       await boss.fail(name, job.id, { message }, { db }).catch(() => {});
     } finally {
@@ -143,7 +153,7 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
             void run(job);
           }
         } catch (err) {
-          if (running) options.log.warn({ err, queue: name }, "fetching jobs failed");
+          if (running) logFailure(err, { queue: name }, "fetching jobs failed");
         }
       }
       if (!running) break;

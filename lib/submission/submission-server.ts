@@ -66,6 +66,16 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
   if (!tls) ctx.log.warn("SMTP submission: no certificate (set MAILROOM_SUBMISSION_TLS_CERT/_KEY, or install openssl); running without TLS, AUTH from loopback only");
 
   const keyOf = (session: SMTPServerSession) => session.user as AuthenticatedKey;
+  /**
+   * A check that threw: a database outage (unreachable, disk full) is
+   * counted by the outage log (one error line per outage, docs/adr/0008)
+   * and answered 451 or 452; anything else is a defect, logged at error.
+   */
+  const failed = (err: Error, what: string, detail: Record<string, unknown> = {}): SmtpReply => {
+    const fault = ctx.outage.report("smtp", err, detail);
+    if (!fault) ctx.log.error({ err, ...detail }, what);
+    return fault === "disk-full" ? REPLY.diskFull : REPLY.temporary;
+  };
 
   const options: SMTPServerOptions = {
     name: ctx.config.delivery.heloName,
@@ -133,22 +143,18 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
           slots.get(session)?.cancelDeadline();
           callback(null, { user: result.key });
         },
-        (err: Error) => {
-          ctx.log.error({ err }, "SMTP submission: AUTH failed");
-          callback(refuse(REPLY.temporary));
-        },
+        (err: Error) => callback(refuse(failed(err, "SMTP submission: AUTH failed"))),
       );
     },
 
     onMailFrom(address, session, callback) {
       if (!isValidEmail(address.address)) return callback(refuse(REPLY.badSender));
+      // Below MAILROOM_DISK_MIN_FREE nothing new is accepted: say so before the client sends the message.
+      if (ctx.disk.status()?.level === "critical") return callback(refuse(REPLY.diskFull));
       const domain = emailDomain(address.address);
       isVerifiedDomain(ctx.database, keyOf(session).accountId, domain).then(
         (ok) => callback(ok ? undefined : refuse(REPLY.senderNotVerified(domain))),
-        (err: Error) => {
-          ctx.log.error({ err }, "SMTP submission: MAIL FROM check failed");
-          callback(refuse(REPLY.temporary));
-        },
+        (err: Error) => callback(refuse(failed(err, "SMTP submission: MAIL FROM check failed"))),
       );
     },
 
@@ -162,10 +168,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
           const row = found.get(normalizeEmail(address.address));
           callback(row ? refuse(REPLY.suppressed(row.reason)) : undefined);
         },
-        (err: Error) => {
-          ctx.log.error({ err }, "SMTP submission: RCPT check failed");
-          callback(refuse(REPLY.temporary));
-        },
+        (err: Error) => callback(refuse(failed(err, "SMTP submission: RCPT check failed"))),
       );
     },
 
@@ -187,10 +190,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
       };
       answer().then(
         (reply) => (reply.code === 250 ? callback(null, reply.text) : callback(refuse(reply))),
-        (err: Error) => {
-          ctx.log.error({ err, ...envelope }, "SMTP submission: the message could not be accepted");
-          callback(refuse(REPLY.temporary));
-        },
+        (err: Error) => callback(refuse(failed(err, "SMTP submission: the message could not be accepted", envelope))),
       );
     },
   };

@@ -213,7 +213,8 @@ export class NotificationDispatcher {
     try {
       await this.write({ kind: "release", notificationId, jobId: held.jobId, delayMs: this.stopping ? 0 : delayMs });
     } catch (err) {
-      this.ctx.log.warn({ err, notificationId }, "handing a webhook notification back failed; its claim expires");
+      // A database outage is logged once per outage (docs/adr/0008).
+      if (!this.ctx.outage.report("webhooks", err, { notificationId })) this.ctx.log.warn({ err, notificationId }, "handing a webhook notification back failed; its claim expires");
     } finally {
       held.settle();
     }
@@ -227,7 +228,8 @@ export class NotificationDispatcher {
       record = await this.attemptNow(n);
     } catch (err) {
       // A defect after the post: hand the row back rather than leak its slot; it is due again after deferMs.
-      this.ctx.log.error({ err, notificationId: n.id }, "webhook attempt threw; handed back");
+      // A database outage is logged once per outage (docs/adr/0008).
+      if (!this.ctx.outage.report("webhooks", err, { notificationId: n.id })) this.ctx.log.error({ err, notificationId: n.id }, "webhook attempt threw; handed back");
       return this.handBack(n.id, this.options.deferMs);
     } finally {
       this.activePosts--;
@@ -244,7 +246,10 @@ export class NotificationDispatcher {
       await this.write({ kind: "record", record, jobId: held.jobId });
     } catch (err) {
       // The row stays claimed until its lease ends; its job expires and runs again.
-      this.ctx.log.error({ err, notificationId: record.notificationId }, "recording a webhook attempt failed");
+      // A database outage is logged once per outage (docs/adr/0008); a defect every time.
+      if (!this.ctx.outage.report("webhooks", err, { notificationId: record.notificationId })) {
+        this.ctx.log.error({ err, notificationId: record.notificationId }, "recording a webhook attempt failed");
+      }
     } finally {
       held.settle();
     }

@@ -31,6 +31,7 @@ export async function startNotifications(
     maxBatch: 200,
     pollIntervalMs: dispatcherOptions.pollIntervalMs,
     log: ctx.log,
+    outage: (err, detail) => ctx.outage.report("webhooks", err, detail) !== undefined,
     db: preparedSql(database.pool),
     lease: options.lease,
     // The dispatcher completes or hands back each job with the notification's outcome.

@@ -38,5 +38,7 @@ export const REPLY = {
   quotaReached: (seconds: number): SmtpReply => reply(554, `5.7.1 Daily quota of this API key reached: it resets in ${seconds} seconds`),
   unparsable: reply(554, "5.6.0 The message could not be parsed as RFC 5322 / MIME"),
   temporary: reply(451, "4.3.0 Temporary failure, try again later"),
+  /** The server's disk is full or below its reserve (MAILROOM_DISK_MIN_FREE): RFC 5321 452, RFC 3463 4.3.1 "mail system full". */
+  diskFull: reply(452, "4.3.1 Mail system full: the server's disk is full, try again later"),
   accepted: (messageId: string): SmtpReply => reply(250, `2.0.0 OK ${messageId}`),
 } as const;
