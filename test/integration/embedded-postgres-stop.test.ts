@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, startAppProcess, waitFor, type Proc } from "../support/processes";
+import { alive, postmasterPid, stopLeftPostmaster } from "../support/postmaster-pid";
 
 /**
  * The embedded PostgreSQL runs in its own process group and is stopped last
@@ -13,19 +14,6 @@ import { freePort, startAppProcess, waitFor, type Proc } from "../support/proces
  * next start, which starts its own.
  */
 const root = path.resolve(import.meta.dirname, "../..");
-
-function postmasterPid(dataDir: string): number {
-  return Number(readFileSync(path.join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Every process below `pid`, with its command line. */
 function descendants(pid: number): { pid: number; args: string }[] {
@@ -50,6 +38,7 @@ describe("stopping the embedded PostgreSQL", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c().catch(() => {});
+    for (const d of dirs) stopLeftPostmaster(d);
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 

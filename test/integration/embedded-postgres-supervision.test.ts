@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { openDatabase } from "../../lib/storage/database";
 import { startEmbeddedPostgres } from "../../lib/storage/embedded";
 import { bearer } from "../support/fixtures";
 import { startAppProcess, waitFor, type Proc } from "../support/processes";
+import { alive, postmasterPid, stopLeftPostmaster } from "../support/postmaster-pid";
 
 /**
  * The app supervises the embedded PostgreSQL server it started
@@ -15,24 +16,12 @@ import { startAppProcess, waitFor, type Proc } from "../support/processes";
  * down, the app starts it again within seconds, and a message sent after
  * the recovery is delivered by the worker processes.
  */
-function postmasterPid(dataDir: string): number {
-  return Number(readFileSync(path.join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe("the embedded PostgreSQL server, supervised by the app", () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-pg-supervised-"));
   let app: (Proc & { url: string }) | undefined;
   afterAll(async () => {
     await app?.kill("SIGTERM");
+    stopLeftPostmaster(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   });
 

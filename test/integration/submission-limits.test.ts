@@ -1,36 +1,10 @@
-import { connect, type Socket } from "node:net";
-import os from "node:os";
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestAccount } from "../support/fixtures";
 import { expectNoRecipientLeftQueued } from "../support/delivery-helpers";
+import { externalAddress, rawSession } from "../support/smtp-raw";
 import { submissionEnv } from "../support/submission";
 import { startTestApp, type TestApp } from "../support/test-app";
-
-/** A raw SMTP session over TCP: what the server writes, line by line. */
-function rawSession(port: number, host = "127.0.0.1") {
-  const socket: Socket = connect(port, host);
-  let buffer = "";
-  let closed = false;
-  socket.on("data", (c: Buffer) => (buffer += c.toString("latin1")));
-  socket.on("close", () => (closed = true));
-  socket.on("error", () => {});
-  const waitFor = async (re: RegExp, timeoutMs = 5000) => {
-    const until = Date.now() + timeoutMs;
-    while (!re.test(buffer)) {
-      if (Date.now() > until) throw new Error(`no ${re} in ${JSON.stringify(buffer)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return buffer;
-  };
-  return { socket, waitFor, send: (line: string) => socket.write(`${line}\r\n`), isClosed: () => closed, end: () => socket.destroy() };
-}
-
-/** A non-loopback IPv4 address of this machine: connecting to it from here is a non-loopback client. */
-function externalAddress(): string {
-  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
-  throw new Error("this machine has no non-loopback IPv4 address to test plain-text AUTH refusal from");
-}
 
 describe("SMTP submission: per-connection limits", () => {
   let app: TestApp;
