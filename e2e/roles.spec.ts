@@ -89,7 +89,14 @@ test("a role change or a removal applies to a signed-in user at once", async ({ 
     await expect(page).toHaveURL(/\/events$/);
     expect((await page.goto(`/messages/${messages.engaged}`))?.status()).toBe(200);
 
+    // A role change ends the user's sessions (docs/adr/0507): signed out at once; signed in again, the new role holds.
     await changeStaffRole(database.db, "temp@example.com", "marketing");
+    await page.goto(`/messages/${messages.engaged}`);
+    await expect(page).toHaveURL(/\/login/);
+    await page.getByLabel("Email").fill("temp@example.com");
+    await page.getByLabel("Password").fill("temp-password-1");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).not.toHaveURL(/\/login/);
     expect((await page.goto(`/messages/${messages.engaged}`))?.status()).toBe(403);
 
     await removeStaffUser(database.db, "temp@example.com");

@@ -103,7 +103,9 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
       submitReport: async (raw, envelope) => void (await submitReport(ctx, raw, envelope)),
     });
     stoppers.push(sandbox.stop);
-    transport = createFixedTransport("sandbox", { host: sandbox.host, port: sandbox.port, secure: false }, transportOptions);
+    // Our own process on loopback never tarpits: a slow answer there is load (a busy database), and
+    // deferring copies untried for it would only delay them by a retry. No shared-budget refusals.
+    transport = createFixedTransport("sandbox", { host: sandbox.host, port: sandbox.port, secure: false }, { ...transportOptions, shared: undefined });
   } else if (ctx.config.delivery.mode === "relay") {
     transport = createFixedTransport("relay", parseRelayUrl(ctx.config.delivery.relayUrl!), transportOptions);
   } else {
