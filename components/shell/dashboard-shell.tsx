@@ -78,18 +78,19 @@ export async function DashboardShell({
           <NavLinks groups={groupNav(items)} />
         </nav>
         <div className="mt-auto flex flex-col gap-2 border-t border-slate-200 px-3 pt-3 dark:border-slate-800" data-testid="user-menu">
-          <div className="flex min-w-0 items-center gap-2">
-            <span className="min-w-0 truncate text-sm" data-testid="current-user" title={user.email}>
-              {user.email}
-            </span>
-            {account && <Badge tone="accent">{account.role}</Badge>}
-          </div>
-          <Link href="/account/password" className="text-sm text-slate-600 underline-offset-2 hover:underline dark:text-slate-400">
+          <span className="truncate text-sm" data-testid="current-user" title={user.email}>
+            {user.email}
+          </span>
+          <Link
+            href="/account/password"
+            className="self-start whitespace-nowrap text-sm text-slate-600 underline-offset-2 hover:underline dark:text-slate-400"
+          >
             Change password
           </Link>
-          <div className="flex items-center justify-between gap-2">
+          <div className="flex items-center gap-2">
             <ThemeToggle initial={theme} />
-            <form action={signOut}>
+            {account && <Badge tone="accent">{account.role}</Badge>}
+            <form action={signOut} className="ml-auto">
               <button
                 type="submit"
                 className="whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100 dark:text-slate-200 dark:hover:bg-slate-800"
