@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { canAccess, homeFor, isRole, navFor } from "./roles";
+import { canAccess, groupNav, homeFor, isRole, NAV_ITEMS, navFor } from "./roles";
 
 describe("roles", () => {
   it("gives admin every area", () => {
-    expect(navFor("admin").map((i) => i.area)).toEqual(["overview", "events", "compose", "sandbox", "webhooks", "settings"]);
+    expect(navFor("admin").map((i) => i.area)).toEqual(["overview", "events", "sandbox", "compose", "webhooks", "settings"]);
     expect(canAccess("admin", "messages")).toBe(true);
   });
 
   it("gives support events, messages, compose and sandbox only", () => {
-    expect(navFor("support").map((i) => i.area)).toEqual(["events", "compose", "sandbox"]);
+    expect(navFor("support").map((i) => i.area)).toEqual(["events", "sandbox", "compose"]);
     expect(canAccess("support", "messages")).toBe(true);
     expect(canAccess("support", "overview")).toBe(false);
     expect(canAccess("support", "webhooks")).toBe(false);
@@ -26,5 +26,29 @@ describe("roles", () => {
   it("refuses an unknown or missing role", () => {
     expect(isRole("owner")).toBe(false);
     expect(canAccess(undefined, "events")).toBe(false);
+  });
+
+  it("groups the navigation under headings, leaving out a group the role has nothing in", () => {
+    expect(groupNav(navFor("admin")).map((g) => [g.group, g.items.map((i) => i.area)])).toEqual([
+      ["Activity", ["overview", "events", "sandbox"]],
+      ["Send", ["compose"]],
+      ["Configure", ["webhooks", "settings"]],
+    ]);
+    expect(groupNav(navFor("marketing")).map((g) => g.group)).toEqual(["Activity"]);
+    expect(groupNav(navFor("support")).map((g) => g.group)).toEqual(["Activity", "Send"]);
+    expect(groupNav([])).toEqual([]);
+  });
+
+  it("keeps each group's entries together in NAV_ITEMS, so the display order is the table's order", () => {
+    const flat = groupNav(NAV_ITEMS).flatMap((g) => g.items);
+    expect(flat).toEqual([...NAV_ITEMS]);
+  });
+
+  it("puts an entry of a later group in its group, whatever its position in the list", () => {
+    const items = [
+      { group: "Instance" as const, label: "Accounts" },
+      { group: "Activity" as const, label: "Events" },
+    ];
+    expect(groupNav(items).map((g) => g.items.map((i) => i.label))).toEqual([["Events"], ["Accounts"]]);
   });
 });

@@ -23,20 +23,29 @@ export const AREA_ROLES: Record<Area, readonly Role[]> = {
   settings: ["admin"],
 };
 
+/**
+ * The headings of the dashboard's navigation, in display order: an account's
+ * areas fall into the first three; "Instance" holds what is above the
+ * accounts (the owner's Accounts page, added by the shell).
+ */
+export const NAV_GROUPS = ["Activity", "Send", "Configure", "Instance"] as const;
+export type NavGroup = (typeof NAV_GROUPS)[number];
+
 export interface NavItem {
   area: Area;
   href: string;
   label: string;
+  group: NavGroup;
 }
 
-/** The navigation in display order. */
+/** The navigation in display order (a new area goes into its group here). */
 export const NAV_ITEMS: readonly NavItem[] = [
-  { area: "overview", href: "/", label: "Overview" },
-  { area: "events", href: "/events", label: "Events" },
-  { area: "compose", href: "/compose", label: "Compose" },
-  { area: "sandbox", href: "/sandbox", label: "Sandbox" },
-  { area: "webhooks", href: "/webhooks", label: "Webhooks" },
-  { area: "settings", href: "/settings", label: "Settings" },
+  { area: "overview", href: "/", label: "Overview", group: "Activity" },
+  { area: "events", href: "/events", label: "Events", group: "Activity" },
+  { area: "sandbox", href: "/sandbox", label: "Sandbox", group: "Activity" },
+  { area: "compose", href: "/compose", label: "Compose", group: "Send" },
+  { area: "webhooks", href: "/webhooks", label: "Webhooks", group: "Configure" },
+  { area: "settings", href: "/settings", label: "Settings", group: "Configure" },
 ];
 
 export function isRole(value: unknown): value is Role {
@@ -50,6 +59,15 @@ export function canAccess(role: Role | undefined, area: Area): boolean {
 /** Navigation entries the role may use. */
 export function navFor(role: Role): NavItem[] {
   return NAV_ITEMS.filter((item) => canAccess(role, item.area));
+}
+
+/**
+ * Entries under their group's heading, groups in NAV_GROUPS order, each
+ * group's entries in the order given; a group without entries is left out
+ * (a role sees no heading over nothing).
+ */
+export function groupNav<T extends { group: NavGroup }>(items: readonly T[]): { group: NavGroup; items: T[] }[] {
+  return NAV_GROUPS.map((group) => ({ group, items: items.filter((item) => item.group === group) })).filter((g) => g.items.length > 0);
 }
 
 /** Where a role lands after sign-in: the first page it may use. */
