@@ -27,3 +27,19 @@ export function formatBytes(n: number): string {
   }
   return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }
+
+/** A delay of whole minutes or hours as people write it: `5 min`, `4 h`, `90 min`, `45 s`. */
+export function formatDelay(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 1000)} s`;
+}
+
+/** A retry schedule (the delay before each retry) as one sentence: `retried (5 min up to 4 h; 8 attempts in all)`. */
+export function describeRetrySchedule(delaysMs: readonly number[]): string {
+  if (delaysMs.length === 0) return "not retried (one attempt in all)";
+  const first = formatDelay(delaysMs[0]!);
+  const last = formatDelay(delaysMs.at(-1)!);
+  const span = delaysMs.length === 1 || first === last ? `after ${first}` : `${first} up to ${last}`;
+  return `retried (${span}; ${delaysMs.length + 1} attempts in all)`;
+}

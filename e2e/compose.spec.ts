@@ -148,6 +148,24 @@ test("field errors: an over-limit BCC in the form, an unverified From domain fro
   expect(((await res.json()) as { errors: Record<string, string> }).errors.BCC).toMatch(/At most 5/);
 });
 
+test("a subject is counted in characters, as the API counts it: 600 emoji are sent, 999 are refused by the form", async ({ page }) => {
+  await signIn(page, "support");
+  await page.goto("/compose");
+  await page.getByLabel("From address").fill("emoji");
+  await page.getByLabel("To 1 email").fill("emoji.reader@example.org");
+  await expect(page.getByLabel("Sender domain")).toHaveValue("example.com");
+  await page.getByLabel("HTML", { exact: true }).fill("<p>Hello</p>");
+  // 999 characters (1998 UTF-16 units): the input keeps them all, the form refuses them.
+  await page.getByLabel("Subject").fill("😀".repeat(999));
+  await expect(page.getByLabel("Subject")).toHaveValue("😀".repeat(999));
+  await page.getByTestId("send").click();
+  await expect(page.locator("#subject-error")).toContainText("At most 998 characters");
+  // 600 characters (1200 UTF-16 units): within the API's 998.
+  await page.getByLabel("Subject").fill("😀".repeat(600));
+  await page.getByTestId("send").click();
+  await expect(page.getByTestId("sent-message-id")).toHaveText(/^[0-9a-f-]{36}$/);
+});
+
 test("a large upload shows its progress", async ({ page }) => {
   test.setTimeout(90_000);
   await signIn(page, "admin");

@@ -74,6 +74,8 @@ test("register, test, watch a retried notification, rotate the key, delete", asy
     await signIn(page, "admin");
     await page.goto("/webhooks");
     await expect(page.getByRole("heading", { name: "Webhooks", exact: true })).toBeVisible();
+    // The retry schedule is the configured one (e2e/global-setup.ts), not a sentence written for the default.
+    await expect(page.getByText("Failed deliveries are retried (1 s up to 2 s; 8 attempts in all)")).toBeVisible();
 
     // URL validation in the form, with the HTTPS hint.
     await page.getByLabel("URL").fill("not a url");

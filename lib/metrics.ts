@@ -15,11 +15,6 @@ export interface AppMetrics {
   webhookAttempts: Counter<"result">;
 }
 
-/** The context's metrics (`ctx.metrics`), for callers written against the former lookup. */
-export function appMetricsFor(ctx: { metrics: AppMetrics }): AppMetrics {
-  return ctx.metrics;
-}
-
 export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query">, disk?: Pick<DiskMonitor, "status">): AppMetrics {
   const deliveries = new Counter({
     name: "mailroom_deliveries_total",

@@ -1,15 +1,21 @@
 import { z } from "zod";
 import { addressInputSchema } from "./common";
+import { withinCodePoints } from "./text";
 
 /**
  * POST /email (docs/contract.md §5). The schema
  * here is the permissive wire shape, for the OpenAPI document, the dashboard's
  * compose form and the API client. The server's validation is the ordered,
  * code-by-code check of lib/domain/email-request (it must report the spec's
- * error codes, which a zod schema cannot express). Imports only zod.
+ * error codes, which a zod schema cannot express); both count lengths and
+ * characters by lib/contract/text.ts. Imports only zod and lib/contract.
  */
 
-/** Recipient count limits per message (docs/contract.md §5.3–§5.6). */
+/**
+ * Recipient count limits per message (docs/contract.md §5.3–§5.6). The
+ * subject and tag lengths are characters (code points), as
+ * lib/contract/text.ts counts them, not UTF-16 units.
+ */
 export const MAX_TO = 10;
 export const MAX_CC = 10;
 export const MAX_BCC = 5;
@@ -70,11 +76,24 @@ export const emailRequestSchema = z.object({
   CC: z.array(addressInputSchema).max(MAX_CC).optional(),
   BCC: z.array(addressInputSchema).max(MAX_BCC).optional(),
   ReplyTo: z.array(addressInputSchema).max(MAX_REPLY_TO).optional(),
-  Subject: z.string().min(1).max(MAX_SUBJECT_LENGTH),
+  Subject: z
+    .string()
+    .min(1)
+    .refine((s) => withinCodePoints(s, MAX_SUBJECT_LENGTH), `At most ${MAX_SUBJECT_LENGTH} characters`)
+    .meta({ maxLength: MAX_SUBJECT_LENGTH }),
   ContentType: z.string().describe("`HTML` or `Text` (any case; `plain` = Text). Reported as HTML whenever an HTML body is present."),
   HTMLContent: z.string().optional(),
   PlainContent: z.string().optional(),
-  Tags: z.array(z.string().min(1).max(MAX_TAG_LENGTH)).max(MAX_TAGS).optional(),
+  Tags: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((t) => withinCodePoints(t, MAX_TAG_LENGTH), `At most ${MAX_TAG_LENGTH} characters`)
+        .meta({ maxLength: MAX_TAG_LENGTH }),
+    )
+    .max(MAX_TAGS)
+    .optional(),
   Headers: z
     .record(z.string(), z.string())
     .optional()

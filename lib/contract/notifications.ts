@@ -108,6 +108,3 @@ export type Notification = z.infer<typeof notificationSchema>;
 export function notificationOf<T extends z.ZodType>(eventData: T) {
   return z.strictObject({ Signature: notificationSignatureSchema, EventData: eventData });
 }
-
-/** Standard Webhooks headers that every notification request also carries. */
-export const STANDARD_WEBHOOK_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature"] as const;

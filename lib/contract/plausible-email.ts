@@ -1,6 +1,6 @@
 /**
  * The loose check of an address typed by a person (staff sign-in names,
- * suppressions added in the dashboard, the compose form): one `@` with
+ * suppressions added in the dashboard): one `@` with
  * something before it, no whitespace, and a dot inside the domain. The same
  * as /^[^\s@]+@[^\s@]+\.[^\s@]+$/, without its quadratic backtracking on
  * long input. Not the API's address parser (addressparser, docs/adr/0103).

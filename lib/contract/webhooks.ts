@@ -37,6 +37,9 @@ export const webhookEventSchema = z.enum([...REGISTRATION_EVENTS, ...NOTIFICATIO
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
+/** Registrations an account may hold (docs/contract.md §9); one more is refused with 422. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
+
 /** Absolute http(s) URL of at most 2048 characters (the SSRF guard runs on top of this, server-side). */
 export const webhookUrlSchema = z
   .url({ protocol: /^https?$/, error: "must be an absolute http or https URL" })

@@ -1,7 +1,7 @@
 import "server-only";
 import { notFound } from "next/navigation";
 import { createAccount, listAccounts, setAccountLimits, setAccountStatus, type AccountSummary } from "../domain/accounts";
-import { PLANS } from "../domain/plans";
+import { PLANS, type PlanName } from "../domain/plans";
 import { endStaffSessions } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
 import { requireDashboardUser, type DashboardUser } from "./access";
@@ -11,7 +11,10 @@ import { requireDashboardUser, type DashboardUser } from "./access";
  * create one, suspend or activate one, override its daily limit. Not an owner: the page does not exist (404).
  */
 
-export const PLAN_NAMES = Object.keys(PLANS);
+export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
+
+/** The plan the New account form starts on. */
+export const NEW_ACCOUNT_PLAN: PlanName = "starter";
 
 export async function requireOwner(): Promise<DashboardUser> {
   const user = await requireDashboardUser("/accounts");

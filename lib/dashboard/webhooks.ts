@@ -11,8 +11,9 @@ export type { WebhookAttempt } from "../domain/webhooks";
 
 /** What the public API cannot express about an account's webhooks: attempts, test notification, signing key. */
 
-export function webhookSettings(): { allowPrivate: boolean } {
-  return { allowPrivate: getServerContext().config.webhooks.allowPrivate };
+export function webhookSettings(): { allowPrivate: boolean; retryScheduleMs: readonly number[] } {
+  const { allowPrivate, retryScheduleMs } = getServerContext().config.webhooks;
+  return { allowPrivate, retryScheduleMs };
 }
 
 export async function listAttempts(access: AccountAccess, webhookId: number): Promise<{ attempts: WebhookAttempt[] }> {

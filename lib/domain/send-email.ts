@@ -128,11 +128,6 @@ export function createAcceptor(database: Database, boss: PgBoss): Acceptor {
   });
 }
 
-/** The one acceptance path (POST /email and SMTP submission): group-committed, answers after COMMIT. */
-export function acceptMessage(deps: SendDeps, acceptance: Acceptance): Promise<AcceptOutcome> {
-  return deps.accept(acceptance);
-}
-
 
 /** The X-RateLimit headers of a response that consumed nothing. */
 export async function currentHeaders(deps: SendDeps, key: AuthenticatedKey, now: number): Promise<RateLimitHeaders | undefined> {

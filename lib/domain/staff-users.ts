@@ -266,16 +266,6 @@ export async function listMembershipsOf(db: Db, userId: string): Promise<Members
   return rows;
 }
 
-/** The user's role in the account, or undefined when they are not a member. */
-export async function membershipRole(db: Db, userId: string, accountId: string): Promise<StaffRole | undefined> {
-  if (!isUuid(accountId)) return undefined;
-  const [row] = await db
-    .select({ role: staffMemberships.role })
-    .from(staffMemberships)
-    .where(and(eq(staffMemberships.userId, userId), eq(staffMemberships.accountId, accountId)));
-  return row?.role;
-}
-
 async function withMemberships(db: Db, row: StaffRow): Promise<StaffUserWithMemberships> {
   return { ...toStaffUser(row), memberships: await listMembershipsOf(db, row.id) };
 }

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, lt } from "drizzle-orm";
-import { NEVER_CALLED_AT, type WebhookEvent, type WebhookRecord } from "../contract/webhooks";
+import { MAX_WEBHOOKS_PER_ACCOUNT, NEVER_CALLED_AT, type WebhookEvent, type WebhookRecord } from "../contract/webhooks";
 import type { Db } from "../storage/database";
 import { accounts, webhookAttempts, webhooks } from "../storage/schema";
 
@@ -8,8 +8,6 @@ import { accounts, webhookAttempts, webhooks } from "../storage/schema";
  * and write is scoped to the account: another account's webhook is
  * indistinguishable from one that does not exist.
  */
-
-export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 

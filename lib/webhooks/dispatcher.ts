@@ -1,4 +1,3 @@
-import { appMetricsFor } from "../metrics";
 import type { AppContext } from "../context";
 import type { Database } from "../storage/database";
 import { createGroupCommit } from "../storage/group-commit";
@@ -264,7 +263,7 @@ export class NotificationDispatcher {
       // (the webhook's last response and try counter show it), never a crash or a silent loop.
       const kind = err instanceof Error ? err.constructor?.name || err.name : typeof err;
       this.ctx.log.error({ err, notificationId: n.id, webhookId: n.webhookId }, "webhook notification could not be built; recorded as failed");
-      appMetricsFor(this.ctx).webhookAttempts.inc({ result: "failed" });
+      this.ctx.metrics.webhookAttempts.inc({ result: "failed" });
       const now = new Date();
       return {
         notificationId: n.id,
@@ -284,7 +283,7 @@ export class NotificationDispatcher {
     this.stats.postMs += result.durationMs;
     const attempts = n.attempts + 1;
     const verdict = verdictOf(result.statusCode, attempts, this.ctx.config.webhooks.retryScheduleMs);
-    appMetricsFor(this.ctx).webhookAttempts.inc({ result: verdict.kind });
+    this.ctx.metrics.webhookAttempts.inc({ result: verdict.kind });
     this.ctx.log.info(
       { notificationId: n.id, webhookId: n.webhookId, messageId: (n.payload as { MessageID?: string }).MessageID, status: result.statusCode, attempt: attempts, verdict: verdict.kind },
       "webhook attempt",

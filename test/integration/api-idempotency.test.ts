@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setAccountLimits } from "../../lib/domain/accounts";
 import { addSuppression } from "../../lib/domain/suppressions";
-import { runMaintenance } from "../../lib/maintenance/run-now";
+import { runMaintenance } from "../support/run-now";
 import { createAccount } from "../../lib/domain/accounts";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { migrate } from "../../lib/storage/migrate";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retentionPurge } from "../../lib/maintenance/retention-purge";
-import { runMaintenance } from "../../lib/maintenance/run-now";
+import { runMaintenance } from "../support/run-now";
 import { createTestAccount } from "../support/fixtures";
 import { sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notificationSchema } from "../../lib/contract/notifications";
-import { runMaintenance } from "../../lib/maintenance/run-now";
+import { runMaintenance } from "../support/run-now";
 import { STRANDED_GRACE_MS } from "../../lib/delivery/stranded-recipients";
 import { startNotifications } from "../../lib/webhooks/start";
 import { createTestAccount } from "../support/fixtures";

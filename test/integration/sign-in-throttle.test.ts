@@ -6,7 +6,7 @@ import {
   SIGN_IN_WINDOW_SECONDS,
   signInSucceeded,
 } from "../../lib/domain/sign-in-throttle";
-import { runMaintenance } from "../../lib/maintenance/run-now";
+import { runMaintenance } from "../support/run-now";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /** The sign-in throttle's counting in PostgreSQL (ADR 0504); the browser and callback paths are in e2e/sign-in-throttle.spec.ts. */

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { listAllAccounts, PLAN_NAMES, requireOwner } from "@/lib/dashboard/accounts";
+import { listAllAccounts, NEW_ACCOUNT_PLAN, PLAN_NAMES, requireOwner } from "@/lib/dashboard/accounts";
 import { AccountsPanel } from "./_components/accounts-panel";
 import { EndSessionsCard } from "./_components/end-sessions-card";
 
@@ -22,6 +22,7 @@ export default async function AccountsPage() {
       </div>
       <AccountsPanel
         plans={PLAN_NAMES}
+        defaultPlan={NEW_ACCOUNT_PLAN}
         accounts={accounts.map((a) => ({
           accountId: a.accountId,
           name: a.name,

@@ -10,43 +10,18 @@
  * read by nodemailer's `addressparser`, a linear tokenizer (docs/adr/0103).
  */
 
-/** RFC 5322's line limit: no address string, display name or email may be longer. */
-export const MAX_ADDRESS_LENGTH = 998;
-
 import addressparser from "nodemailer/lib/addressparser";
-import { isStorableText } from "../storable-text";
+import { MAX_LINE_LENGTH, isUsableName, isValidEmail } from "../../contract/text";
 
-const utf8Length = (s: string) => Buffer.byteLength(s, "utf8");
+/** RFC 5322's line limit: no address string, display name or email may be longer. */
+export const MAX_ADDRESS_LENGTH = MAX_LINE_LENGTH;
 
-// atext of RFC 5322 plus any non-ASCII character (RFC 6531), dot-separated.
-const LOCAL_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u{80}-\u{10FFFF}-]+$/u;
-// An LDH label, or an internationalised one (letters and digits of any script).
-const DOMAIN_LABEL = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?)$/u;
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this rejects
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-
-export function isValidEmail(email: string): boolean {
-  if (utf8Length(email) > 254) return false;
-  if (CONTROL.test(email) || /\s/u.test(email) || !isStorableText(email)) return false;
-  const at = email.indexOf("@");
-  if (at <= 0 || at !== email.lastIndexOf("@")) return false;
-  const local = email.slice(0, at);
-  const domain = email.slice(at + 1);
-  if (utf8Length(local) > 64) return false;
-  if (!local.split(".").every((atom) => atom.length > 0 && LOCAL_ATOM.test(atom))) return false;
-  if (utf8Length(domain) > 253) return false;
-  const labels = domain.split(".");
-  if (labels.length < 2) return false;
-  return labels.every((l) => l.length > 0 && utf8Length(l) <= 63 && DOMAIN_LABEL.test(l));
-}
+// The rules themselves are the contract's, shared with the compose form.
+export { isUsableName, isValidEmail };
 
 /** The part after `@`, lowercased. */
 export function emailDomain(email: string): string {
   return email.slice(email.lastIndexOf("@") + 1).toLowerCase();
-}
-
-export function isUsableName(name: string): boolean {
-  return name.length <= MAX_ADDRESS_LENGTH && !CONTROL.test(name) && isStorableText(name);
 }
 
 export type ParsedAddress =

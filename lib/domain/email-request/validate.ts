@@ -14,7 +14,7 @@ import {
   isOwnedHeader,
   type TrackingMode,
 } from "../../contract/email";
-import { isStorableText } from "../storable-text";
+import { MAX_LINE_LENGTH, isStorableText, withinCodePoints } from "../../contract/text";
 import { JsonNumberText } from "../json-number";
 import { parseAddress } from "./addresses";
 import { inferMimeType, isMimeType, sanitizeFilename, strictBase64Length } from "./attachments";
@@ -148,20 +148,12 @@ function checkSubject(body: Body, errors: Errors): string | undefined {
     errors.add(8, "Subject");
     return undefined;
   }
-  if (typeof s !== "string" || codePoints(s, MAX_SUBJECT_LENGTH) > MAX_SUBJECT_LENGTH || !isStorableText(s)) {
+  if (typeof s !== "string" || !withinCodePoints(s, MAX_SUBJECT_LENGTH) || !isStorableText(s)) {
     errors.add(422, "Subject");
     return undefined;
   }
   // A line break in a header value would start a new header: fold it to a space.
   return s.replace(/[\r\n]+/g, " ");
-}
-
-/** Code points of `s`, counted no further than max + 1 (a string of ten megabytes is not walked through). */
-function codePoints(s: string, max: number): number {
-  if (s.length > 2 * max) return max + 1; // at least length / 2 code points
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
 }
 
 // Steps 8–9.
@@ -207,7 +199,7 @@ function checkTags(body: Body, errors: Errors): string[] {
   }
   const out: string[] = [];
   tags.forEach((t, i) => {
-    if (typeof t !== "string" || codePoints(t, MAX_TAG_LENGTH) > MAX_TAG_LENGTH || t.trim() === "" || !isStorableText(t)) errors.add(422, `Tags[${i}]`);
+    if (typeof t !== "string" || !withinCodePoints(t, MAX_TAG_LENGTH) || t.trim() === "" || !isStorableText(t)) errors.add(422, `Tags[${i}]`);
     else out.push(t);
   });
   return out;
@@ -215,7 +207,7 @@ function checkTags(body: Body, errors: Errors): string[] {
 
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
 /** A custom header's name and its value are each at most RFC 5322's line length (998 characters). */
-const MAX_HEADER_LENGTH = 998;
+const MAX_HEADER_LENGTH = MAX_LINE_LENGTH;
 /** Longer file names are refused: most file systems stop at 255. */
 const MAX_FILENAME_LENGTH = 255;
 const TRACKING_LOWER = TRACKING_HEADER.toLowerCase();

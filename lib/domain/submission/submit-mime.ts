@@ -8,7 +8,7 @@ import type { ContentAddress, MessageContent } from "../email-request/message-co
 import { messageHeadersOf } from "../email-request/message-record";
 import { nowSeconds } from "../event-log";
 import { refusingWindow, secondsToReset } from "../limits";
-import { acceptMessage, isVerifiedDomain, type SendDeps } from "../send-email";
+import { isVerifiedDomain, type SendDeps } from "../send-email";
 import { isStorableText } from "../storable-text";
 import { editHeaderBlock, toCrlf } from "./header-block";
 import { FIELD_NAMES, checkOriginatorHeaders, originatorDomains } from "./originator-headers";
@@ -21,7 +21,7 @@ import { REPLY, type SmtpReply } from "./replies";
  * originator headers checked (one From, no repeated single field, every
  * From/Sender/Resent-* address on a verified domain: originator-headers.ts), its envelope
  * recipients mapped to To/CC/BCC and counted (recipient-kinds.ts), then
- * accepted through the same path as POST /email (acceptMessage: suppression,
+ * accepted through the same path as POST /email (`deps.accept`, the acceptor of send-email.ts: suppression,
  * plan limits, events, jobs, group commit). Whole or nothing: either every
  * envelope recipient is accepted under one MessageID, or the reply refuses
  * the message and nothing is stored.
@@ -125,7 +125,7 @@ export async function submitMime(deps: SendDeps, key: AuthenticatedKey, submissi
     ...(tracking && { tracking }),
     mime: raw.toString("base64"),
   };
-  const outcome = await acceptMessage(deps, {
+  const outcome = await deps.accept({
     messageId,
     key,
     content,

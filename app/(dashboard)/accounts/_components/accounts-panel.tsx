@@ -3,12 +3,12 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
+import { NewKeyPanel } from "@/components/new-key-panel";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-dialog";
-import { CopyButton } from "@/components/ui/copy-button";
 import { Field, Input, Select } from "@/components/ui/input";
 import { Table, Td, Th } from "@/components/ui/table";
 import { createAccountAction, setAccountStatusAction, setDailyLimitAction } from "../actions";
@@ -25,7 +25,7 @@ export interface AccountView {
   role: string | null;
 }
 
-export function AccountsPanel({ accounts, plans }: { accounts: AccountView[]; plans: string[] }) {
+export function AccountsPanel({ accounts, plans, defaultPlan }: { accounts: AccountView[]; plans: readonly string[]; defaultPlan: string }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | null>(null);
@@ -71,7 +71,7 @@ export function AccountsPanel({ accounts, plans }: { accounts: AccountView[]; pl
               <Input id="account-name" name="name" required maxLength={200} autoComplete="off" />
             </Field>
             <Field id="account-plan" label="Plan">
-              <Select id="account-plan" name="plan" defaultValue="starter">
+              <Select id="account-plan" name="plan" defaultValue={defaultPlan}>
                 {plans.map((p) => (
                   <option key={p} value={p}>
                     {p}
@@ -88,18 +88,11 @@ export function AccountsPanel({ accounts, plans }: { accounts: AccountView[]; pl
           </form>
           {error && <Alert tone="error" title="Not done">{error}</Alert>}
           {created && (
-            <div role="status" className="rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm dark:border-emerald-800 dark:bg-emerald-950">
-              <p className="font-semibold">{created.name} is created. Its API key: copy it now, it is not shown again.</p>
-              <div className="mt-2 flex flex-wrap items-center gap-2">
-                <code data-testid="new-account-key" className="break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-slate-900">
-                  {created.apiKey}
-                </code>
-                <CopyButton value={created.apiKey} />
-                <Link href={`/a/${created.accountId}/settings`} className="text-brand-700 underline dark:text-brand-100">
-                  Open its settings
-                </Link>
-              </div>
-            </div>
+            <NewKeyPanel lead={`${created.name} is created. Its API key`} secret={created.apiKey} testId="new-account-key">
+              <Link href={`/a/${created.accountId}/settings`} className="text-brand-700 underline dark:text-brand-100">
+                Open its settings
+              </Link>
+            </NewKeyPanel>
           )}
         </CardBody>
       </Card>

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { ApiRequestError } from "@/lib/api-client/client";
-import { webhookEventSchema, webhookUrlSchema } from "@/lib/contract/webhooks";
+import { MAX_WEBHOOKS_PER_ACCOUNT, webhookEventSchema, webhookUrlSchema } from "@/lib/contract/webhooks";
 import { refuse, staffAction } from "@/lib/dashboard/action";
 import { apiFor } from "@/lib/dashboard/api-for";
 import { listAttempts, revealSigningKey, rotateKey, sendTest } from "@/lib/dashboard/webhooks";
@@ -41,7 +41,7 @@ export const createWebhookAction = staffAction(
           });
         }
         if (field === "Event") refuse("The API refused the event", { Event: "Not an event the API accepts" });
-        refuse("The API refused the webhook (an account has at most 100 webhooks)");
+        refuse(`The API refused the webhook (an account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks)`);
       }
       throw err;
     }

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { describeRetrySchedule } from "@/components/format";
 import { Alert } from "@/components/ui/alert";
 import { describeApiError } from "@/lib/api-client/describe-error";
 import { requireAccess } from "@/lib/dashboard/access";
@@ -22,14 +23,13 @@ export default async function WebhooksPage({ params }: { params: Promise<{ accou
   } catch (err) {
     error = describeApiError(err);
   }
-  const { allowPrivate } = webhookSettings();
+  const { allowPrivate, retryScheduleMs } = webhookSettings();
   return (
     <div className="flex flex-col gap-6">
       <div>
         <h1 className="text-2xl font-bold tracking-tight">Webhooks</h1>
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          Each registration receives a signed HTTP POST for every matching event. Failed deliveries are retried (5 min up to 4 h; eight
-          attempts in all); the try counter shows the attempts of the notification being delivered.
+          Each registration receives a signed HTTP POST for every matching event. Failed deliveries are {describeRetrySchedule(retryScheduleMs)}; the try counter shows the attempts of the notification being delivered.
         </p>
       </div>
       <CreateWebhookForm allowPrivate={allowPrivate} />

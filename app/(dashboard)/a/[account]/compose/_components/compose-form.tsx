@@ -226,7 +226,6 @@ export function ComposeForm({
             <Input
               id="subject"
               value={draft.subject}
-              maxLength={998}
               aria-invalid={Boolean(errors.Subject)}
               aria-describedby={errors.Subject ? "subject-error" : undefined}
               onChange={(e) => set("subject", e.target.value)}

@@ -8,9 +8,11 @@ import {
   MAX_REPLY_TO,
   MAX_TAGS,
   MAX_TO,
+  TRACKING_HEADER,
+  TRACKING_MODES,
   type EmailRequest,
 } from "@/lib/contract/email";
-import { looksLikeEmailAddress } from "@/lib/contract/plausible-email";
+import { MAX_LINE_LENGTH, isStorableText, isUsableName, isValidEmail } from "@/lib/contract/text";
 
 /**
  * The compose form's content (everything but the files' bytes), its
@@ -18,7 +20,10 @@ import { looksLikeEmailAddress } from "@/lib/contract/plausible-email";
  * before sending. Pure: the browser runs it before the upload, the route
  * handler again on what arrived. Errors are keyed by the API's own `Field`
  * paths (`From.email`, `To[2].email`, `Attachments[0]`), so that the API's
- * answers and these checks land on the same fields.
+ * answers and these checks land on the same fields. The checks are the API's
+ * own rules (lib/contract/text.ts, the contract's schema): what the form
+ * accepts the API accepts, and the other way round
+ * (draft-agrees-with-api.test.ts).
  */
 
 export interface DraftAddress {
@@ -133,6 +138,9 @@ export function messageBytes(draft: Pick<Draft, "html" | "text" | "attachments">
 }
 
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+const TRACKING_LOWER = TRACKING_HEADER.toLowerCase();
+const NAME_REFUSED = `A name is at most ${MAX_LINE_LENGTH} characters, without line breaks or other control characters`;
+const UNSTORABLE = "Contains a character that cannot be sent (a NUL or a broken emoji)";
 
 /** `["To", 2, "email"]` → `To[2].email` (the API's Field form). */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -146,9 +154,10 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 
 /**
  * What the form checks before sending: the contract's zod schema (counts,
- * required members, tag limits) plus what a person gets wrong most (an
- * address without @, an owned header, the 10 MB total). Keys are API Field
- * paths, with list indexes of the form's rows.
+ * required members, subject and tag lengths in characters) plus the rest of
+ * the API's rules with a message a person understands (the address rules of
+ * docs/contract.md §5.17, names, owned headers, the 10 MB total). Keys are
+ * API Field paths, with list indexes of the form's rows.
  */
 export function validateDraft(draft: Draft): FieldErrors {
   const errors: FieldErrors = {};
@@ -157,7 +166,8 @@ export function validateDraft(draft: Draft): FieldErrors {
   };
   if (!draft.from.domain) put("From", "Choose a sender domain");
   if (!draft.from.local.trim()) put("From.email", "Enter the part before the @");
-  else if (!looksLikeEmailAddress(`${draft.from.local.trim()}@${draft.from.domain}`)) put("From.email", "Not a valid address");
+  else if (!isValidEmail(`${draft.from.local.trim()}@${draft.from.domain.trim()}`)) put("From.email", "Not a valid address");
+  if (!isUsableName(draft.from.name.trim())) put("From.name", NAME_REFUSED);
 
   const lists: [AddressListKey, DraftAddress[]][] = [
     ["To", draft.to],
@@ -173,22 +183,34 @@ export function validateDraft(draft: Draft): FieldErrors {
     }
     for (const { index, address } of entries) {
       if (!address.email.trim()) put(`${key}[${index}].email`, "Enter an email address");
-      else if (!looksLikeEmailAddress(address.email.trim())) put(`${key}[${index}].email`, "Not a valid address");
-      if ([...address.name].some((ch) => ch.charCodeAt(0) < 0x20)) put(`${key}[${index}].name`, "A name cannot contain line breaks");
+      else if (!isValidEmail(address.email.trim())) put(`${key}[${index}].email`, "Not a valid address");
+      if (!isUsableName(address.name.trim())) put(`${key}[${index}].name`, NAME_REFUSED);
     }
   }
   if (!draft.subject.trim()) put("Subject", "Enter a subject");
+  else if (!isStorableText(draft.subject)) put("Subject", UNSTORABLE);
   if (!draft.html.trim() && !draft.text.trim()) put("HTMLContent", "Write an HTML or a plain-text body (both is best)");
+  if (draft.html.trim() && !isStorableText(draft.html)) put("HTMLContent", UNSTORABLE);
+  if (draft.text.trim() && !isStorableText(draft.text)) put("PlainContent", UNSTORABLE);
   const tags = parseTags(draft.tags);
   if (tags.length > MAX_TAGS) put("Tags", `At most ${MAX_TAGS} tags`);
+  tags.forEach((t, i) => {
+    if (!isStorableText(t)) put(`Tags[${i}]`, UNSTORABLE);
+  });
   const named = draft.headers.filter((h) => h.name.trim());
   if (named.length > MAX_CUSTOM_HEADERS) put("Headers", `At most ${MAX_CUSTOM_HEADERS} headers`);
   draft.headers.forEach((h, i) => {
     const name = h.name.trim();
     if (!name) return;
     if (!HEADER_NAME.test(name)) put(`Headers[${i}]`, "A header name is letters, digits and dashes, without spaces or a colon");
+    else if (name.length > MAX_LINE_LENGTH) put(`Headers[${i}]`, `A header name is at most ${MAX_LINE_LENGTH} characters`);
     else if (isOwnedHeader(name)) put(`Headers[${i}]`, `${name} is set by the service and cannot be overridden`);
     else if (/[\r\n]/.test(h.value)) put(`Headers[${i}]`, "A header value cannot contain line breaks");
+    else if (h.value.length > MAX_LINE_LENGTH) put(`Headers[${i}]`, `A header value is at most ${MAX_LINE_LENGTH} characters`);
+    else if (!isStorableText(h.value)) put(`Headers[${i}]`, UNSTORABLE);
+    else if (name.toLowerCase() === TRACKING_LOWER && !(TRACKING_MODES as readonly string[]).includes(h.value.trim().toLowerCase())) {
+      put(`Headers[${i}]`, `${TRACKING_HEADER} is one of ${TRACKING_MODES.join(", ")}`);
+    }
   });
   draft.attachments.forEach((a, i) => {
     if (a.disposition === "inline" && !a.contentId.trim()) put(`Attachments[${i}]`, "An inline image needs a content id (used as cid:<id> in the HTML)");

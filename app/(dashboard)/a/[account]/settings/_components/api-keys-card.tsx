@@ -1,12 +1,12 @@
 "use client";
 
 import { useState } from "react";
+import { NewKeyPanel } from "@/components/new-key-panel";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-dialog";
-import { CopyButton } from "@/components/ui/copy-button";
 import { Field, Input } from "@/components/ui/input";
 import { Table, Td, Th } from "@/components/ui/table";
 import { createApiKeyAction, revokeApiKeyAction } from "../actions";
@@ -49,18 +49,11 @@ export function ApiKeysCard({ keys }: { keys: ApiKeyView[] }) {
         </form>
         {error && <Alert tone="error" title="Not done">{error}</Alert>}
         {created && (
-          <div role="status" className="rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm dark:border-emerald-800 dark:bg-emerald-950">
-            <p className="font-semibold">New key{created.label ? ` “${created.label}”` : ""}: copy it now, it is not shown again.</p>
-            <div className="mt-2 flex flex-wrap items-center gap-2">
-              <code data-testid="new-api-key" className="break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-slate-900">
-                {created.apiKey}
-              </code>
-              <CopyButton value={created.apiKey} />
-              <Button variant="ghost" size="sm" onClick={() => setCreated(null)}>
-                Done
-              </Button>
-            </div>
-          </div>
+          <NewKeyPanel lead={`New key${created.label ? ` “${created.label}”` : ""}`} secret={created.apiKey} testId="new-api-key">
+            <Button variant="ghost" size="sm" onClick={() => setCreated(null)}>
+              Done
+            </Button>
+          </NewKeyPanel>
         )}
         <Table aria-label="API keys">
           <thead>

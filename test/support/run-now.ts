@@ -1,13 +1,14 @@
-import type { AppContext } from "../context";
-import { purgePastRetention } from "./retention-purge";
-import { idempotencyKeyPurge } from "./idempotency-keys";
-import { signInFailurePurge } from "./sign-in-failures";
-import { strandedRecipientSweep } from "./stranded-recipients";
+import type { AppContext } from "../../lib/context";
+import { purgePastRetention } from "../../lib/maintenance/retention-purge";
+import { idempotencyKeyPurge } from "../../lib/maintenance/idempotency-keys";
+import { signInFailurePurge } from "../../lib/maintenance/sign-in-failures";
+import { strandedRecipientSweep } from "../../lib/maintenance/stranded-recipients";
 
 /**
  * The hourly database maintenance run at once, in the order that lets one
  * pass do everything (stranded recipients are finalised before the messages
- * whose recipients are all final are purged): for tests and diagnostics.
+ * whose recipients are all final are purged), for the integration tests that
+ * need its effects now rather than at the next hourly schedule.
  */
 export async function runMaintenance(ctx: AppContext, now = new Date()) {
   const { strandedRecipients } = await strandedRecipientSweep.run(ctx, now);
