@@ -28,13 +28,15 @@ test.describe("disk space banner", () => {
 
   test("says that the disk is full and new messages are refused below MAILROOM_DISK_MIN_FREE", async ({ page }) => {
     test.setTimeout(180_000);
-    const { databaseUrl, users } = loadState();
+    const { databaseUrl, dashboardSecret, users } = loadState();
     dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-e2e-disk-"));
     const s = statfsSync(dataDir);
     const above = String(s.bavail * s.bsize + 1024 ** 3);
     second = await startApp({
       PORT: String(await freePort()),
       DATABASE_URL: databaseUrl,
+      // The same secret as the first app: on DATABASE_URL it is required, and another would revoke its dashboard keys (docs/adr/0508).
+      AUTH_SECRET: dashboardSecret,
       MAILROOM_DATA_DIR: dataDir,
       MAILROOM_DISK_WARN_FREE: above,
       MAILROOM_DISK_MIN_FREE: above,

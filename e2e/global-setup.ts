@@ -51,6 +51,7 @@ export default async function globalSetup() {
       marketing: { email: "marketing@example.com", password: "marketing-password-1" },
     };
     let dashboardKey = "";
+    let dashboardSecret = "";
     let accountId = "";
     try {
       await addStaffUser(database.db, { ...users.support, role: "support", name: "Sam Support" });
@@ -58,13 +59,14 @@ export default async function globalSetup() {
       // The Demo account's dashboard key (made on demand, stored sealed), for the bundle scan.
       const secret = process.env.AUTH_SECRET ?? env.AUTH_SECRET ?? (await readAuthSecretFile(dataDir));
       if (!secret) throw new Error(`no dashboard secret in ${dataDir}`);
+      dashboardSecret = secret;
       dashboardKey = (await getDashboardApiKey(database.db, { secret })) ?? "";
       accountId = (await getDefaultAccount(database.db))?.id ?? "";
     } finally {
       await database.close();
     }
     const messages = await seedTraffic(app.url, app.apiKey, databaseUrl);
-    const state: E2eState = { url: app.url, apiKey: app.apiKey, accountId, dashboardKey, dataDir, databaseUrl, pid: app.child.pid!, users, messages };
+    const state: E2eState = { url: app.url, apiKey: app.apiKey, accountId, dashboardKey, dashboardSecret, dataDir, databaseUrl, pid: app.child.pid!, users, messages };
     writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
     (globalThis as { __mailroomApp?: typeof app }).__mailroomApp = app;
   } catch (err) {

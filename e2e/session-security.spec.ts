@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createAccount } from "../lib/domain/accounts";
-import { addStaffUser, grantMembership } from "../lib/domain/staff-users";
+import { addStaffUser, grantMembership, removeStaffUser } from "../lib/domain/staff-users";
 import { openDatabase, type Database } from "../lib/storage/database";
 import { startEmbeddedPostgres } from "../lib/storage/embedded";
 import { runCli } from "../test/integration/cli-support";
@@ -74,15 +74,19 @@ test.beforeAll(async () => {
   const state = loadState();
   database = openDatabase(state.databaseUrl, { max: 2 });
 });
+const created: string[] = [];
 test.afterAll(async () => {
+  // Gone again: an admin left in the Demo account would make the first-start admin no longer its last admin (settings.spec.ts).
+  for (const email of created) await removeStaffUser(database.db, email).catch(() => {});
   await database?.close();
 });
 
-/** A fresh staff user of the Demo account (never one the other specs use). */
+/** A fresh staff user of the Demo account (never one the other specs use); removed after the spec. */
 async function newUser(role: "admin" | "support" | "marketing", options: { owner?: boolean } = {}): Promise<{ email: string; password: string }> {
   const email = `session-${Date.now()}-${++seq}@example.com`;
   const password = `pw-${randomBytes(9).toString("base64url")}`;
   await addStaffUser(database.db, { email, password, role, accountId: loadState().accountId, owner: options.owner });
+  created.push(email);
   return { email, password };
 }
 

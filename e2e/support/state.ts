@@ -8,6 +8,8 @@ export interface E2eState {
   /** The Demo account (the default): its pages are under /a/<accountId> (ADR 0510). */
   accountId: string;
   dashboardKey: string;
+  /** The app's dashboard secret (a throwaway of this run): a second app on the same database must share it (docs/adr/0508). */
+  dashboardSecret: string;
   dataDir?: string;
   databaseUrl: string;
   pid: number;
