@@ -9,6 +9,7 @@ import { safeReturnPath } from "@/lib/auth/safe-return";
 import { oidcEnabled, throttleMessage } from "@/lib/dashboard/sign-in";
 import { LoginForm } from "./_components/login-form";
 import { signInWithOidc } from "./actions";
+import { AuthPage } from "@/components/auth-page";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -23,47 +24,39 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const refused = params.error === "AccessDenied";
   const oauthError = typeof params.error === "string" && wait === undefined && !refused;
   return (
-    <main className="flex min-h-screen items-center justify-center px-4 py-12">
-      <div className="w-full max-w-sm">
-        <div className="mb-6 text-center">
-          <p className="text-2xl font-bold tracking-tight">
-            <span aria-hidden>✉ </span>Mailroom
-          </p>
-          <h1 className="mt-1 text-sm text-slate-600 dark:text-slate-400">Sign in to the staff dashboard</h1>
-        </div>
-        <Card>
-          <CardBody className="flex flex-col gap-4 p-6">
-            {wait !== undefined && (
-              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-                {throttleMessage(wait)}
-              </p>
-            )}
-            {refused && (
-              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-                Single sign-on did not let you in: your identity provider must confirm your email address, and the address must be a staff user&apos;s
-                or one this install admits. Ask an admin.
-              </p>
-            )}
-            {oauthError && (
-              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-                Sign-in did not complete. Try again.
-              </p>
-            )}
-            <LoginForm callbackUrl={callbackUrl} />
-            {hasOidc && (
-              <form action={signInWithOidc} className="flex flex-col gap-2 border-t border-slate-200 pt-4 dark:border-slate-800">
-                <input type="hidden" name="callbackUrl" value={callbackUrl} />
-                <Button type="submit" variant="secondary">
-                  Sign in with single sign-on
-                </Button>
-              </form>
-            )}
-          </CardBody>
-        </Card>
-        <p className="mt-4 text-center text-xs text-slate-600 dark:text-slate-400">
-          No account? An admin adds staff with <code>mailroom users add</code>.
-        </p>
-      </div>
-    </main>
+    <AuthPage title="Sign in to the staff dashboard">
+      <Card>
+        <CardBody className="flex flex-col gap-4 p-6">
+          {wait !== undefined && (
+            <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+              {throttleMessage(wait)}
+            </p>
+          )}
+          {refused && (
+            <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+              Single sign-on did not let you in: your identity provider must confirm your email address, and the address must be a staff user&apos;s
+              or one this install admits. Ask an admin.
+            </p>
+          )}
+          {oauthError && (
+            <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+              Sign-in did not complete. Try again.
+            </p>
+          )}
+          <LoginForm callbackUrl={callbackUrl} />
+          {hasOidc && (
+            <form action={signInWithOidc} className="flex flex-col gap-2 border-t border-slate-200 pt-4 dark:border-slate-800">
+              <input type="hidden" name="callbackUrl" value={callbackUrl} />
+              <Button type="submit" variant="secondary">
+                Sign in with single sign-on
+              </Button>
+            </form>
+          )}
+        </CardBody>
+      </Card>
+      <p className="mt-4 text-center text-xs text-slate-600 dark:text-slate-400">
+        No account? An admin adds staff with <code>mailroom users add</code>.
+      </p>
+    </AuthPage>
   );
 }

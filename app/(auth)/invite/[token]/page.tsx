@@ -7,6 +7,7 @@ import { invitationPage } from "@/lib/dashboard/invitations";
 import { MIN_PASSWORD_LENGTH } from "@/lib/dashboard/sign-in";
 import { signOutToInvitationAction } from "./actions";
 import { AcceptForm, NewUserForm } from "./_components/invite-forms";
+import { AuthPage } from "@/components/auth-page";
 
 export const metadata: Metadata = { title: "Invitation", referrer: "no-referrer" };
 export const dynamic = "force-dynamic";
@@ -22,54 +23,46 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   const session = view.state === "open" ? await getStaffSession() : undefined;
   const here = `/invite/${encodeURIComponent(token)}`;
   return (
-    <main className="flex min-h-screen items-center justify-center px-4 py-12">
-      <div className="w-full max-w-sm">
-        <div className="mb-6 text-center">
-          <p className="text-2xl font-bold tracking-tight">
-            <span aria-hidden>✉ </span>Mailroom
-          </p>
-          <h1 className="mt-1 text-sm text-slate-600 dark:text-slate-400">Invitation</h1>
-        </div>
-        <Card>
-          <CardBody className="flex flex-col gap-4 p-6" data-testid="invitation">
-            {view.state === "invalid" ? (
-              <>
-                <p role="alert" className="text-sm">
-                  This invitation is not valid: it has expired, was used already or was revoked. Ask the person who invited you for a new one.
-                </p>
-                <Link href="/login" className="text-sm font-medium text-brand-700 underline dark:text-brand-100">
-                  Sign in
+    <AuthPage title="Invitation">
+      <Card>
+        <CardBody className="flex flex-col gap-4 p-6" data-testid="invitation">
+          {view.state === "invalid" ? (
+            <>
+              <p role="alert" className="text-sm">
+                This invitation is not valid: it has expired, was used already or was revoked. Ask the person who invited you for a new one.
+              </p>
+              <Link href="/login" className="text-sm font-medium text-brand-700 underline dark:text-brand-100">
+                Sign in
+              </Link>
+            </>
+          ) : (
+            <>
+              <p className="text-sm">
+                <strong className="break-all">{view.email}</strong> is invited to join <strong>{view.accountName}</strong> as <strong>{view.role}</strong>.
+              </p>
+              {session && session.email.toLowerCase() === view.email ? (
+                <AcceptForm token={token} accountName={view.accountName} />
+              ) : session ? (
+                <form action={signOutToInvitationAction} className="flex flex-col gap-3">
+                  <p className="text-sm">
+                    You are signed in as <strong className="break-all">{session.email}</strong>. Sign out, then sign in as {view.email} to accept.
+                  </p>
+                  <input type="hidden" name="token" value={token} />
+                  <Button type="submit" variant="secondary">
+                    Sign out
+                  </Button>
+                </form>
+              ) : view.hasUser ? (
+                <Link href={`/login?callbackUrl=${encodeURIComponent(here)}`} className="text-sm font-medium text-brand-700 underline dark:text-brand-100">
+                  Sign in as {view.email} to accept
                 </Link>
-              </>
-            ) : (
-              <>
-                <p className="text-sm">
-                  <strong className="break-all">{view.email}</strong> is invited to join <strong>{view.accountName}</strong> as <strong>{view.role}</strong>.
-                </p>
-                {session && session.email.toLowerCase() === view.email ? (
-                  <AcceptForm token={token} accountName={view.accountName} />
-                ) : session ? (
-                  <form action={signOutToInvitationAction} className="flex flex-col gap-3">
-                    <p className="text-sm">
-                      You are signed in as <strong className="break-all">{session.email}</strong>. Sign out, then sign in as {view.email} to accept.
-                    </p>
-                    <input type="hidden" name="token" value={token} />
-                    <Button type="submit" variant="secondary">
-                      Sign out
-                    </Button>
-                  </form>
-                ) : view.hasUser ? (
-                  <Link href={`/login?callbackUrl=${encodeURIComponent(here)}`} className="text-sm font-medium text-brand-700 underline dark:text-brand-100">
-                    Sign in as {view.email} to accept
-                  </Link>
-                ) : (
-                  <NewUserForm token={token} minLength={MIN_PASSWORD_LENGTH} />
-                )}
-              </>
-            )}
-          </CardBody>
-        </Card>
-      </div>
-    </main>
+              ) : (
+                <NewUserForm token={token} minLength={MIN_PASSWORD_LENGTH} />
+              )}
+            </>
+          )}
+        </CardBody>
+      </Card>
+    </AuthPage>
   );
 }
