@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { describeApiError } from "@/lib/api-client/describe-error";
+import { describeApiError } from "@/lib/dashboard/public-api";
 import { requireAccess } from "@/lib/dashboard/access";
 import { apiFor } from "@/lib/dashboard/api-for";
 import type { OverviewResult } from "./actions";

@@ -1,6 +1,5 @@
 import "server-only";
-import type { ApiClient } from "@/lib/api-client/client";
-import { fetchStats, fetchTotals, type StatsSource } from "@/lib/api-client/stats";
+import { type ApiClient, fetchStats, fetchTotals, type StatsSource } from "@/lib/dashboard/public-api";
 import type { EventCounts } from "@/lib/contract/stats";
 import { resolveRange, toSeries, type OverviewRange, type SeriesPoint } from "./overview";
 

@@ -1,7 +1,7 @@
 "use server";
 
 import { z } from "zod";
-import { ApiRequestError } from "@/lib/api-client/client";
+import { ApiRequestError } from "@/lib/dashboard/public-api";
 import { MAX_WEBHOOKS_PER_ACCOUNT, webhookEventSchema, webhookUrlSchema } from "@/lib/contract/webhooks";
 import { refuse, staffAction } from "@/lib/dashboard/action";
 import { apiFor } from "@/lib/dashboard/api-for";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { describeRetrySchedule } from "@/components/format";
 import { Alert } from "@/components/ui/alert";
-import { describeApiError } from "@/lib/api-client/describe-error";
+import { describeApiError } from "@/lib/dashboard/public-api";
 import { requireAccess } from "@/lib/dashboard/access";
 import { apiFor } from "@/lib/dashboard/api-for";
 import { webhookSettings } from "@/lib/dashboard/webhooks";

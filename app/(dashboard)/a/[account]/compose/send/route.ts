@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { sameOriginRoute } from "@/lib/dashboard/route-guard";
-import { ApiRequestError } from "@/lib/api-client/client";
-import { describeApiError } from "@/lib/api-client/describe-error";
+import { ApiRequestError, describeApiError, readBytes } from "@/lib/dashboard/public-api";
 import { accessForRoute } from "@/lib/dashboard/access";
 import { apiFor } from "@/lib/dashboard/api-for";
 import { emailRequestSchema, MAX_MESSAGE_BYTES } from "@/lib/contract/email";
-import { readBytes } from "@/lib/http/body";
 import { mapApiErrors } from "../_lib/api-errors";
 import { fieldPath, toEmailRequest, validateDraft, type Draft } from "../_lib/draft";
 

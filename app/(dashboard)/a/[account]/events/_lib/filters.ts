@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EVENT_TYPES, MAX_RETRIEVE_COUNT } from "@/lib/contract/events";
-import type { EventsParams } from "@/lib/api-client/client";
+import type { EventsParams } from "@/lib/dashboard/public-api";
 
 /**
  * The event explorer's filters as they live in the URL, so that a link

@@ -1,6 +1,5 @@
-import { describeApiError } from "@/lib/api-client/describe-error";
+import { describeApiError, iterateEvents } from "@/lib/dashboard/public-api";
 import { sameOriginRoute } from "@/lib/dashboard/route-guard";
-import { iterateEvents } from "@/lib/api-client/iterate-events";
 import { accessForRoute } from "@/lib/dashboard/access";
 import { apiFor } from "@/lib/dashboard/api-for";
 import type { EventRecord } from "@/lib/contract/events";
