@@ -9,6 +9,7 @@ import { enqueue } from "../queue/boss";
 import { completeJobs } from "../queue/job-sql";
 import { deliverQueue } from "../queue/jobs";
 import { withTransaction, type Tx } from "../storage/transaction";
+import { writeRoundRows, type MessageFactsRow, type RecipientOutcomeRow } from "../storage/round-rows";
 import type { Classification } from "./classify";
 import { nextAttemptAt, type RetryPolicy } from "./retry-schedule";
 
@@ -74,107 +75,104 @@ function plan(policy: RetryPolicy, round: RoundContext, results: RoundResult[], 
 async function writeRounds(tx: Tx, boss: PgBoss, policy: RetryPolicy, rounds: { round: RoundContext; results: RoundResult[] }[]): Promise<number[][]> {
   const now = new Date();
   const planned = rounds.map((r) => plan(policy, r.round, r.results, now));
-  // A recipient twice in one batch (a retried job racing the original): only its first outcome counts.
-  const seen = new Set<number>();
-  const all = planned.flat().filter((p) => !seen.has(p.result.recipientId) && seen.add(p.result.recipientId));
-  const first = new Set(all);
-  const facts = rounds.filter((r) => r.round.links || (r.round.size && r.round.size !== r.round.storedSize));
-  // One statement: status changes (guarded), attempt rows for those that changed, message sizes and link lists.
-  const { rows } = await tx.client.query<{ id: number }>({
-    name: "mailroom_record_rounds",
-    text: `WITH i AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::text[], $8::int[], $9::text[], $10::text[], $11::int[])
-         AS t(rid, status, reply, next_at, message_id, account_id, outcome, smtp_code, enhanced, mx, dur)
-     ), u AS (
-       UPDATE message_recipients r
-          SET status = i.status, attempts = r.attempts + 1, last_reply = i.reply, last_attempt_at = $12, next_attempt_at = i.next_at, updated_at = $12
-         FROM i
-        WHERE r.id = i.rid AND r.status IN ('queued', 'deferred')
-       RETURNING r.id
-     ), a AS (
-       INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms)
-       SELECT i.rid, i.message_id, i.account_id, $12, i.outcome, i.smtp_code, i.enhanced, i.reply, i.mx, i.dur FROM i JOIN u ON u.id = i.rid
-     ), s AS (
-       UPDATE messages m SET size = COALESCE(v.size, m.size), tracked_links = COALESCE(m.tracked_links, v.links::jsonb)
-         FROM unnest($13::uuid[], $14::int[], $15::text[]) AS v(id, size, links) WHERE m.id = v.id
-     )
-     SELECT id FROM u`,
-    values: [
-      all.map((p) => p.result.recipientId),
-      all.map((p) => p.status),
-      all.map((p) => p.result.classification.diagnostic),
-      all.map((p) => p.next ?? null),
-      all.map((p) => p.round.messageId),
-      all.map((p) => p.round.accountId),
-      all.map((p) => p.result.classification.outcome),
-      all.map((p) => p.result.classification.smtpCode),
-      all.map((p) => p.result.classification.enhancedCode),
-      all.map((p) => p.result.mxHost),
-      all.map((p) => p.result.durationMs),
-      now,
-      // unnest (estimated 10 rows), not jsonb_to_recordset (100): with it, PostgreSQL took 1.5–1.9 ms
-      // of CPU per message in bench:e2e instead of 1.3–1.5 (docs/adr/0320; the plan itself not captured).
-      facts.map(({ round: r }) => r.messageId),
-      facts.map(({ round: r }) => (r.size && r.size !== r.storedSize ? r.size : null)),
-      facts.map(({ round: r }) => (r.links ? JSON.stringify(r.links) : null)),
-    ],
-  });
-  const changed = new Set(rows.map((r) => Number(r.id)));
-
-  const events: NewEvent[] = [];
+  const counted = firstOutcomes(planned);
+  const changed = await writeRoundRows(tx.client, [...counted].map(outcomeRow), rounds.flatMap(({ round }) => factsOf(round)), now);
+  // Only a recipient this batch actually moved gets its event, suppression or retry: another worker may have finished it.
+  const recorded = planned.map((roundPlans) => roundPlans.filter((p) => counted.has(p) && changed.has(p.result.recipientId)));
+  await suppressHardBounces(tx, recorded.flat());
   const retryTimes: number[][] = [];
-  for (const roundPlans of planned) {
-    const retries = new Map<number, number[]>();
-    for (const p of roundPlans) {
-      if (!first.has(p) || !changed.has(p.result.recipientId)) continue;
-      const c = p.result.classification;
-      if (p.next) {
-        const at = p.next.getTime();
-        retries.set(at, [...(retries.get(at) ?? []), p.result.recipientId]);
-        continue;
-      }
-      if (p.status === "failed" && c.suppress) {
-        await addSuppression(tx.db, {
-          accountId: p.round.accountId,
-          email: p.result.email,
-          reason: "hard-bounce",
-          detail: c.diagnostic,
-          messageId: p.round.messageId,
-        });
-      }
-      const attempts = p.result.attempts + 1;
-      events.push({
-        accountId: p.round.accountId,
-        messageId: p.round.messageId,
-        type: p.status as "delivered" | "failed" | "rejected",
-        recipient: p.result.email,
-        reason: p.reason,
-        details:
-          p.status === "delivered"
-            ? { smtpCode: c.smtpCode, mxHost: p.result.mxHost, attempts }
-            : {
-                smtpCode: c.smtpCode,
-                enhancedCode: c.enhancedCode,
-                diagnostic: c.diagnostic,
-                bounceType: c.outcome === "deferred" ? "soft" : c.bounceType,
-                mxHost: p.result.mxHost,
-                attempts,
-              },
-      });
-    }
-    const round = roundPlans[0]?.round;
-    for (const [at, recipientIds] of retries) {
-      const entry = { messageId: round!.messageId, recipientIds, ...(round!.requestId && { requestId: round!.requestId }) };
-      await enqueue(boss, deliverQueue, { messages: [entry] }, { startAfter: new Date(at), db: tx.sql });
-    }
-    retryTimes.push([...retries.keys()]);
-  }
-  await logEvents(tx, boss, events);
+  for (const roundPlans of recorded) retryTimes.push(await scheduleRetries(tx, boss, roundPlans));
+  await logEvents(tx, boss, recorded.flat().filter((p) => !p.next).map(finalEvent));
   // The jobs complete with their outcomes: no statement and commit of their own, and no window in
   // which an outcome is written while its job still looks unfinished (docs/adr/0022).
   const jobIds = rounds.flatMap((r) => (r.round.jobId ? [r.round.jobId] : []));
   await completeJobs(tx.sql, deliverQueue.name, jobIds);
   return retryTimes;
+}
+
+/** A recipient twice in one batch (a retried job racing the original): only its first outcome counts. */
+function firstOutcomes(planned: Planned[][]): Set<Planned> {
+  const seen = new Set<number>();
+  return new Set(planned.flat().filter((p) => !seen.has(p.result.recipientId) && seen.add(p.result.recipientId)));
+}
+
+function outcomeRow(p: Planned): RecipientOutcomeRow {
+  const c = p.result.classification;
+  return {
+    recipientId: p.result.recipientId,
+    status: p.status,
+    reply: c.diagnostic,
+    nextAttemptAt: p.next ?? null,
+    messageId: p.round.messageId,
+    accountId: p.round.accountId,
+    outcome: c.outcome,
+    smtpCode: c.smtpCode,
+    enhancedCode: c.enhancedCode,
+    mxHost: p.result.mxHost,
+    durationMs: p.result.durationMs,
+  };
+}
+
+/** The message's size (when the built copy differs from the row) and link list (when given), if either is new. */
+function factsOf(r: RoundContext): MessageFactsRow[] {
+  const size = r.size && r.size !== r.storedSize ? r.size : null;
+  return size !== null || r.links ? [{ messageId: r.messageId, size, links: r.links ?? null }] : [];
+}
+
+/** A permanent failure that says the address does not exist (5.1.x) suppresses it for the account. */
+async function suppressHardBounces(tx: Tx, recorded: Planned[]): Promise<void> {
+  for (const p of recorded) {
+    if (p.next || p.status !== "failed" || !p.result.classification.suppress) continue;
+    await addSuppression(tx.db, {
+      accountId: p.round.accountId,
+      email: p.result.email,
+      reason: "hard-bounce",
+      detail: p.result.classification.diagnostic,
+      messageId: p.round.messageId,
+    });
+  }
+}
+
+/** One `deliver` job per retry time of the round, for its deferred recipients; returns those times (ms). */
+async function scheduleRetries(tx: Tx, boss: PgBoss, roundPlans: Planned[]): Promise<number[]> {
+  const retries = new Map<number, number[]>();
+  for (const p of roundPlans) {
+    if (!p.next) continue;
+    const at = p.next.getTime();
+    const ids = retries.get(at);
+    if (ids) ids.push(p.result.recipientId);
+    else retries.set(at, [p.result.recipientId]);
+  }
+  const round = roundPlans[0]?.round;
+  for (const [at, recipientIds] of retries) {
+    const entry = { messageId: round!.messageId, recipientIds, ...(round!.requestId && { requestId: round!.requestId }) };
+    await enqueue(boss, deliverQueue, { messages: [entry] }, { startAfter: new Date(at), db: tx.sql });
+  }
+  return [...retries.keys()];
+}
+
+/** The final event of a recipient whose round ended (delivered, failed or rejected). */
+function finalEvent(p: Planned): NewEvent {
+  const c = p.result.classification;
+  const attempts = p.result.attempts + 1;
+  return {
+    accountId: p.round.accountId,
+    messageId: p.round.messageId,
+    type: p.status as "delivered" | "failed" | "rejected",
+    recipient: p.result.email,
+    reason: p.reason,
+    details:
+      p.status === "delivered"
+        ? { smtpCode: c.smtpCode, mxHost: p.result.mxHost, attempts }
+        : {
+            smtpCode: c.smtpCode,
+            enhancedCode: c.enhancedCode,
+            diagnostic: c.diagnostic,
+            bounceType: c.outcome === "deferred" ? "soft" : c.bounceType,
+            mxHost: p.result.mxHost,
+            attempts,
+          },
+  };
 }
 
 export interface PendingRound {
