@@ -62,4 +62,23 @@ export default tseslint.config(
       ],
     },
   },
+  // Every job goes through lib/queue's typed enqueue (enqueue, enqueueMany, enqueueOnce, scheduleQueue),
+  // which checks the payload against its queue's schema: no pg-boss send, insert or schedule elsewhere.
+  {
+    files: ["lib/**/*.ts", "cli/**/*.ts", "server.ts"],
+    ignores: ["lib/queue/**", "**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name=/^(send|sendAfter|insert|schedule|publish)$/][callee.object.name='boss']",
+          message: "enqueue jobs through lib/queue/boss.ts (enqueue, enqueueMany, enqueueOnce, scheduleQueue)",
+        },
+        {
+          selector: "CallExpression[callee.property.name=/^(send|sendAfter|insert|schedule|publish)$/][callee.object.property.name='boss']",
+          message: "enqueue jobs through lib/queue/boss.ts (enqueue, enqueueMany, enqueueOnce, scheduleQueue)",
+        },
+      ],
+    },
+  },
 );

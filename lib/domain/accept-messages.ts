@@ -1,9 +1,9 @@
 import { errorItem } from "../contract/errors";
 import type { MessageHeaders } from "../contract/events";
 import { stringifyJson } from "../json-worker";
-import type { PgBoss } from "../queue/boss";
+import { enqueueMany, type PgBoss } from "../queue/boss";
 import { packDeliverEntries, type SizedEntry } from "../queue/deliver-packing";
-import { QUEUE } from "../queue/jobs";
+import { deliverQueue } from "../queue/jobs";
 import { preparedSql } from "../storage/prepared-sql";
 import type { Tx } from "../storage/transaction";
 import type { AuthenticatedKey } from "./api-keys";
@@ -84,9 +84,9 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]):
   await settleKeysOf(tx, claims, outcomes);
   await logEvents(tx, boss, events);
   // The transaction's messages share their jobs (docs/adr/0024).
-  const jobs = packDeliverEntries(entries).map((data) => ({ name: QUEUE.deliver, data }));
+  const jobs = packDeliverEntries(entries).map((payload) => ({ payload }));
   // Constant text, so prepared once per connection (planning it costs more than running it).
-  if (jobs.length > 0) await boss.insert(jobs, { db: preparedSql(tx.client) });
+  await enqueueMany(boss, deliverQueue, jobs, preparedSql(tx.client));
   return outcomes as AcceptOutcome[];
 }
 

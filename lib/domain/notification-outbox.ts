@@ -1,5 +1,5 @@
-import type { PgBoss } from "../queue/boss";
-import { QUEUE, type NotifyJob } from "../queue/jobs";
+import { enqueueMany, type PgBoss } from "../queue/boss";
+import { notifyQueue } from "../queue/jobs";
 import type { Tx } from "../storage/transaction";
 import { buildEventData, webhookEventsMatching, type PayloadSource } from "./notification-payload";
 import { insertNotifications, WAKE_CHANNEL } from "../storage/notification-rows";
@@ -45,13 +45,5 @@ export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: OutboxE
   const ids = await insertNotifications(tx.client, candidates);
   if (ids.length === 0) return;
   // Same transaction as the rows (tx.client), as prepared statements.
-  const db = preparedSql(tx.client);
-  if (ids.length === 1) {
-    await boss.send(QUEUE.notify, { notificationId: ids[0]! } satisfies NotifyJob, { db });
-    return;
-  }
-  await boss.insert(
-    ids.map((id) => ({ name: QUEUE.notify, data: { notificationId: id } satisfies NotifyJob })),
-    { db },
-  );
+  await enqueueMany(boss, notifyQueue, ids.map((id) => ({ payload: { notificationId: id } })), preparedSql(tx.client));
 }

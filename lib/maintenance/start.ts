@@ -1,5 +1,5 @@
 import type { AppContext } from "../context";
-import { applyQueuePolicy } from "../queue/boss";
+import { applyQueuePolicy, enqueueOnce, scheduleQueue } from "../queue/boss";
 import { startJobLoop, type JobLoop, type JobLoopOptions } from "../queue/worker-loop";
 import { queueOf, type MaintenanceJob } from "./maintenance-job";
 import { retentionPurge } from "./retention-purge";
@@ -31,8 +31,8 @@ export async function startMaintenance(
     for (const job of jobs) {
       const queue = queueOf(job);
       await applyQueuePolicy(ctx.boss, queue.name, queue.policy);
-      await ctx.boss.schedule(job.name, job.cron, {}, { tz: "UTC" });
-      if (job.runAtStart) await ctx.boss.send(job.name, {}, { singletonKey: job.name, singletonSeconds: 30 });
+      await scheduleQueue(ctx.boss, queue, job.cron, {});
+      if (job.runAtStart) await enqueueOnce(ctx.boss, queue, {}, { key: job.name, seconds: 30 });
       loops.push(
         startJobLoop(ctx.boss, {
           queue,

@@ -75,6 +75,20 @@ export async function enqueue<T extends object>(boss: PgBoss, spec: QueueSpec<T>
   await enqueueMany(boss, spec, [{ payload, startAfter: options.startAfter }], options.db);
 }
 
+/**
+ * Enqueues one job unless a job with the same singleton key was sent in the
+ * last `seconds` (pg-boss's singleton), e.g. a tick that every process
+ * starting together asks for.
+ */
+export async function enqueueOnce<T extends object>(boss: PgBoss, spec: QueueSpec<T>, payload: T, singleton: { key: string; seconds: number }): Promise<void> {
+  await boss.send(spec.name, spec.schema.parse(payload), { singletonKey: singleton.key, singletonSeconds: singleton.seconds });
+}
+
+/** Sends a job of the queue on a cron schedule (UTC); idempotent. */
+export async function scheduleQueue<T extends object>(boss: PgBoss, spec: QueueSpec<T>, cron: string, payload: T): Promise<void> {
+  await boss.schedule(spec.name, cron, spec.schema.parse(payload), { tz: "UTC" });
+}
+
 /** Enqueues several jobs of one queue in one statement. */
 export async function enqueueMany<T extends object>(
   boss: PgBoss,

@@ -80,11 +80,3 @@ export const notifyQueue: QueueSpec<NotifyJob> = {
   schema: notifyJobSchema,
   policy: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
 };
-
-/** Queue names, for enqueuers and SQL that reads pgboss.job. */
-export const QUEUE = {
-  deliver: deliverQueue.name,
-  notify: notifyQueue.name,
-} as const;
-
-export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
