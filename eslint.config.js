@@ -62,8 +62,11 @@ export default tseslint.config(
       ],
     },
   },
-  // Every job goes through lib/queue's typed enqueue (enqueue, enqueueMany, enqueueOnce, scheduleQueue),
-  // which checks the payload against its queue's schema: no pg-boss send, insert or schedule elsewhere.
+  // Two rules of docs/ARCHITECTURE.md, in one block (a later no-restricted-syntax would replace an earlier one):
+  // - every job goes through lib/queue's typed enqueue (enqueue, enqueueMany, enqueueOnce, scheduleQueue),
+  //   which checks the payload against its queue's schema: no pg-boss send, insert or schedule elsewhere;
+  // - a process's caches and memos live on its AppContext (lib/context.ts), never in module state: an empty
+  //   Map or Set at a module's top level is one. Constants (a Set built from a list) are fine.
   {
     files: ["lib/**/*.ts", "cli/**/*.ts", "server.ts"],
     ignores: ["lib/queue/**", "**/*.test.ts"],
@@ -77,6 +80,10 @@ export default tseslint.config(
         {
           selector: "CallExpression[callee.property.name=/^(send|sendAfter|insert|schedule|publish)$/][callee.object.property.name='boss']",
           message: "enqueue jobs through lib/queue/boss.ts (enqueue, enqueueMany, enqueueOnce, scheduleQueue)",
+        },
+        {
+          selector: ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator > NewExpression[callee.name=/^(Map|Set|WeakMap|WeakSet)$/][arguments.length=0]",
+          message: "module-level state: keep it on AppContext (created in buildAppContext, lib/process-context.ts)",
         },
       ],
     },

@@ -1,7 +1,11 @@
 import type { Config } from "./config";
+import type { ApiKeyAuthCache } from "./domain/api-keys";
+import type { DashboardApiCache } from "./api-client/dashboard-cache";
 import type { MessageLoader } from "./delivery/load-messages";
 import type { RoundWriter } from "./delivery/record-outcomes";
-import type { Acceptor } from "./domain/send-email";
+import type { Acceptor, VerifiedDomainCache } from "./domain/send-email";
+import type { RollupScheduler } from "./domain/event-counts";
+import type { MessageFactsWriter } from "./domain/tracked-links";
 import type { HttpMetrics } from "./http/metrics";
 import type { Logger } from "./logger";
 import type { AppMetrics } from "./metrics";
@@ -45,6 +49,18 @@ export interface AppContext {
   deliveryLoader: MessageLoader;
   /** The delivery rounds' outcomes, group-committed per process. */
   roundWriter: RoundWriter;
+  /** Messages' link lists and built sizes written by delivery, group-committed per process. */
+  messageFacts: MessageFactsWriter;
+  /** The event reads' background roll-ups of hour summaries (one per account at a time). */
+  rollups: RollupScheduler;
+  /** The secret of tracking tokens and VERP addresses (configured, else kept in the database), read once. */
+  trackingSecret: () => Promise<string>;
+  /** API keys authenticated in the last seconds (the API, SMTP submission, the dashboard). */
+  apiKeyAuth: ApiKeyAuthCache;
+  /** Sender domains seen verified in the last seconds (POST /email and SMTP submission). */
+  verifiedDomains: VerifiedDomainCache;
+  /** The dashboard's API keys and clients per account (lib/dashboard/api.ts). */
+  dashboardApi: DashboardApiCache;
   /**
    * The dashboard's secret (sessions, sealed dashboard keys): AUTH_SECRET or
    * the data directory's generated one, set by server.ts before the

@@ -3,7 +3,12 @@ import type { AppContext } from "./context";
 import type { Logger } from "./logger";
 import { createMessageLoader } from "./delivery/load-messages";
 import { createRoundWriter } from "./delivery/record-outcomes";
-import { createAcceptor } from "./domain/send-email";
+import { createAcceptor, createVerifiedDomainCache } from "./domain/send-email";
+import { createApiKeyAuthCache } from "./domain/api-keys";
+import { createTrackingSecretSource } from "./domain/tracking-secret";
+import { createDashboardApiCache } from "./api-client/dashboard-cache";
+import { createRollupScheduler } from "./domain/event-counts";
+import { createMessageFactsWriter } from "./domain/tracked-links";
 import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
@@ -102,6 +107,12 @@ export function buildAppContext(base: { config: Config; database: Database; boss
     disk,
     deliveryLoader: createMessageLoader(base.database.pool),
     roundWriter: createRoundWriter(base.database, base.boss),
+    messageFacts: createMessageFactsWriter(base.database),
+    rollups: createRollupScheduler(base.database),
+    verifiedDomains: createVerifiedDomainCache(),
+    apiKeyAuth: createApiKeyAuthCache(),
+    trackingSecret: createTrackingSecretSource(base.database.db, base.config.tracking.secret),
+    dashboardApi: createDashboardApiCache(),
     inbound: {},
   };
 }

@@ -55,7 +55,7 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
   app.onError(onApiError(ctx.log, ctx.outage));
   app.use("*", routeGuard(V1_PREFIX, routeTableOf(routes)));
 
-  const auth = requireApiKey(ctx.database.db);
+  const auth = requireApiKey(ctx.database.db, ctx.apiKeyAuth);
   const rate = requestRateLimit(ctx.config.api.requestRate);
   const guarded: MiddlewareHandler<ApiEnv> = async (c, next) => {
     const route = c.get("route");

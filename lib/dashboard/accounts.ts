@@ -48,14 +48,19 @@ export async function createAccountAsOwner(
 
 export async function setStatusAsOwner(owner: DashboardUser, accountId: string, status: "active" | "suspended"): Promise<null> {
   if (!owner.isOwner) notFound();
-  await setAccountStatus(getServerContext().database.db, accountId, status);
+  const ctx = getServerContext();
+  await setAccountStatus(ctx.database.db, accountId, status);
+  // Takes effect at once in this process; other processes see it within their cache's few seconds.
+  ctx.apiKeyAuth.results.clear();
   return null;
 }
 
 /** The daily sending limit of an account: a whole number, or null for the plan's own. */
 export async function setDailyLimitAsOwner(owner: DashboardUser, accountId: string, perDay: number | null): Promise<null> {
   if (!owner.isOwner) notFound();
-  await setAccountLimits(getServerContext().database.db, accountId, { perDay });
+  const ctx = getServerContext();
+  await setAccountLimits(ctx.database.db, accountId, { perDay });
+  ctx.apiKeyAuth.results.clear();
   return null;
 }
 

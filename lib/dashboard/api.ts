@@ -12,12 +12,23 @@ import { getServerContext } from "../runtime";
  * to. Only lib/dashboard calls this, after the access check.
  */
 
-const clients = new Map<string, ApiClient>();
-let configuredKeyAccount: Promise<string | undefined> | undefined;
+/** Forgets the dashboard's keys (after a revocation: the dashboard's own key may be the one revoked). */
+export function forgetDashboardKeys(): void {
+  getServerContext().dashboardApi.keys.clear();
+}
 
 async function accountOfConfiguredKey(key: string): Promise<string | undefined> {
-  configuredKeyAccount ??= authenticateApiKey(getServerContext().database.db, `Bearer ${key}`).then((r) => (r.ok ? r.key.accountId : undefined));
-  return configuredKeyAccount;
+  const cache = getServerContext().dashboardApi;
+  cache.configuredKeyAccount ??= authenticateApiKey(getServerContext().database.db, `Bearer ${key}`, getServerContext().apiKeyAuth).then((r) => (r.ok ? r.key.accountId : undefined));
+  return cache.configuredKeyAccount;
+}
+
+async function dashboardKeyOf(accountId: string, ctx: ReturnType<typeof getServerContext>): Promise<string | undefined> {
+  const hit = ctx.dashboardApi.keys.get(accountId);
+  if (hit) return hit;
+  const key = await getDashboardApiKey(ctx.database.db, { accountId, secret: dashboardSecret(ctx) });
+  if (key) ctx.dashboardApi.keys.set(accountId, key);
+  return key;
 }
 
 export async function apiClientFor(accountId: string): Promise<ApiClient> {
@@ -27,11 +38,14 @@ export async function apiClientFor(accountId: string): Promise<ApiClient> {
   const key =
     configured && (await accountOfConfiguredKey(configured)) === accountId
       ? configured
-      : await getDashboardApiKey(ctx.database.db, { accountId, secret: dashboardSecret(ctx) });
+      : await dashboardKeyOf(accountId, ctx);
   if (!key) throw new Error("No such account");
   const cacheKey = `${base} ${key}`;
+  const { clients } = ctx.dashboardApi;
   let client = clients.get(cacheKey);
   if (!client) {
+    // A revoked key's client is never used again: bounded like the other caches.
+    if (clients.size >= 1_000) clients.clear();
     client = createApiClient({ baseUrl: base, apiKey: key });
     clients.set(cacheKey, client);
   }

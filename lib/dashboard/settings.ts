@@ -1,11 +1,11 @@
 import "server-only";
 import { createApiKey, listApiKeys, revokeApiKey } from "../domain/api-keys";
-import { clearDashboardKeyCache } from "../domain/bootstrap";
 import { checkDomainDns, describeFailedCheck } from "../domain/domain-verification";
 import { addSenderDomain, dnsRecordsFor, listSenderDomains, markDomainVerified, type DnsRecord } from "../domain/sender-domains";
 import { grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff-users";
 import { addSuppression, listSuppressions, removeSuppression } from "../domain/suppressions";
 import { getServerContext } from "../runtime";
+import { forgetDashboardKeys } from "./api";
 import type { AccountAccess } from "./decide";
 import { pendingInvitations, type InvitationView } from "./invitations";
 import { refuse } from "./refusal";
@@ -79,7 +79,8 @@ export async function revokeKey(access: AccountAccess, keyId: string): Promise<n
   assertArea(access, "settings");
   const revoked = await revokeApiKey(db(), keyId, access.account.accountId);
   // The dashboard's own key may be the one revoked: the next lookup makes a new one.
-  clearDashboardKeyCache();
+  forgetDashboardKeys();
+  getServerContext().apiKeyAuth.results.clear();
   if (!revoked) refuse("No such active key (it may be revoked already)");
   return null;
 }

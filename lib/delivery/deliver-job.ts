@@ -4,7 +4,6 @@ import type { DeliverEntry } from "../queue/jobs";
 import type { Classification } from "./classify";
 import { parseMessageContent, type MessageContent } from "../domain/email-request/message-content";
 import { recordRound, type RoundContext, type RoundResult } from "./record-outcomes";
-import { recordMessageFacts } from "../domain/tracked-links";
 import type { RetryPolicy } from "./retry-schedule";
 import type { Loaded, RecipientRow } from "./load-messages";
 import { prepareCopies } from "./copy-builder";
@@ -65,7 +64,7 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
     // A raw MIME message's size and link list are written before its first copy goes out (copy-builder.ts).
     beforeFirstSend: async (size) => {
       if (!copies.mime || (!copies.links && size === storedSize)) return;
-      await recordMessageFacts(deps.ctx.database, { messageId: round.message.id, links: copies.links, size });
+      await deps.ctx.messageFacts({ messageId: round.message.id, links: copies.links, size });
       storedSize = size;
     },
     onInternalError: (recipient, err, where) => {

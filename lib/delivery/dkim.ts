@@ -31,6 +31,8 @@ const SIGNED = [
   "x-mailroom-tags",
 ];
 
+// A memo of a pure function (the same PEM always parses to the same key), not process state.
+// eslint-disable-next-line no-restricted-syntax
 const keyCache = new Map<string, KeyObject>();
 function keyObject(pem: string): KeyObject {
   let key = keyCache.get(pem);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { asc, desc, eq } from "drizzle-orm";
 import type { Db } from "../storage/database";
 import { accounts } from "../storage/schema";
-import { clearAuthCache, createApiKey } from "./api-keys";
+import { createApiKey } from "./api-keys";
 import { effectiveLimits, parsePlan, type Limits, type PlanName } from "./plans";
 import { addSenderDomain } from "./sender-domains";
 import { DomainError } from "./domain-error";
@@ -98,7 +98,6 @@ export async function getDefaultAccount(db: Db): Promise<AccountRow | undefined>
 export async function setAccountStatus(db: Db, accountId: string, status: "active" | "suspended"): Promise<AccountRow> {
   await requireAccount(db, accountId);
   const [row] = await db.update(accounts).set({ status, updatedAt: new Date() }).where(eq(accounts.id, accountId)).returning();
-  clearAuthCache();
   return row!;
 }
 
@@ -121,7 +120,6 @@ export async function setAccountLimits(
     })
     .where(eq(accounts.id, accountId))
     .returning();
-  clearAuthCache();
   return row!;
 }
 

@@ -3,6 +3,7 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../storage/database";
 import { accounts, apiKeys } from "../storage/schema";
 import { effectiveLimits, type Limits } from "./plans";
+import { ExpiringMap } from "./expiring-map";
 
 /**
  * API keys: `mr_` + 43 base64url characters (32 random bytes). Only the
@@ -51,7 +52,7 @@ export async function revokeApiKey(db: Db, keyId: string, accountId?: string): P
   const conds = [eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)];
   if (accountId) conds.push(eq(apiKeys.accountId, accountId));
   const rows = await db.update(apiKeys).set({ revokedAt: new Date() }).where(and(...conds)).returning({ id: apiKeys.id });
-  authCache.clear();
+  // A serving process forgets its cached answers itself (ctx.apiKeyAuth); others within AUTH_CACHE_MS.
   return rows.length > 0;
 }
 
@@ -82,22 +83,31 @@ export type AuthResult = { ok: true; key: AuthenticatedKey } | { ok: false; code
 // within AUTH_CACHE_MS in every process (immediately in the one that made it).
 const AUTH_CACHE_MS = 5_000;
 const LAST_USED_EVERY_MS = 60_000;
-const authCache = new Map<string, { result: AuthResult; expires: number }>();
-const lastUsedWritten = new Map<string, number>();
 
-export function clearAuthCache(): void {
-  authCache.clear();
+/** One per process (buildAppContext, `ctx.apiKeyAuth`): recent answers, and when each key's last use was written. */
+export interface ApiKeyAuthCache {
+  results: ExpiringMap<AuthResult>;
+  lastUsedWritten: ExpiringMap<true>;
 }
 
-/** docs/contract.md §3: header → key → account, with codes 1, 13, 12. */
-export async function authenticateApiKey(db: Db, authorization: string | undefined | null): Promise<AuthResult> {
+export function createApiKeyAuthCache(): ApiKeyAuthCache {
+  return { results: new ExpiringMap<AuthResult>(AUTH_CACHE_MS), lastUsedWritten: new ExpiringMap<true>(LAST_USED_EVERY_MS) };
+}
+
+/**
+ * docs/contract.md §3: header → key → account, with codes 1, 13, 12. With a
+ * cache (the serving process's), answers are reused for a few seconds and
+ * the key's last use is written at most once a minute; without one (the
+ * CLI, a test reading what another process changed) the database decides.
+ */
+export async function authenticateApiKey(db: Db, authorization: string | undefined | null, cache?: ApiKeyAuthCache): Promise<AuthResult> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   if (!m) return { ok: false, code: 1 };
   const hash = hashApiKey(m[1]!);
   const cacheKey = hash.toString("base64");
   const now = Date.now();
-  const cached = authCache.get(cacheKey);
-  if (cached && cached.expires > now) return cached.result;
+  const cached = cache?.results.get(cacheKey, now);
+  if (cached) return cached;
 
   const [row] = await db
     .select({
@@ -132,11 +142,10 @@ export async function authenticateApiKey(db: Db, authorization: string | undefin
         trackClicks: row.trackClicks,
       },
     };
-  if (authCache.size > 10_000) authCache.clear();
-  authCache.set(cacheKey, { result, expires: now + AUTH_CACHE_MS });
+  cache?.results.set(cacheKey, result, now);
 
-  if (result.ok && (lastUsedWritten.get(result.key.keyId) ?? 0) < now - LAST_USED_EVERY_MS) {
-    lastUsedWritten.set(result.key.keyId, now);
+  if (result.ok && !cache?.lastUsedWritten.get(result.key.keyId, now)) {
+    cache?.lastUsedWritten.set(result.key.keyId, true, now);
     void db
       .update(apiKeys)
       .set({ lastUsedAt: new Date(now) })

@@ -198,9 +198,6 @@ async function isLiveKeyOf(db: Db, apiKey: string, accountId: string): Promise<b
   return Boolean(row);
 }
 
-const CACHE_MS = 10_000;
-const cache = new Map<string, { key: string; expires: number }>();
-
 /**
  * The API key the dashboard uses server-side for an account (docs/ARCHITECTURE.md,
  * "The dashboard"; one per account, ADR 0510): `accountId`, else the default
@@ -214,10 +211,6 @@ const cache = new Map<string, { key: string; expires: number }>();
  * send it to the browser.
  */
 export async function getDashboardApiKey(db: Db, options: { accountId?: string; secret: string }): Promise<string | undefined> {
-  const cacheKey = options.accountId ?? "";
-  const hit = cache.get(cacheKey);
-  if (hit && hit.expires > Date.now()) return hit.key;
-
   const account = options.accountId ? await getAccount(db, options.accountId) : await getDefaultAccount(db);
   if (!account) return undefined;
   const { secret } = options;
@@ -232,11 +225,5 @@ export async function getDashboardApiKey(db: Db, options: { accountId?: string; 
     }
     return storeDashboardKey(tx, account.id, secret);
   });
-  cache.set(cacheKey, { key, expires: Date.now() + CACHE_MS });
   return key;
-}
-
-/** Forgets cached dashboard keys (after a revocation in this process). */
-export function clearDashboardKeyCache(): void {
-  cache.clear();
 }

@@ -101,19 +101,33 @@ export async function rollupEventCounts(database: Database, accountId: string): 
   }
 }
 
-const rolling = new Set<string>();
-
-/** After a read saw the summaries behind: bring them forward in the background (once per account at a time). */
-export function scheduleRollup(database: Database, accountId: string, view: RollupView, onError: (err: unknown) => void): void {
-  if (view.oldest === null || view.rolledUntil >= rollupTarget(Math.floor(Date.now() / 1000))) return;
-  if (rolling.has(accountId)) return;
-  rolling.add(accountId);
-  rollupEventCounts(database, accountId)
-    .catch(onError)
-    .finally(() => rolling.delete(accountId));
+/** Background roll-ups of one process (buildAppContext, `ctx.rollups`): at most one per account at a time. */
+export interface RollupScheduler {
+  /** After a read saw the summaries behind: bring them forward in the background. */
+  schedule(accountId: string, view: RollupView, onError: (err: unknown) => void): void;
+  /** Waits for this process's roll-ups in flight (tests, shutdown). */
+  settled(): Promise<void>;
 }
 
-/** Waits for background roll-ups of this process (tests, shutdown). */
-export async function rollupsSettled(): Promise<void> {
-  while (rolling.size > 0) await new Promise((r) => setTimeout(r, 10));
+export function createRollupScheduler(database: Database): RollupScheduler {
+  const rolling = new Set<string>();
+  return {
+    schedule(accountId, view, onError) {
+      if (view.oldest === null || view.rolledUntil >= rollupTarget(Math.floor(Date.now() / 1000))) return;
+      if (rolling.has(accountId)) return;
+      rolling.add(accountId);
+      rollupEventCounts(database, accountId)
+        .catch(onError)
+        .finally(() => rolling.delete(accountId));
+    },
+    async settled() {
+      while (rolling.size > 0) await new Promise((r) => setTimeout(r, 10));
+    },
+  };
+}
+
+/** What the event reads need: the database and the process's roll-ups. */
+export interface EventReads {
+  database: Database;
+  rollups: RollupScheduler;
 }

@@ -1,7 +1,6 @@
 import { EVENT_TYPES, type EventType } from "../contract/events";
 import { emptyCounts, type StatsInterval, type StatsResponse } from "../contract/stats";
-import type { Database } from "../storage/database";
-import { readRollupView, scheduleRollup, summarisedSpan } from "./event-counts";
+import { readRollupView, summarisedSpan, type EventReads } from "./event-counts";
 
 /**
  * GET /stats (docs/contract.md §12.2): counts per event type per UTC hour
@@ -23,7 +22,7 @@ export function bucketStarts(startDate: number, endDate: number, interval: Stats
 }
 
 export async function eventStats(
-  database: Database,
+  { database, rollups }: EventReads,
   accountId: string,
   q: { startDate: number; endDate: number; interval: StatsInterval },
   onError: (err: unknown) => void = () => {},
@@ -32,7 +31,7 @@ export async function eventStats(
   const starts = bucketStarts(q.startDate, q.endDate, q.interval);
   const from = starts[0] ?? q.startDate;
   const view = await readRollupView(database.pool, accountId);
-  scheduleRollup(database, accountId, view, onError);
+  rollups.schedule(accountId, view, onError);
   // Hour summaries fall into whole buckets (hours divide days), the rest is counted from the rows.
   const { a, b } = summarisedSpan(view, from, q.endDate);
   const { rows } = await database.pool.query<{ bucket: number; type: EventType; n: number }>(

@@ -1,11 +1,10 @@
 import type { EventRecord, EventsResponse, EventType, MessageHeaders } from "../contract/events";
 import { DEFAULT_RETRIEVE_COUNT } from "../contract/events";
 import type pg from "pg";
-import type { Database } from "../storage/database";
 import type { EventRow } from "../storage/event-rows";
 import { statementName } from "../storage/prepared-sql";
 import { isUuid } from "./accounts";
-import { FAR_FUTURE, HOUR, scheduleRollup } from "./event-counts";
+import { FAR_FUTURE, HOUR, type EventReads } from "./event-counts";
 
 /**
  * GET /events (docs/contract.md §7): the account's events, newest first (LoggedAt
@@ -47,7 +46,7 @@ export function whereClause(accountId: string, f: EventFilter): { sql: string; p
 }
 
 export async function listEvents(
-  database: Database,
+  reads: EventReads,
   accountId: string,
   f: EventFilter,
   onError: (err: unknown) => void = () => {},
@@ -58,7 +57,7 @@ export async function listEvents(
   const limit = f.retrieveCount ?? DEFAULT_RETRIEVE_COUNT;
   const offset = f.startFrom ?? 0;
   const [page, count] = await Promise.all([
-    database.pool.query<Row>(
+    reads.database.pool.query<Row>(
       prepared(`SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url,
               e.message_id, m.headers, m.size, m.transport, m.tags
        FROM events e LEFT JOIN messages m ON m.id = e.message_id
@@ -67,7 +66,7 @@ export async function listEvents(
        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, offset]),
     ),
-    countEvents(database, accountId, f, onError),
+    countEvents(reads, accountId, f, onError),
   ]);
   return { TotalRecords: count, Events: page.rows.map(toRecord) };
 }
@@ -81,7 +80,7 @@ function prepared(text: string, values: unknown[]): pg.QueryConfig {
 }
 
 /** TotalRecords: hourly summaries for the long past, rows for the rest (lib/domain/event-counts.ts). */
-export async function countEvents(database: Database, accountId: string, f: EventFilter, onError: (err: unknown) => void): Promise<number> {
+export async function countEvents({ database, rollups }: EventReads, accountId: string, f: EventFilter, onError: (err: unknown) => void): Promise<number> {
   const { sql, params } = whereClause(accountId, f);
   if (f.messageId !== undefined) {
     // One message's events: few rows, counted directly.
@@ -116,7 +115,7 @@ export async function countEvents(database: Database, accountId: string, f: Even
      FROM s`,
     [...params, f.startDate ?? 0, f.endDate ?? FAR_FUTURE, ...(f.type ? [f.type] : [])]),
   );
-  scheduleRollup(database, accountId, { rolledUntil: rows[0]!.ru, oldest: rows[0]!.oldest }, onError);
+  rollups.schedule(accountId, { rolledUntil: rows[0]!.ru, oldest: rows[0]!.oldest }, onError);
   return rows[0]!.n;
 }
 

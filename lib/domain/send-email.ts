@@ -18,6 +18,7 @@ import { createGroupCommit } from "../storage/group-commit";
 import { readUsage } from "./limit-counters";
 import { hasLimits, rateLimitHeaders, refusingWindow, secondsToReset, type RateLimitHeaders } from "./limits";
 import { normalizeEmail } from "./suppressions";
+import { ExpiringMap } from "./expiring-map";
 
 /**
  * POST /email as a use case (docs/contract.md §5): validation (steps
@@ -32,6 +33,7 @@ export interface SendDeps {
   log: Logger;
   /** The process's acceptor (createAcceptor, held on AppContext). */
   accept: Acceptor;
+  verifiedDomains: VerifiedDomainCache;
 }
 
 export type SendResult =
@@ -72,7 +74,7 @@ export async function sendClaiming(
   if (!v.ok) return refuse(v.errors);
   const content = v.content;
 
-  if (!(await isVerifiedDomain(deps.database, key.accountId, emailDomain(content.from.email)))) {
+  if (!(await isVerifiedDomain(deps, key.accountId, emailDomain(content.from.email)))) {
     const errors = [errorItem(32, "From.email")];
     if (claim && !(await storeIdempotentAnswer(deps.database, { apiKeyId: key.keyId, ...claim, answer: refusedAnswer(errors) }))) return CLAIM_LOST;
     return refuse(errors);
@@ -135,21 +137,24 @@ export async function currentHeaders(deps: SendDeps, key: AuthenticatedKey, now:
   return rateLimitHeaders(await readUsage(deps.database.pool, key.keyId, key.limits, now), now);
 }
 
-// A verified domain stays verified: positive answers are cached briefly (like API keys).
-const VERIFIED_CACHE_MS = 5_000;
-const verifiedCache = new Map<string, number>();
+/** Positive answers of isVerifiedDomain, one memo per process (`ctx.verifiedDomains`). */
+export type VerifiedDomainCache = ExpiringMap<true>;
 
-export async function isVerifiedDomain(database: Database, accountId: string, domain: string): Promise<boolean> {
+// A verified domain stays verified: positive answers are cached briefly (like API keys).
+export function createVerifiedDomainCache(): VerifiedDomainCache {
+  return new ExpiringMap<true>(5_000);
+}
+
+export async function isVerifiedDomain(deps: { database: Database; verifiedDomains: VerifiedDomainCache }, accountId: string, domain: string): Promise<boolean> {
+  const { database, verifiedDomains } = deps;
   const ascii = domainToASCII(domain) || domain;
   const cacheKey = `${accountId}|${ascii}`;
-  const now = Date.now();
-  if ((verifiedCache.get(cacheKey) ?? 0) > now) return true;
+  if (verifiedDomains.get(cacheKey)) return true;
   const { rows } = await database.pool.query(
     `SELECT 1 FROM sender_domains WHERE account_id = $1 AND name = ANY($2::text[]) AND status = 'verified' LIMIT 1`,
     [accountId, [...new Set([domain, ascii])]],
   );
   if (rows.length === 0) return false;
-  if (verifiedCache.size > 10_000) verifiedCache.clear();
-  verifiedCache.set(cacheKey, now + VERIFIED_CACHE_MS);
+  verifiedDomains.set(cacheKey, true);
   return true;
 }

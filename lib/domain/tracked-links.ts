@@ -55,35 +55,31 @@ export interface MessageFacts {
   size?: number;
 }
 
-const factWriters = new WeakMap<Database, (facts: MessageFacts) => Promise<void>>();
+export type MessageFactsWriter = (facts: MessageFacts) => Promise<void>;
 
 /**
- * Keeps a message's link list and built size, group-committed with those of
- * the other jobs of the process: one UPDATE for all the messages whose first
- * copy was built during the previous write (it was one statement per message,
- * 45% of a delivery worker's statements: docs/adr/0320). Resolves once the
- * row is written, so a copy is never sent before its links can be looked up.
+ * One per process (buildAppContext, `ctx.messageFacts`). Keeps a message's
+ * link list and built size, group-committed with those of the other jobs of
+ * the process: one UPDATE for all the messages whose first copy was built
+ * during the previous write (it was one statement per message, 45% of a
+ * delivery worker's statements: docs/adr/0320). Resolves once the row is
+ * written, so a copy is never sent before its links can be looked up.
  */
-export function recordMessageFacts(database: Database, facts: MessageFacts): Promise<void> {
-  let write = factWriters.get(database);
-  if (!write) {
-    write = createGroupCommit(
-      async (batch: MessageFacts[]) => {
-        await database.pool.query({
-          name: "mailroom_record_message_facts",
-          text: `UPDATE messages m
-                    SET tracked_links = COALESCE(m.tracked_links, v.links::jsonb), size = COALESCE(v.size, m.size)
-                   FROM unnest($1::uuid[], $2::text[], $3::int[]) AS v(id, links, size)
-                  WHERE m.id = v.id`,
-          // unnest (estimated 10 rows), not jsonb_to_recordset (100): an index lookup per message even on stale statistics.
-          values: [batch.map((f) => f.messageId), batch.map((f) => (f.links ? JSON.stringify(f.links) : null)), batch.map((f) => f.size ?? null)],
-        });
-        return batch.map(() => undefined);
-      },
-      // A malformed item (no UUID) fails alone, not the messages written with it.
-      { maxBatch: 64, maxInFlight: 1, isolate: isRowDataError },
-    );
-    factWriters.set(database, write);
-  }
-  return write(facts);
+export function createMessageFactsWriter(database: Database): MessageFactsWriter {
+  return createGroupCommit(
+    async (batch: MessageFacts[]) => {
+      await database.pool.query({
+        name: "mailroom_record_message_facts",
+        text: `UPDATE messages m
+                  SET tracked_links = COALESCE(m.tracked_links, v.links::jsonb), size = COALESCE(v.size, m.size)
+                 FROM unnest($1::uuid[], $2::text[], $3::int[]) AS v(id, links, size)
+                WHERE m.id = v.id`,
+        // unnest (estimated 10 rows), not jsonb_to_recordset (100): an index lookup per message even on stale statistics.
+        values: [batch.map((f) => f.messageId), batch.map((f) => (f.links ? JSON.stringify(f.links) : null)), batch.map((f) => f.size ?? null)],
+      });
+      return batch.map(() => undefined);
+    },
+    // A malformed item (no UUID) fails alone, not the messages written with it.
+    { maxBatch: 64, maxInFlight: 1, isolate: isRowDataError },
+  );
 }

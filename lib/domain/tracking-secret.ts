@@ -10,14 +10,22 @@ import { eq } from "drizzle-orm";
  * with the same key and links keep working across restarts.
  */
 const KEY = "tracking_secret";
-const cache = new WeakMap<object, string>();
 
 export async function getTrackingSecret(db: Db, configured?: string): Promise<string> {
   if (configured) return configured;
-  const hit = cache.get(db);
-  if (hit) return hit;
   await db.insert(instanceSettings).values({ key: KEY, value: randomBytes(32).toString("base64url") }).onConflictDoNothing();
   const [row] = await db.select().from(instanceSettings).where(eq(instanceSettings.key, KEY));
-  cache.set(db, row!.value);
   return row!.value;
+}
+
+/** One per process (buildAppContext, `ctx.trackingSecret`): read once, then the same answer (the secret never changes). */
+export function createTrackingSecretSource(db: Db, configured?: string): () => Promise<string> {
+  let secret: Promise<string> | undefined;
+  return () => {
+    secret ??= getTrackingSecret(db, configured).catch((err: unknown) => {
+      secret = undefined; // a database outage: asked again next time
+      throw err;
+    });
+    return secret;
+  };
 }

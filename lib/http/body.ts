@@ -66,6 +66,8 @@ function needsSource(value: unknown, keys: ReadonlySet<string>): boolean | undef
 }
 
 /** Requests whose body was left unread (too large): their connection must not be reused. */
+// A mark on the request object itself (gone with it), not process state.
+// eslint-disable-next-line no-restricted-syntax
 const unread = new WeakSet<Request>();
 export function isBodyLeftUnread(request: Request): boolean {
   return unread.has(request);

@@ -1,5 +1,4 @@
 import type { AppContext } from "../context";
-import { getTrackingSecret } from "../domain/tracking-secret";
 import { handleInboundMessage } from "./handle-message";
 import { getInboundAddress, sendToInbound } from "./inbound-server";
 
@@ -23,7 +22,7 @@ export async function submitReport(ctx: AppContext, raw: Buffer, envelope: { fro
       ctx.log.debug({ err }, "no inbound SMTP server reachable; handling the report in process");
     }
   }
-  const secret = await getTrackingSecret(ctx.database.db, ctx.config.tracking.secret);
+  const secret = await ctx.trackingSecret();
   await handleInboundMessage(ctx, secret, raw, { from: envelope.from, to: [envelope.to] });
   return "in-process";
 }

@@ -14,6 +14,8 @@ export function preparedSql(client: pg.PoolClient | pg.Pool): { executeSql(text:
   };
 }
 
+// A memo of a pure function (a statement's text always has the same name), not process state.
+// eslint-disable-next-line no-restricted-syntax
 const names = new Map<string, string>();
 
 export function statementName(text: string): string {

@@ -55,7 +55,7 @@ interface SessionSlot {
 
 export async function startSubmissionServer(ctx: AppContext): Promise<SubmissionServer> {
   const cfg = ctx.config.submission;
-  const deps = { database: ctx.database, boss: ctx.boss, log: ctx.log, accept: ctx.accept };
+  const deps = { database: ctx.database, boss: ctx.boss, log: ctx.log, accept: ctx.accept, verifiedDomains: ctx.verifiedDomains };
   const failures = new AuthFailures(cfg.authFailuresPerMinute);
   const openPerAddress = new ConcurrentConnections(cfg.connectionsPerAddress);
   const sessions = new WeakMap<SMTPServerSession, SessionState>();
@@ -133,7 +133,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
       if (!session.secure && !isLoopback(remote)) return callback(refuse(REPLY.encryptionRequired));
       if (failures.blocked(remote)) return callback(refuse(REPLY.authThrottled));
       const password = auth.password ?? "";
-      authenticateApiKey(ctx.database.db, `Bearer ${password}`).then(
+      authenticateApiKey(ctx.database.db, `Bearer ${password}`, ctx.apiKeyAuth).then(
         (result) => {
           if (!result.ok) {
             failures.fail(remote);
@@ -152,7 +152,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
       // Below MAILROOM_DISK_MIN_FREE nothing new is accepted: say so before the client sends the message.
       if (ctx.disk.status()?.level === "critical") return callback(refuse(REPLY.diskFull));
       const domain = emailDomain(address.address);
-      isVerifiedDomain(ctx.database, keyOf(session).accountId, domain).then(
+      isVerifiedDomain(ctx, keyOf(session).accountId, domain).then(
         (ok) => callback(ok ? undefined : refuse(REPLY.senderNotVerified(domain))),
         (err: Error) => callback(refuse(failed(err, "SMTP submission: MAIL FROM check failed"))),
       );
@@ -182,7 +182,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
         const { raw, exceeded } = await readBoundedMessage(stream, MAX_MESSAGE_BYTES);
         if (exceeded) return REPLY.tooBig(MAX_MESSAGE_BYTES);
         const state = sessions.get(session);
-        const auth = await authenticateApiKey(ctx.database.db, `Bearer ${state?.password ?? ""}`);
+        const auth = await authenticateApiKey(ctx.database.db, `Bearer ${state?.password ?? ""}`, ctx.apiKeyAuth);
         if (!auth.ok) return auth.code === 12 ? REPLY.accountSuspended : REPLY.badCredentials;
         const result = await submitMime(deps, auth.key, { raw, ...envelope });
         if (result.ok) ctx.log.info({ messageId: result.messageId, accountId: auth.key.accountId, recipients: envelope.rcptTo.length }, "SMTP submission accepted");

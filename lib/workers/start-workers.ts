@@ -2,7 +2,6 @@ import type { AppContext } from "../context";
 import { applyDeliverPolicy, startDelivery } from "../delivery/start";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
 import { sharedBudget } from "../delivery/smtp-slots";
-import { getTrackingSecret } from "../domain/tracking-secret";
 import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
 import { submitReport } from "../inbound/submit-report";
@@ -41,7 +40,7 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
     for (const s of stoppers.splice(0).reverse()) await s().catch((err: Error) => ctx.log.warn({ err }, "worker stop step failed"));
   };
   try {
-    const secret = await getTrackingSecret(ctx.database.db, ctx.config.tracking.secret);
+    const secret = await ctx.trackingSecret();
     await applyDeliverPolicy(ctx);
 
     if (options.inbound ?? true) {

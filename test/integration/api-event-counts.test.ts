@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rollupEventCounts, rollupsSettled } from "../../lib/domain/event-counts";
+import { rollupEventCounts } from "../../lib/domain/event-counts";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -65,7 +65,7 @@ describe("exact counts with hourly summaries", () => {
     await insert(Array.from({ length: 2000 }, () => [TYPES[Math.floor(rand() * 4)]!, now - Math.floor(rand() * 10 * DAY)] as [string, number]));
   });
   afterAll(async () => {
-    await rollupsSettled();
+    await app.ctx.rollups.settled();
     await app?.stop();
   });
 
@@ -76,7 +76,7 @@ describe("exact counts with hourly summaries", () => {
 
   it("rolls up in the background after a read and stays exact", async () => {
     await total("");
-    await rollupsSettled();
+    await app.ctx.rollups.settled();
     const { rows } = await app.ctx.database.pool.query("SELECT rolled_until FROM event_rollup_state WHERE account_id = $1", [accountId]);
     expect(rows[0]?.rolled_until).toBeGreaterThan(now - 3 * 3600);
     const summaries = await app.ctx.database.pool.query("SELECT count(*)::int AS n, sum(n)::int AS events FROM event_hour_counts WHERE account_id = $1", [accountId]);
@@ -92,7 +92,7 @@ describe("exact counts with hourly summaries", () => {
     expect(await total("Event=failed")).toBe(before + 1);
     await expectExact();
     await total("");
-    await rollupsSettled();
+    await app.ctx.rollups.settled();
     await expectExact();
   });
 
@@ -101,7 +101,7 @@ describe("exact counts with hourly summaries", () => {
       (await app.ctx.database.pool.query<{ ru: number }>("SELECT rolled_until AS ru FROM event_rollup_state WHERE account_id = $1", [accountId])).rows[0]!.ru;
     // Minutes ago, on both sides of the five-minute horizon.
     await insert([["delivered", now - 1500], ["opened", now - 700], ["opened", now - 400], ["accepted", now - 120]]);
-    await rollupsSettled();
+    await app.ctx.rollups.settled();
     await rollupEventCounts(app.ctx.database, accountId);
     const ru = await state();
     expect(ru % 60).toBe(0);

@@ -3,7 +3,7 @@ import { buildConfig } from "../../lib/config";
 import type { AppContext } from "../../lib/context";
 import { listAccounts } from "../../lib/domain/accounts";
 import { authenticateApiKey, listApiKeys, revokeApiKey } from "../../lib/domain/api-keys";
-import { clearDashboardKeyCache, ensureFirstStart, getDashboardApiKey } from "../../lib/domain/bootstrap";
+import { ensureFirstStart, getDashboardApiKey } from "../../lib/domain/bootstrap";
 import { listSenderDomains } from "../../lib/domain/sender-domains";
 import { listMembershipsOf, listStaffUsers, verifyStaffPassword } from "../../lib/domain/staff-users";
 import { createLogger } from "../../lib/logger";
@@ -71,7 +71,6 @@ describe("first start provisioning", () => {
     const old = await getDashboardApiKey(db, { secret: TEST_SECRET });
     const dashboardKey = (await listApiKeys(db, demo.accountId)).find((k) => k.label === "dashboard" && !k.revokedAt)!;
     await revokeApiKey(db, dashboardKey.id);
-    clearDashboardKeyCache();
     const fresh = await getDashboardApiKey(db, { secret: TEST_SECRET });
     expect(fresh).not.toBe(old);
     expect(await authenticateApiKey(db, `Bearer ${fresh}`)).toMatchObject({ ok: true });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { authenticateApiKey, clearAuthCache } from "../../lib/domain/api-keys";
-import { clearDashboardKeyCache, getDashboardApiKey } from "../../lib/domain/bootstrap";
+import { authenticateApiKey } from "../../lib/domain/api-keys";
+import { getDashboardApiKey } from "../../lib/domain/bootstrap";
 import { openDatabase } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";
@@ -21,7 +21,6 @@ interface Created {
 
 /** What a client of the API would get for this key (the same check POST /email makes). */
 async function authCode(url: string, apiKey: string): Promise<number | "ok"> {
-  clearAuthCache(); // another process changed the key or account
   const database = openDatabase(url, { max: 1 });
   try {
     const r = await authenticateApiKey(database.db, `Bearer ${apiKey}`);
@@ -82,15 +81,11 @@ describe("mailroom accounts and keys", { timeout: 180_000 }, () => {
 
     const database = openDatabase(url, { max: 2 });
     try {
-      clearDashboardKeyCache();
       const dashboardKey = await getDashboardApiKey(database.db, { secret: TEST_SECRET });
-      clearAuthCache();
       expect(await authenticateApiKey(database.db, `Bearer ${dashboardKey}`)).toMatchObject({ ok: true, key: { accountId: bench.accountId } });
       await runCliJson(["accounts", "set-default", shop.accountId], env);
-      clearDashboardKeyCache();
       const moved = await getDashboardApiKey(database.db, { secret: TEST_SECRET });
       expect(moved).not.toBe(dashboardKey);
-      clearAuthCache();
       expect(await authenticateApiKey(database.db, `Bearer ${moved}`)).toMatchObject({ ok: true, key: { accountId: shop.accountId } });
     } finally {
       await database.close();

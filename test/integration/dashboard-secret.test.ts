@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildConfig, ConfigError } from "../../lib/config";
 import { createAccount } from "../../lib/domain/accounts";
 import { authenticateApiKey } from "../../lib/domain/api-keys";
-import { clearDashboardKeyCache, getDashboardApiKey } from "../../lib/domain/bootstrap";
+import { getDashboardApiKey } from "../../lib/domain/bootstrap";
 import { AUTH_SECRET_FILE, AuthSecretError, LEGACY_AUTH_SECRET_SETTING, resolveDashboardSecret } from "../../lib/domain/dashboard-auth-secret";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { startServer } from "../../server";
@@ -41,12 +41,10 @@ describe("the dashboard's secret", () => {
     expect(readFileSync(file, "utf8").trim()).toBe(first.secret);
     expect((await settings()).some((r) => r.value.includes(first.secret) || r.key === LEGACY_AUTH_SECRET_SETTING)).toBe(false);
     // A dashboard key sealed with it opens with it, and nothing in the database opens it.
-    clearDashboardKeyCache();
     const key = await getDashboardApiKey(database.db, { accountId, secret: first.secret });
     const dump = JSON.stringify((await database.pool.query("SELECT * FROM instance_settings")).rows);
     expect(dump).not.toContain(first.secret);
     expect((await resolveDashboardSecret(database.db, { dataDir: dir })).secret).toBe(first.secret); // later starts read it
-    clearDashboardKeyCache();
     expect(await getDashboardApiKey(database.db, { accountId, secret: first.secret })).toBe(key);
   });
 
@@ -61,14 +59,12 @@ describe("the dashboard's secret", () => {
     const dir = newDir();
     const legacy = randomBytes(32).toString("base64url");
     await database.pool.query("INSERT INTO instance_settings (key, value) VALUES ($1, $2)", [LEGACY_AUTH_SECRET_SETTING, legacy]);
-    clearDashboardKeyCache();
     const key = await getDashboardApiKey(database.db, { accountId, secret: legacy }); // sealed under the old secret (remade: the previous one was sealed under another)
     const moved = await resolveDashboardSecret(database.db, { dataDir: dir });
     expect(moved).toEqual({ secret: legacy, source: "file", movedFromDatabase: true });
     expect(readFileSync(path.join(dir, AUTH_SECRET_FILE), "utf8").trim()).toBe(legacy);
     expect(statSync(path.join(dir, AUTH_SECRET_FILE)).mode & 0o777).toBe(0o600);
     expect((await settings()).map((r) => r.key)).not.toContain(LEGACY_AUTH_SECRET_SETTING);
-    clearDashboardKeyCache();
     expect(await getDashboardApiKey(database.db, { accountId, secret: moved.secret })).toBe(key); // not revoked, not remade
     expect(await authenticateApiKey(database.db, `Bearer ${key}`)).toMatchObject({ ok: true });
     expect((await resolveDashboardSecret(database.db, { dataDir: dir })).movedFromDatabase).toBe(false); // once
@@ -77,13 +73,11 @@ describe("the dashboard's secret", () => {
   it("with AUTH_SECRET (or a file already there), keys sealed with the old secret are sealed again with it, then the old one is deleted", async () => {
     const legacy = randomBytes(32).toString("base64url");
     await database.pool.query("INSERT INTO instance_settings (key, value) VALUES ($1, $2)", [LEGACY_AUTH_SECRET_SETTING, legacy]);
-    clearDashboardKeyCache();
     const key = await getDashboardApiKey(database.db, { accountId, secret: legacy });
     const configured = "an-operator-chosen-secret-of-enough-length";
     const resolved = await resolveDashboardSecret(database.db, { configured, dataDir: newDir() });
     expect(resolved).toEqual({ secret: configured, source: "AUTH_SECRET", movedFromDatabase: true });
     expect((await settings()).map((r) => r.key)).not.toContain(LEGACY_AUTH_SECRET_SETTING);
-    clearDashboardKeyCache();
     expect(await getDashboardApiKey(database.db, { accountId, secret: configured })).toBe(key);
     const { rows } = await database.pool.query<{ sealed: string }>("SELECT sealed FROM dashboard_api_keys WHERE account_id = $1", [accountId]);
     expect(rows[0]!.sealed).not.toContain(key!.slice(3));

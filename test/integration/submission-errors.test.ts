@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import nodemailer from "nodemailer";
-import { clearAuthCache, createApiKey, revokeApiKey } from "../../lib/domain/api-keys";
+import { createApiKey, revokeApiKey } from "../../lib/domain/api-keys";
 import { setAccountLimits, setAccountStatus } from "../../lib/domain/accounts";
 import { addSuppression } from "../../lib/domain/suppressions";
 import { bearer, createTestAccount } from "../support/fixtures";
@@ -56,7 +56,7 @@ describe("SMTP submission: error replies", () => {
     expect(await refusal(second, mail())).toMatch(/^535 5\.7\.8 Authentication credentials invalid/);
 
     await setAccountStatus(app.ctx.database.db, accountId, "suspended");
-    clearAuthCache();
+    app.ctx.apiKeyAuth.results.clear();
     expect(await refusal(apiKey, mail())).toMatch(/^535 5\.7\.8 Authentication refused: the account of this API key is suspended/);
   });
 
@@ -91,7 +91,7 @@ describe("SMTP submission: error replies", () => {
   it("451 4.7.1 with the wait past the rate limit, shared with POST /email for one key; 554 5.7.1 past the daily quota", async () => {
     const { apiKey, accountId } = await createTestAccount(app.ctx);
     await setAccountLimits(app.ctx.database.db, accountId, { perMinute: 3, perHour: 1000, perDay: 1000 });
-    clearAuthCache();
+    app.ctx.apiKeyAuth.results.clear();
     const api = () =>
       app.fetch("/api/v1/email", {
         method: "POST",
@@ -105,7 +105,7 @@ describe("SMTP submission: error replies", () => {
 
     const other = await createTestAccount(app.ctx);
     await setAccountLimits(app.ctx.database.db, other.accountId, { perMinute: null, perHour: null, perDay: 1 });
-    clearAuthCache();
+    app.ctx.apiKeyAuth.results.clear();
     expect((await send(other.apiKey, mail())).response).toMatch(/^250 /);
     expect(await refusal(other.apiKey, mail())).toMatch(/^554 5\.7\.1 Daily quota of this API key reached: it resets in \d+ seconds/);
   });

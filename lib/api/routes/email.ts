@@ -59,7 +59,7 @@ const sendEmailRoute = createRoute({
 export function addEmailRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
   app.openapi(sendEmailRoute, async (c) => {
     const key = c.get("auth");
-    const deps = { database: ctx.database, boss: ctx.boss, log: c.get("log"), accept: ctx.accept };
+    const deps = { database: ctx.database, boss: ctx.boss, log: c.get("log"), accept: ctx.accept, verifiedDomains: ctx.verifiedDomains };
     const idempotency = parseIdempotencyKey(c.req.header(IDEMPOTENCY_HEADER));
     if (!idempotency.ok) {
       const headers = await currentHeaders(deps, key, nowSeconds());

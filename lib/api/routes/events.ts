@@ -23,7 +23,7 @@ const listEventsRoute = createRoute({
 export function addEventsRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
   app.openapi(listEventsRoute, async (c) => {
     const d = c.req.valid("query");
-    const result = await listEvents(ctx.database, c.get("auth").accountId, {
+    const result = await listEvents(ctx, c.get("auth").accountId, {
       startDate: d.StartDate,
       endDate: d.EndDate,
       type: d.Event === ACCEPTED_ALIAS ? "accepted" : d.Event,

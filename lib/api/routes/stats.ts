@@ -27,7 +27,7 @@ export function addStatsRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void 
     if (bucketCount(StartDate, EndDate, Interval) > MAX_STATS_BUCKETS) {
       return errorResponse(c, [errorItem(422, "EndDate")]);
     }
-    const stats = await eventStats(ctx.database, c.get("auth").accountId, { startDate: StartDate, endDate: EndDate, interval: Interval }, (err) =>
+    const stats = await eventStats(ctx, c.get("auth").accountId, { startDate: StartDate, endDate: EndDate, interval: Interval }, (err) =>
       c.get("log").warn({ err }, "event roll-up failed"),
     );
     return c.json(stats, 200);

@@ -7,7 +7,6 @@ import { normalizeIp, requestClientIp } from "../../domain/client-ip";
 import { geolocate } from "../../domain/geolocation";
 import { findRecipient, recordEngagement, type RecipientRef } from "../../domain/recipient-events";
 import { findTrackedLink } from "../../domain/tracked-links";
-import { getTrackingSecret } from "../../domain/tracking-secret";
 
 /**
  * Tracking under /t (docs/contract.md §11, §12.5):
@@ -44,7 +43,7 @@ export function createTrackingRoutes(ctx: AppContext): Hono {
 
   const resolve = async (c: Context, kind: TrackingToken["kind"]): Promise<{ token: TrackingToken; recipient: RecipientRef } | undefined> => {
     const text = c.req.param("token")?.replace(/\.gif$/i, "") ?? "";
-    const secret = await getTrackingSecret(ctx.database.db, ctx.config.tracking.secret);
+    const secret = await ctx.trackingSecret();
     const token = decodeTrackingToken(secret, text);
     if (!token || token.kind !== kind) return undefined;
     const recipient = await findRecipient(ctx.database, token.recipientId);

@@ -80,7 +80,7 @@ export async function submitMime(deps: SendDeps, key: AuthenticatedKey, submissi
   const fromDomain = emailDomain(originators.from.address);
   // One query per distinct domain, the first unverified one refuses: at most the account's verified domains plus one.
   for (const [domain, field] of originatorDomains(originators.originators)) {
-    if (await isVerifiedDomain(deps.database, key.accountId, domain)) continue;
+    if (await isVerifiedDomain(deps, key.accountId, domain)) continue;
     return { ok: false, reply: field === "from" ? REPLY.senderNotVerified(domain) : REPLY.originatorNotVerified(FIELD_NAMES[field], domain) };
   }
 
