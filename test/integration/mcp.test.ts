@@ -142,6 +142,15 @@ describe("MCP server", { timeout: 240_000 }, () => {
       const wrong = await app.fetch("/mcp", { ...init, headers: { ...init.headers, Authorization: "Bearer mr_wrong" } });
       expect(wrong.status).toBe(401);
       expect(await wrong.json()).toEqual({ Errors: [{ Code: 13, Message: "Invalid sender API key" }] });
+      // A bare JSON-RPC call (docs/api.md's curl): stateless, no session or initialize needed.
+      const list = await app.fetch("/mcp", {
+        ...init,
+        headers: { ...init.headers, Authorization: `Bearer ${readKey}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(list.status).toBe(200);
+      const listed = (await list.json()) as { result: { tools: { name: string }[] } };
+      expect(listed.result.tools).toHaveLength(MCP_TOOL_NAMES.length);
       const get = await app.fetch("/mcp", { headers: { Authorization: `Bearer ${fullKey}` } });
       expect(get.status).toBe(405);
       expect(get.headers.get("allow")).toBe("POST");
