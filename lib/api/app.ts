@@ -32,6 +32,6 @@ export function createApiApp(ctx: AppContext): Hono {
   app.route("/api/v1", createV1Routes(ctx) as unknown as Hono);
   app.route("/t", createTrackingRoutes(ctx));
   // Its tools call /api/v1 through this same app (docs/adr/0900).
-  app.route("/mcp", createMcpRoutes(ctx, (request) => app.fetch(request)));
+  app.route("/mcp", createMcpRoutes(ctx, (request) => app.fetch(request)) as unknown as Hono);
   return app;
 }

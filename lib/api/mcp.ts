@@ -2,6 +2,8 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { Hono } from "hono";
 import type { AppContext } from "../context";
 import { authenticateApiKey } from "../domain/api-keys";
+import { CLIENT_ADDRESS_HEADER } from "../domain/client-ip";
+import type { ApiEnv } from "../http/env";
 import { apiError } from "../http/errors";
 import { createMcpServer, type ApiCall } from "../mcp/tools";
 
@@ -13,8 +15,13 @@ import { createMcpServer, type ApiCall } from "../mcp/tools";
  * through `apiFetch` (the app's own fetch) with the same Authorization
  * header, so the key's scope, domains and limits apply as they do to the API.
  */
-export function createMcpRoutes(ctx: AppContext, apiFetch: (request: Request) => Response | Promise<Response>): Hono {
-  const app = new Hono({ strict: false });
+export function createMcpRoutes(ctx: AppContext, apiFetch: (request: Request) => Response | Promise<Response>): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>({ strict: false });
+  // The metrics' and access log's route label.
+  app.use("*", async (c, next) => {
+    c.set("route", "/mcp");
+    await next();
+  });
 
   app.post("/", async (c) => {
     const authorization = c.req.header("authorization");
@@ -22,11 +29,13 @@ export function createMcpRoutes(ctx: AppContext, apiFetch: (request: Request) =>
     if (!auth.ok) return apiError(c, auth.code);
 
     const origin = new URL(c.req.url).origin;
+    // A tool's API request is logged with the MCP request's id and client address.
+    const forwarded = { "X-Request-Id": c.get("requestId") ?? "", [CLIENT_ADDRESS_HEADER]: c.req.header(CLIENT_ADDRESS_HEADER) ?? "" };
     const call: ApiCall = async (method, path, body) => {
       const res = await apiFetch(
         new Request(`${origin}/api/v1${path}`, {
           method,
-          headers: { Authorization: authorization!, ...(body !== undefined && { "Content-Type": "application/json" }) },
+          headers: { ...forwarded, Authorization: authorization!, ...(body !== undefined && { "Content-Type": "application/json" }) },
           ...(body !== undefined && { body: JSON.stringify(body) }),
         }),
       );
