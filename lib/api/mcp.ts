@@ -15,6 +15,13 @@ import { createMcpServer, type ApiCall } from "../mcp/tools";
  * through `apiFetch` (the app's own fetch) with the same Authorization
  * header, so the key's scope, domains and limits apply as they do to the API.
  */
+/**
+ * The SDK's transport reads and parses the JSON-RPC body on the event loop:
+ * it is held to 4 MiB (the SDK's default), below POST /email's cap, so that
+ * one request cannot stall the process (a larger message goes to POST /email).
+ */
+export const MCP_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
 export function createMcpRoutes(ctx: AppContext, apiFetch: (request: Request) => Response | Promise<Response>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>({ strict: false });
   // The metrics' and access log's route label.
@@ -45,7 +52,7 @@ export function createMcpRoutes(ctx: AppContext, apiFetch: (request: Request) =>
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
-      maxRequestBodySize: ctx.config.api.maxBodyBytes,
+      maxRequestBodySize: Math.min(ctx.config.api.maxBodyBytes, MCP_MAX_BODY_BYTES),
     });
     await server.connect(transport);
     try {

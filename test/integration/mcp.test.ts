@@ -151,6 +151,13 @@ describe("MCP server", { timeout: 240_000 }, () => {
       expect(list.status).toBe(200);
       const listed = (await list.json()) as { result: { tools: { name: string }[] } };
       expect(listed.result.tools).toHaveLength(MCP_TOOL_NAMES.length);
+      // The body is bounded before it is parsed (4 MiB).
+      const big = await app.fetch("/mcp", {
+        ...init,
+        headers: { ...init.headers, Authorization: `Bearer ${fullKey}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "send-email", arguments: { Subject: "x".repeat(5 * 1024 * 1024) } } }),
+      });
+      expect(big.status).toBe(413);
       const get = await app.fetch("/mcp", { headers: { Authorization: `Bearer ${fullKey}` } });
       expect(get.status).toBe(405);
       expect(get.headers.get("allow")).toBe("POST");
