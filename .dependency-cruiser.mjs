@@ -27,7 +27,8 @@ const MAY_IMPORT = {
   "lib/workers": ["lib/delivery", "lib/inbound", "lib/webhooks", "lib/maintenance", "lib/domain", "lib/queue", "lib/context.ts"],
   "lib/submission": ["lib/domain", "lib/inbound", "lib/contract", "lib/config.ts", "lib/context.ts"],
   "lib/http": ["lib/domain", "lib/storage", "lib/contract", "lib/config.ts", "lib/context.ts"],
-  "lib/api": ["lib/http", "lib/domain", "lib/storage", "lib/contract", "lib/tracking", "lib/webhooks", "lib/config.ts", "lib/context.ts", "lib/metrics.ts"],
+  "lib/mcp": ["lib/contract"],
+  "lib/api": ["lib/http", "lib/mcp", "lib/domain", "lib/storage", "lib/contract", "lib/tracking", "lib/webhooks", "lib/config.ts", "lib/context.ts", "lib/metrics.ts"],
   "lib/api-client": ["lib/domain", "lib/contract", "lib/config.ts", "lib/runtime.ts"],
   "lib/auth": ["lib/domain", "lib/contract", "lib/config.ts", "lib/runtime.ts", "lib/context.ts"],
   // The dashboard's pages reach data only through lib/dashboard (ADR 0510).

@@ -7,6 +7,7 @@ import { Command, CommanderError } from "commander";
 import { registerAccounts } from "./commands/accounts";
 import { registerDomains } from "./commands/domains";
 import { registerKeys } from "./commands/keys";
+import { registerMcp } from "./commands/mcp";
 import { registerPlans } from "./commands/plans";
 import { registerSmtpTest } from "./commands/smtp-test";
 import { registerSuppressions } from "./commands/suppressions";
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerSuppressions(program, app);
   registerWorker(program, app);
   registerSmtpTest(program, app);
+  registerMcp(program, app);
   return program;
 }
 

@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { isUuid } from "../../lib/domain/accounts";
+import { API_KEY_SCOPES, isApiKeyScope } from "../../lib/contract/api-keys";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../lib/domain/api-keys";
+import { DomainError } from "../../lib/domain/domain-error";
 import { CliError, emit, formatTime, table } from "../output";
 import { resolveAccount } from "../resolve-account";
 import { withJson, type CliApp, type JsonOptions } from "../runner";
@@ -15,14 +17,33 @@ export function registerKeys(program: Command, app: CliApp): void {
     .description("create an API key (shown once)")
     .option(...accountOption)
     .option("--label <text>", "what the key is for", "")
-    .action((opts: AccountOption & { label: string }) =>
+    .option("--scope <scope>", `${API_KEY_SCOPES.join(", ")}: full may do everything, send only send (API and SMTP), read only GET`, "full")
+    .option("--domains <list>", "comma-separated sender domains the key may send from (default: every verified domain)")
+    .action((opts: AccountOption & { label: string; scope: string; domains?: string }) =>
       app.run(async ({ db }) => {
+        if (!isApiKeyScope(opts.scope)) throw new CliError(`Unknown scope "${opts.scope}": use ${API_KEY_SCOPES.join(", ")}`);
         const account = await resolveAccount(db, opts.account);
-        const { key, apiKey } = await createApiKey(db, account.id, opts.label);
+        let created;
+        try {
+          created = await createApiKey(db, account.id, opts.label, { scope: opts.scope, senderDomains: opts.domains?.split(",") });
+        } catch (err) {
+          if (err instanceof DomainError) throw new CliError(err.message);
+          throw err;
+        }
+        const { key, apiKey } = created;
         emit(
           opts,
-          { apiKey, id: key.id, accountId: key.accountId, label: key.label, prefix: key.prefix, createdAt: key.createdAt.toISOString() },
-          () => [`Created API key ${key.id} for ${account.name}. Shown once, keep it now:`, `  ${apiKey}`],
+          {
+            apiKey,
+            id: key.id,
+            accountId: key.accountId,
+            label: key.label,
+            prefix: key.prefix,
+            scope: key.scope,
+            senderDomains: key.senderDomains,
+            createdAt: key.createdAt.toISOString(),
+          },
+          () => [`Created ${key.scope} API key ${key.id} for ${account.name}${key.senderDomains ? ` (sends from ${key.senderDomains.join(", ")} only)` : ""}. Shown once, keep it now:`, `  ${apiKey}`],
         );
       }),
     );
@@ -41,6 +62,8 @@ export function registerKeys(program: Command, app: CliApp): void {
             accountId: k.accountId,
             label: k.label,
             prefix: k.prefix,
+            scope: k.scope,
+            senderDomains: k.senderDomains,
             status: k.revokedAt ? "revoked" : "active",
             createdAt: k.createdAt.toISOString(),
             lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
@@ -48,8 +71,17 @@ export function registerKeys(program: Command, app: CliApp): void {
           })),
           () =>
             table(
-              ["ID", "PREFIX", "LABEL", "STATUS", "CREATED", "LAST USED"],
-              rows.map((k) => [k.id, `${k.prefix}…`, k.label, k.revokedAt ? "revoked" : "active", formatTime(k.createdAt), formatTime(k.lastUsedAt)]),
+              ["ID", "PREFIX", "LABEL", "SCOPE", "DOMAINS", "STATUS", "CREATED", "LAST USED"],
+              rows.map((k) => [
+                k.id,
+                `${k.prefix}…`,
+                k.label,
+                k.scope,
+                k.senderDomains?.join(",") ?? "any",
+                k.revokedAt ? "revoked" : "active",
+                formatTime(k.createdAt),
+                formatTime(k.lastUsedAt),
+              ]),
             ),
         );
       }),

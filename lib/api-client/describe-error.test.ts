@@ -7,6 +7,12 @@ describe("describeApiError", () => {
     const err = new ApiRequestError(503, [{ Code: 507, Message: "Service unavailable: the server's disk is full" }], "/api/v1/email");
     expect(describeApiError(err)).toMatch(/^The server's disk is full: nothing new can be stored until space is freed/);
   });
+  it("names the key's scope when the dashboard's key may not do something", () => {
+    const message = "API key scope does not allow this request: this key's scope is read, the request needs a send or full key";
+    const err = new ApiRequestError(403, [{ Code: 403, Message: message }], "/api/v1/email");
+    expect(describeApiError(err)).toBe(`The dashboard's API key may not do this (${message}). Set MAILROOM_API_KEY to a full key, or unset it to use the provisioned key.`);
+  });
+
   it("says that the database is unavailable on a 503", () => {
     const err = new ApiRequestError(503, [{ Code: 503, Message: "Service unavailable" }], "/api/v1/events");
     expect(describeApiError(err)).toMatch(/^The database is unavailable for a moment/);

@@ -53,7 +53,10 @@ const NEVER_SENT = new Set<number>([15, 16]);
 const ERROR_STATUSES = {
   400: { name: "BadRequest", what: "The email request is malformed (the status of the first error)." },
   401: { name: "Unauthorized", what: "Missing or invalid API key." },
-  403: { name: "Forbidden", what: "The From domain is not a verified domain of the account." },
+  403: {
+    name: "Forbidden",
+    what: "The From domain is not a verified domain of the account, or not one of the key's sender domains (code 32); the API key's scope does not allow the request (code 403, docs/contract.md §17.2).",
+  },
   404: { name: "NotFound", what: "Unknown path, or unknown or another account's webhook id." },
   409: { name: "Conflict", what: "POST /email: the `Idempotency-Key` is held by other requests that keep releasing it; retry with the same key." },
   422: {
@@ -83,7 +86,7 @@ export function errorResponses<const S extends ErrorStatus>(...statuses: S[]): R
 }
 
 /** Every operation that needs a key can also answer these. */
-export const COMMON_ERRORS = [401, 429, 500, 503] as const;
+export const COMMON_ERRORS = [401, 403, 429, 500, 503] as const;
 
 const retryAfter = { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" as const, minimum: 1 } } };
 

@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../context";
 import { requireApiKey } from "../http/auth";
 import type { ApiEnv } from "../http/env";
+import { requireKeyScope } from "../http/key-scope";
 import { apiError } from "../http/errors";
 import { onApiError } from "../http/on-error";
 import { requestRateLimit } from "../http/rate-limit";
@@ -13,6 +14,7 @@ import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
 import { addOpenApiRoute } from "./routes/openapi";
 import { addStatsRoutes } from "./routes/stats";
+import { addSuppressionRoutes } from "./routes/suppressions";
 import { addWebhookRoutes } from "./routes/webhooks";
 
 const V1_PREFIX = "/api/v1";
@@ -32,6 +34,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addEventsRoutes(endpoints, ctx);
   addWebhookRoutes(endpoints, ctx);
   addStatsRoutes(endpoints, ctx);
+  addSuppressionRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }
@@ -57,14 +60,18 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
 
   const auth = requireApiKey(ctx.database.db, ctx.apiKeyAuth);
   const rate = requestRateLimit(ctx.config.api.requestRate);
+  const scope = requireKeyScope(V1_PREFIX);
   const guarded: MiddlewareHandler<ApiEnv> = async (c, next) => {
     const route = c.get("route");
     if (publicRoutes.has(route)) return next();
     return auth(c, async () => {
-      if (route === SEND_ROUTE) return next();
       // A middleware's own Response must land on c.res when it runs nested like this.
-      const refused = await rate(c, next);
-      if (refused) c.res = refused;
+      const outOfScope = await scope(c, async () => {
+        if (route === SEND_ROUTE) return next();
+        const refused = await rate(c, next);
+        if (refused) c.res = refused;
+      });
+      if (outOfScope) c.res = outOfScope;
     });
   };
   app.use("*", guarded);

@@ -34,6 +34,8 @@ export const ERROR_MESSAGES = {
   30: "Reply-To email address is invalid",
   31: "Reply-To address count exceeds the allowed count",
   32: "Domain is not activated",
+  // Extension: the API key's scope does not allow the request (docs/contract.md §17.2); the Message sent names the scopes.
+  403: "API key scope does not allow this request",
   404: "Resource not found",
   // Extension: an Idempotency-Key that other requests keep claiming and releasing (docs/adr/0110).
   409: "Idempotency-Key in use by another request",
@@ -53,7 +55,7 @@ export type ErrorCode = keyof typeof ERROR_MESSAGES;
 /** docs/contract.md §4.3. */
 export function httpStatusOf(code: ErrorCode): number {
   if (code === 1 || code === 12 || code === 13) return 401;
-  if (code === 32) return 403;
+  if (code === 32 || code === 403) return 403;
   if (code === 14) return 422;
   if (code === 17 || code === 429) return 429;
   if (code === 404) return 404;

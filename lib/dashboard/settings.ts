@@ -1,5 +1,6 @@
 import "server-only";
-import { createApiKey, listApiKeys, revokeApiKey } from "../domain/api-keys";
+import type { ApiKeyScope } from "../contract/api-keys";
+import { createApiKey, listApiKeys, revokeApiKey, type KeyOptions } from "../domain/api-keys";
 import { checkDomainDns, describeFailedCheck } from "../domain/domain-verification";
 import { addSenderDomain, dnsRecordsFor, listSenderDomains, markDomainVerified, type DnsRecord } from "../domain/sender-domains";
 import { grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff-users";
@@ -23,7 +24,17 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const db = () => getServerContext().database.db;
 
 export interface SettingsData {
-  keys: { id: string; label: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }[];
+  keys: {
+    id: string;
+    label: string;
+    prefix: string;
+    createdAt: string;
+    lastUsedAt: string | null;
+    revokedAt: string | null;
+    /** docs/contract.md §17.2, §17.3 */
+    scope: ApiKeyScope;
+    senderDomains: string[] | null;
+  }[];
   domains: { id: string; name: string; status: string; verifiedAt: string | null; records: DnsRecord[] }[];
   suppressions: { email: string; reason: string; detail: string; createdAt: string; messageId: string | null }[];
   members: { email: string; name: string; role: string; lastLoginAt: string | null }[];
@@ -50,6 +61,8 @@ export async function loadSettings(access: AccountAccess, query: { q?: string })
       createdAt: k.createdAt.toISOString(),
       lastUsedAt: iso(k.lastUsedAt),
       revokedAt: iso(k.revokedAt),
+      scope: k.scope,
+      senderDomains: k.senderDomains,
     })),
     domains: domains.map((d) => ({
       id: d.id,
@@ -69,9 +82,9 @@ export async function loadSettings(access: AccountAccess, query: { q?: string })
   };
 }
 
-export async function createKey(access: AccountAccess, label: string): Promise<{ apiKey: string; prefix: string }> {
+export async function createKey(access: AccountAccess, label: string, options: KeyOptions = {}): Promise<{ apiKey: string; prefix: string }> {
   assertArea(access, "settings");
-  const { key, apiKey } = await createApiKey(db(), access.account.accountId, label);
+  const { key, apiKey } = await createApiKey(db(), access.account.accountId, label, options);
   return { apiKey, prefix: key.prefix };
 }
 

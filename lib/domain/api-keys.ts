@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
+import type { ApiKeyScope } from "../contract/api-keys";
 import type { Db } from "../storage/database";
 import { accounts, apiKeys } from "../storage/schema";
+import { normalizeKeySenderDomains } from "./key-scope";
 import { effectiveLimits, type Limits } from "./plans";
 import { ExpiringMap } from "./expiring-map";
 
@@ -31,13 +33,24 @@ export interface ApiKeyInfo {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** docs/adr/0130-scoped-api-keys.md */
+  scope: ApiKeyScope;
+  /** The From domains it may send from (lowercase ASCII); null: any verified domain of its account. */
+  senderDomains: string[] | null;
 }
 
-export async function createApiKey(db: Db, accountId: string, label = ""): Promise<{ key: ApiKeyInfo; apiKey: string }> {
+export interface KeyOptions {
+  scope?: ApiKeyScope;
+  /** Domain names as typed; checked and normalised (DomainError when one is not a domain name). */
+  senderDomains?: readonly string[];
+}
+
+export async function createApiKey(db: Db, accountId: string, label = "", options: KeyOptions = {}): Promise<{ key: ApiKeyInfo; apiKey: string }> {
+  const senderDomains = options.senderDomains?.length ? normalizeKeySenderDomains(options.senderDomains) : null;
   const apiKey = generateApiKey();
   const [row] = await db
     .insert(apiKeys)
-    .values({ accountId, label, prefix: apiKey.slice(0, KEY_PREFIX_LENGTH), keyHash: hashApiKey(apiKey) })
+    .values({ accountId, label, prefix: apiKey.slice(0, KEY_PREFIX_LENGTH), keyHash: hashApiKey(apiKey), scope: options.scope ?? "full", senderDomains })
     .returning();
   return { key: toInfo(row!), apiKey };
 }
@@ -65,6 +78,8 @@ function toInfo(r: typeof apiKeys.$inferSelect): ApiKeyInfo {
     createdAt: r.createdAt,
     lastUsedAt: r.lastUsedAt,
     revokedAt: r.revokedAt,
+    scope: r.scope,
+    senderDomains: r.senderDomains,
   };
 }
 
@@ -75,6 +90,8 @@ export interface AuthenticatedKey {
   limits: Limits;
   trackOpens: boolean;
   trackClicks: boolean;
+  scope: ApiKeyScope;
+  senderDomains: string[] | null;
 }
 
 export type AuthResult = { ok: true; key: AuthenticatedKey } | { ok: false; code: 1 | 12 | 13 };
@@ -113,6 +130,8 @@ export async function authenticateApiKey(db: Db, authorization: string | undefin
     .select({
       keyId: apiKeys.id,
       revokedAt: apiKeys.revokedAt,
+      scope: apiKeys.scope,
+      senderDomains: apiKeys.senderDomains,
       accountId: accounts.id,
       status: accounts.status,
       plan: accounts.plan,
@@ -140,6 +159,8 @@ export async function authenticateApiKey(db: Db, authorization: string | undefin
         limits: effectiveLimits(row.plan, row),
         trackOpens: row.trackOpens,
         trackClicks: row.trackClicks,
+        scope: row.scope,
+        senderDomains: row.senderDomains,
       },
     };
   cache?.results.set(cacheKey, result, now);

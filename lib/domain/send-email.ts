@@ -12,6 +12,7 @@ import { messageHeadersOf } from "./email-request/message-record";
 import { validateEmailRequest } from "./email-request/validate";
 import { acceptMessages, type AcceptOutcome, type Acceptance, type AcceptRecipient } from "./accept-messages";
 import { nowSeconds } from "./event-log";
+import { keyMaySendFrom } from "./key-scope";
 import { CLAIM_LOST, refusedAnswer } from "./idempotency-key";
 import { storeIdempotentAnswer } from "./idempotency-keys";
 import { createGroupCommit } from "../storage/group-commit";
@@ -74,7 +75,9 @@ export async function sendClaiming(
   if (!v.ok) return refuse(v.errors);
   const content = v.content;
 
-  if (!(await isVerifiedDomain(deps, key.accountId, emailDomain(content.from.email)))) {
+  // A key limited to some sender domains (docs/contract.md §17.3) gets the same code 32 for any other.
+  const fromDomain = emailDomain(content.from.email);
+  if (!keyMaySendFrom(key.senderDomains, fromDomain) || !(await isVerifiedDomain(deps, key.accountId, fromDomain))) {
     const errors = [errorItem(32, "From.email")];
     if (claim && !(await storeIdempotentAnswer(deps.database, { apiKeyId: key.keyId, ...claim, answer: refusedAnswer(errors) }))) return CLAIM_LOST;
     return refuse(errors);

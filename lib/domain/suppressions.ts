@@ -1,4 +1,5 @@
-import { and, asc, eq, ilike, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray } from "drizzle-orm";
+import { SUPPRESSION_REASONS as REASONS } from "../contract/suppressions";
 import type { Db } from "../storage/database";
 import { suppressions, type SuppressionReason } from "../storage/schema";
 
@@ -10,7 +11,7 @@ import { suppressions, type SuppressionReason } from "../storage/schema";
 
 export type SuppressionRow = typeof suppressions.$inferSelect;
 
-export const SUPPRESSION_REASONS: SuppressionReason[] = ["hard-bounce", "complaint", "unsubscribe", "manual"];
+export const SUPPRESSION_REASONS: SuppressionReason[] = [...REASONS];
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -67,4 +68,31 @@ export async function listSuppressions(
     .orderBy(asc(suppressions.email))
     .limit(options.limit ?? 100)
     .offset(options.offset ?? 0);
+}
+
+/**
+ * One page of the list for GET /api/v1/suppressions (docs/contract.md §17.1):
+ * newest first (then by address, so pages are stable), with the count of every
+ * matching row. `email` matches one address exactly (normalised).
+ */
+export async function pageSuppressions(
+  db: Db,
+  accountId: string,
+  query: { reason?: SuppressionReason; email?: string; startFrom: number; retrieveCount: number },
+): Promise<{ total: number; rows: SuppressionRow[] }> {
+  const conds = [eq(suppressions.accountId, accountId)];
+  if (query.reason) conds.push(eq(suppressions.reason, query.reason));
+  if (query.email !== undefined) conds.push(eq(suppressions.email, normalizeEmail(query.email)));
+  const where = and(...conds);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(suppressions)
+      .where(where)
+      .orderBy(desc(suppressions.createdAt), asc(suppressions.email))
+      .limit(query.retrieveCount)
+      .offset(query.startFrom),
+    db.select({ n: count() }).from(suppressions).where(where),
+  ]);
+  return { total: total?.n ?? 0, rows };
 }

@@ -12,8 +12,10 @@ import {
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { ApiKeyScope } from "../contract/api-keys";
 import type { EventType } from "../contract/events";
 import type { StaffRole } from "../contract/staff-roles";
+import type { SuppressionReason } from "../contract/suppressions";
 
 /**
  * Drizzle's view of the tables created by migrations/*.sql. The SQL files are
@@ -59,6 +61,9 @@ export const apiKeys = pgTable("api_keys", {
   createdAt: tstz("created_at").notNull().defaultNow(),
   lastUsedAt: tstz("last_used_at"),
   revokedAt: tstz("revoked_at"),
+  /** docs/adr/0130-scoped-api-keys.md: full | send | read; NULL sender domains = any. */
+  scope: text("scope").$type<ApiKeyScope>().notNull().default("full"),
+  senderDomains: text("sender_domains").array(),
 });
 
 export const senderDomains = pgTable("sender_domains", {
@@ -180,7 +185,7 @@ export const webhookAttempts = pgTable("webhook_attempts", {
   error: text("error"),
 });
 
-export type SuppressionReason = "hard-bounce" | "complaint" | "unsubscribe" | "manual";
+export type { SuppressionReason };
 
 export const suppressions = pgTable(
   "suppressions",

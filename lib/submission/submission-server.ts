@@ -4,6 +4,7 @@ import { SMTPServer, type SMTPServerAuthentication, type SMTPServerOptions, type
 import { MAX_MESSAGE_BYTES } from "../contract/email";
 import type { AppContext } from "../context";
 import { authenticateApiKey, type AuthenticatedKey } from "../domain/api-keys";
+import { keyMaySendFrom, scopeMaySubmit } from "../domain/key-scope";
 import { emailDomain, isValidEmail } from "../domain/email-request/addresses";
 import { isVerifiedDomain } from "../domain/send-email";
 import { MAX_ENVELOPE_RECIPIENTS } from "../domain/submission/recipient-kinds";
@@ -139,6 +140,8 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
             failures.fail(remote);
             return callback(refuse(result.code === 12 ? REPLY.accountSuspended : REPLY.badCredentials));
           }
+          // A valid key that may not send (docs/contract.md §17.2): not a failed guess, so not counted.
+          if (!scopeMaySubmit(result.key.scope)) return callback(refuse(REPLY.scopeCannotSubmit(result.key.scope)));
           sessions.set(session, { password });
           slots.get(session)?.cancelDeadline();
           callback(null, { user: result.key });
@@ -152,6 +155,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
       // Below MAILROOM_DISK_MIN_FREE nothing new is accepted: say so before the client sends the message.
       if (ctx.disk.status()?.level === "critical") return callback(refuse(REPLY.diskFull));
       const domain = emailDomain(address.address);
+      if (!keyMaySendFrom(keyOf(session).senderDomains, domain)) return callback(refuse(REPLY.senderNotAllowedForKey(domain)));
       isVerifiedDomain(ctx, keyOf(session).accountId, domain).then(
         (ok) => callback(ok ? undefined : refuse(REPLY.senderNotVerified(domain))),
         (err: Error) => callback(refuse(failed(err, "SMTP submission: MAIL FROM check failed"))),

@@ -106,7 +106,10 @@ describe("API surface: 404, 405, trailing slashes, request ids, openapi, metrics
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/email", "/events", "/openapi.json", "/stats", "/webhooks", "/webhooks/{id}"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/email", "/events", "/openapi.json", "/stats", "/suppressions", "/suppressions/{email}", "/webhooks", "/webhooks/{id}"]);
+    expect(Object.keys(doc.paths["/suppressions"]!).sort()).toEqual(["get", "post"]);
+    expect(doc.paths["/suppressions/{email}"]).toHaveProperty("delete");
+    expect(doc.components.schemas).toHaveProperty("AddSuppressionRequest");
     expect(doc.paths["/webhooks"]).toHaveProperty("post");
     expect(doc.paths["/webhooks/{id}"]).toHaveProperty("delete");
     expect(doc.components.schemas).toHaveProperty("EmailRequest");

@@ -17,8 +17,13 @@ export const REPLY = {
   encryptionRequired: reply(538, "5.7.11 Encryption required: issue STARTTLS (or use the implicit TLS port) before AUTH"),
   badCredentials: reply(535, "5.7.8 Authentication credentials invalid: the password must be an active API key"),
   accountSuspended: reply(535, "5.7.8 Authentication refused: the account of this API key is suspended"),
+  /** docs/contract.md §17.2: a `read` key is a valid credential that may not submit. */
+  scopeCannotSubmit: (scope: string): SmtpReply =>
+    reply(535, `5.7.8 Authentication refused: this API key's scope is ${scope}; SMTP submission needs a send or full key`),
   authThrottled: reply(454, "4.7.0 Too many failed authentications from your address, try again in a minute"),
   senderNotVerified: (domain: string): SmtpReply => reply(550, `5.7.1 Sender domain ${domain} is not a verified sender domain of this account`),
+  /** docs/contract.md §17.3: the SMTP form of code 32 for a key limited to some sender domains. */
+  senderNotAllowedForKey: (domain: string): SmtpReply => reply(550, `5.7.1 Sender domain ${domain} is not one of the sender domains of this API key`),
   fromHeader: reply(550, "5.7.1 The From header must hold exactly one address, on a verified sender domain of this account"),
   originatorHeader: (header: string, single: boolean): SmtpReply =>
     reply(550, `5.7.1 The ${header} header must hold ${single ? "exactly one address" : "addresses only"}, on a verified sender domain of this account`),

@@ -8,6 +8,7 @@ import type { ContentAddress, MessageContent } from "../email-request/message-co
 import { messageHeadersOf } from "../email-request/message-record";
 import { nowSeconds } from "../event-log";
 import { refusingWindow, secondsToReset } from "../limits";
+import { keyMaySendFrom } from "../key-scope";
 import { isVerifiedDomain, type SendDeps } from "../send-email";
 import { isStorableText } from "../storable-text";
 import { editHeaderBlock, toCrlf } from "./header-block";
@@ -80,6 +81,8 @@ export async function submitMime(deps: SendDeps, key: AuthenticatedKey, submissi
   const fromDomain = emailDomain(originators.from.address);
   // One query per distinct domain, the first unverified one refuses: at most the account's verified domains plus one.
   for (const [domain, field] of originatorDomains(originators.originators)) {
+    // A key limited to some sender domains (docs/contract.md §17.3) holds every originator field to them.
+    if (!keyMaySendFrom(key.senderDomains, domain)) return { ok: false, reply: REPLY.senderNotAllowedForKey(domain) };
     if (await isVerifiedDomain(deps, key.accountId, domain)) continue;
     return { ok: false, reply: field === "from" ? REPLY.senderNotVerified(domain) : REPLY.originatorNotVerified(FIELD_NAMES[field], domain) };
   }

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { ROLES } from "@/lib/auth/roles";
+import { API_KEY_SCOPES } from "@/lib/contract/api-keys";
 import { looksLikeEmailAddress } from "@/lib/contract/plausible-email";
 import { staffAction } from "@/lib/dashboard/action";
 import { addOrInviteMember, withdrawInvitation } from "@/lib/dashboard/invitations";
@@ -20,7 +21,19 @@ const email = z.string().trim().min(3, "Enter an email address").max(254);
 const address = email.refine(looksLikeEmailAddress, "Not an email address");
 const role = z.enum(ROLES, { error: "Choose admin, support or marketing" });
 
-export const createApiKeyAction = staffAction("settings", label, (l, access) => createKey(access, l), opts);
+// Domains as typed, comma- or space-separated; empty: every verified domain (docs/contract.md §17.3).
+const newKey = z.object({
+  label,
+  scope: z.enum(API_KEY_SCOPES, { error: "Choose full, send or read" }),
+  domains: z.string().max(2000, "At most 2000 characters of domains"),
+});
+
+export const createApiKeyAction = staffAction(
+  "settings",
+  newKey,
+  (k, access) => createKey(access, k.label, { scope: k.scope, senderDomains: k.domains.split(/[\s,]+/).filter(Boolean) }),
+  opts,
+);
 
 export const revokeApiKeyAction = staffAction("settings", id, (keyId, access) => revokeKey(access, keyId), opts);
 
