@@ -14,6 +14,7 @@ import { addEventsRoutes } from "./routes/events";
 import { addOpenApiRoute } from "./routes/openapi";
 import { addStatsRoutes } from "./routes/stats";
 import { addWebhookRoutes } from "./routes/webhooks";
+import { addWebhookDeliveryRoutes } from "./routes/webhook-deliveries";
 
 const V1_PREFIX = "/api/v1";
 
@@ -31,6 +32,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addEmailRoutes(endpoints, ctx);
   addEventsRoutes(endpoints, ctx);
   addWebhookRoutes(endpoints, ctx);
+  addWebhookDeliveryRoutes(endpoints, ctx);
   addStatsRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;

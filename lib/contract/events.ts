@@ -14,7 +14,7 @@ export const DEFAULT_RETRIEVE_COUNT = 5;
 export const MAX_RETRIEVE_COUNT = 100;
 
 /** Digits of an integer in [min, max]; documented (OpenAPI) as the integer it is. */
-const integerString = (min: number, max?: number) =>
+export const integerString = (min: number, max?: number) =>
   z
     .string()
     .trim()
