@@ -5,6 +5,7 @@ import type { NotifyJob } from "../queue/jobs";
 import { DestinationLimiter } from "./destination-limiter";
 import { attemptNotification } from "./attempt";
 import { noteEndpointHealth, tellAdmins } from "./endpoint-health";
+import { defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher-options";
 import { createAgents, type PostOptions } from "./http-post";
 import {
   claimNotifications,
@@ -14,7 +15,6 @@ import {
   type AttemptRecord,
   type ClaimedNotification,
 } from "./notification-store";
-import type { Resolver } from "./ssrf-guard";
 
 /**
  * The `notify` job handler: claim → limit → attempt → record
@@ -24,48 +24,7 @@ import type { Resolver } from "./ssrf-guard";
  * in the transaction that records its outcome.
  */
 
-export interface DispatcherOptions {
-  /** Notifications held at once (running, waiting for their destination, or being written back). */
-  maxInFlight: number;
-  /** Concurrent POSTs per destination (URL origin). */
-  perDestination: number;
-  /** Waiting line per destination; past it, work is handed back for later. */
-  maxWaitingPerDestination: number;
-  /** Work that waited this long for its destination is handed back instead of run. */
-  maxWaitMs: number;
-  /** Idle poll for due retries when nothing wakes the loop. */
-  pollIntervalMs: number;
-  /** How long a claimed row stays reserved for its worker. */
-  leaseMs: number;
-  /** Work handed back (its destination's line is full or too slow) is due again after this. */
-  deferMs: number;
-  resolver?: Resolver;
-}
-
-export function defaultDispatcherOptions(timeoutMs: number): DispatcherOptions {
-  return {
-    maxInFlight: 1000,
-    perDestination: 32,
-    maxWaitingPerDestination: 600,
-    maxWaitMs: 30_000,
-    pollIntervalMs: 500,
-    leaseMs: Math.max(120_000, timeoutMs * 6),
-    deferMs: 2_000,
-  };
-}
-
-/** Where the dispatcher's time goes (cumulative since start); for benchmarks and diagnostics. */
-export interface DispatcherStats {
-  claims: number;
-  claimedJobs: number;
-  claimMs: number;
-  posts: number;
-  postMs: number;
-  flushes: number;
-  flushedRecords: number;
-  flushMs: number;
-  handedBack: number;
-}
+export { defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats };
 
 interface Held {
   jobId: string;
