@@ -35,6 +35,7 @@ export async function attemptNotification(
       statusCode: 0,
       body: "",
       bodyExcerpt: "",
+      notSent: true,
       durationMs: 0,
       error: `Internal error: the notification could not be built (${kind}); not sent, not retried`,
       startedAt: now,

@@ -20,6 +20,11 @@ export const STORED_STATUSES: Record<DeliveryStatus, string[]> = {
   failed: ["failed", "cancelled"],
 };
 
+/** Unix seconds within what a timestamptz holds (the API accepts any safe integer). */
+export function clampSeconds(s: number | undefined): number | null {
+  return s === undefined ? null : Math.min(Math.max(s, 0), 253_402_300_799);
+}
+
 function apiStatusOf(stored: string): DeliveryStatus {
   return stored === "delivered" ? "succeeded" : stored === "failed" || stored === "cancelled" ? "failed" : "pending";
 }
@@ -69,7 +74,7 @@ export async function listDeliveries(pool: pg.Pool, accountId: string, webhookId
      AND ($3::text[] IS NULL OR n.status = ANY ($3::text[]))
      AND ($4::bigint IS NULL OR n.created_at >= to_timestamp($4::bigint))
      AND ($5::bigint IS NULL OR n.created_at < to_timestamp($5::bigint + 1))`;
-  const values = [webhookId, accountId, filter.status ? STORED_STATUSES[filter.status] : null, filter.startDate ?? null, filter.endDate ?? null];
+  const values = [webhookId, accountId, filter.status ? STORED_STATUSES[filter.status] : null, clampSeconds(filter.startDate), clampSeconds(filter.endDate)];
   const [count, page] = await Promise.all([
     pool.query<{ n: string }>(`SELECT count(*) AS n FROM webhook_notifications n WHERE ${where}`, values),
     pool.query<Row>(`${SELECT_DELIVERY} WHERE ${where} ORDER BY n.id DESC OFFSET $6 LIMIT $7`, [

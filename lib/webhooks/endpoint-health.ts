@@ -33,7 +33,7 @@ interface Outcome {
 
 function outcomesOf(records: AttemptRecord[]): Outcome[] {
   const byWebhook = new Map<number, AttemptRecord[]>();
-  for (const r of records) byWebhook.set(r.webhookId, [...(byWebhook.get(r.webhookId) ?? []), r]);
+  for (const r of records) if (!r.notSent) byWebhook.set(r.webhookId, [...(byWebhook.get(r.webhookId) ?? []), r]);
   return [...byWebhook].map(([webhookId, rs]) => {
     rs.sort((a, b) => a.endedAt.getTime() - b.endedAt.getTime());
     const lastOk = rs.findLastIndex((r) => isSuccess(r.statusCode));

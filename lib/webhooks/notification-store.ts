@@ -76,6 +76,8 @@ export interface AttemptRecord {
   body: string;
   /** First 4 KB of the answer (the attempt log). */
   bodyExcerpt: string;
+  /** Nothing was sent (the notification could not be built): says nothing about the endpoint. */
+  notSent?: boolean;
   durationMs: number;
   error?: string;
   startedAt: Date;

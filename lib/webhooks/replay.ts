@@ -3,6 +3,7 @@ import type { Database } from "../storage/database";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { MAX_REPLAY } from "../contract/webhook-deliveries";
 import { WAKE_CHANNEL } from "../domain/notification-outbox";
+import { clampSeconds } from "./delivery-log";
 import { sendNotifyJobs } from "./notification-store";
 
 /**
@@ -107,7 +108,7 @@ export async function replayDeliveries(
           FOR UPDATE SKIP LOCKED`,
         true,
       ),
-      [webhookId, stored, filter.startDate ?? null, filter.endDate ?? null],
+      [webhookId, stored, clampSeconds(filter.startDate), clampSeconds(filter.endDate)],
     );
     return queue(tx, boss, rows.map((r) => r.id));
   });

@@ -2,6 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeliveriesResponse, DeliveryDetail } from "../../lib/contract/webhook-deliveries";
 import type { CreatedAccount } from "../../lib/domain/accounts";
+import { createApiClient } from "../../lib/api-client/client";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { insertMessage, listWebhooksOf, logTestEvents, registerWebhook, sleep, startReceiver, until, type Receiver } from "./webhooks-helpers";
@@ -76,6 +77,7 @@ describe("webhook deliveries: listing, replay, retry, Retry-After, isolation", (
     expect((await list(acct, webhookId, "?Status=succeeded")).body).toEqual({ TotalRecords: 0, Deliveries: [] });
     expect((await list(acct, webhookId, `?StartDate=${t0 - 5}&EndDate=${t0 + 600}&RetrieveCount=2&StartFrom=1`)).body.Deliveries).toHaveLength(2);
     expect((await list(acct, webhookId, `?EndDate=${t0 - 5}`)).body.TotalRecords).toBe(0);
+    expect((await list(acct, webhookId, `?StartDate=${Number.MAX_SAFE_INTEGER}`)).body.TotalRecords).toBe(0);
 
     // The attempt log: refused connections have an error; the 500's body is kept to 4 KB (the webhook record shows 1,000 characters).
     const ids = failed.body.Deliveries.map((d) => d.DeliveryID).reverse(); // oldest first
@@ -138,7 +140,7 @@ describe("webhook deliveries: listing, replay, retry, Retry-After, isolation", (
     const a = await setup("Isolation A");
     const b = await setup("Isolation B");
     await a.fire();
-    const [d] = (await until(() => list(a.acct, a.webhookId), (r) => r.body.TotalRecords === 1)).body.Deliveries;
+    const [d] = (await until(() => list(a.acct, a.webhookId), (r) => r.body.Deliveries[0]?.Status === "succeeded")).body.Deliveries;
     const id = d!.DeliveryID;
 
     for (const q of ["?Status=bogus", "?RetrieveCount=0", "?RetrieveCount=101", "?StartFrom=-1", "?StartDate=20&EndDate=10", "?StartDate=soon"]) {
@@ -166,6 +168,11 @@ describe("webhook deliveries: listing, replay, retry, Retry-After, isolation", (
       expect([method, path, r.status, r.body.Errors[0]!.Code]).toEqual([method, path, 404, 404]);
     }
     expect((await list(b.acct, b.webhookId)).body.TotalRecords).toBe(0);
+    // The typed client parses the same answers (the dashboard's path).
+    const client = createApiClient({ baseUrl: app.url, apiKey: a.acct.apiKey });
+    expect((await client.listWebhookDeliveries(a.webhookId, { Status: "succeeded" })).Deliveries.map((x) => x.DeliveryID)).toEqual([id]);
+    expect((await client.getWebhookDelivery(a.webhookId, id)).AttemptLog).toHaveLength(1);
+    expect(await client.enableWebhook(a.webhookId)).toEqual({ Queued: 0 });
     expect((await listWebhooksOf(app, a.acct.apiKey))[0]!.Status).toBe("Enabled");
   });
 });

@@ -188,7 +188,8 @@ function DeliveryRow({ webhookId, delivery: d, disabled, onChange }: { webhookId
                 {detail.data.AttemptLog.map((a, i) => (
                   <li key={i} className="font-mono">
                     {time(a.AttemptedAt)} · {a.ResponseCode || "no answer"} · {a.DurationMs} ms ·{" "}
-                    <span className="break-all">{a.Error || (a.ResponseBody ? a.ResponseBody.slice(0, 300) : "(empty)")}</span>
+                    {a.Error && <span className="break-all">{a.Error} · </span>}
+                    <span className="break-all">{a.ResponseBody ? a.ResponseBody.slice(0, 300) : "(empty body)"}</span>
                   </li>
                 ))}
               </ol>
