@@ -72,6 +72,8 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   if (value === undefined) return undefined;
   const v = value.trim().slice(0, 64);
   if (/^\d{1,9}$/.test(v)) return Number(v) * 1000;
+  // An HTTP-date names its day first ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse alone takes "-5" for a year.
+  if (!/^[A-Za-z]{3,9},? /.test(v)) return undefined;
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
