@@ -91,6 +91,7 @@ const envSchema = z.object({
   MAILROOM_WEBHOOK_RETRY_SCHEDULE: durationList.optional(),
   MAILROOM_WEBHOOK_TIMEOUT: z.string().default("10s"),
   MAILROOM_ALLOW_PRIVATE_WEBHOOKS: booleanString.default(false),
+  MAILROOM_WEBHOOK_DISABLE_AFTER: z.string().default("3d"),
   MAILROOM_ALLOW_PRIVATE_MX: booleanString.default(false),
   MAILROOM_INBOUND_HOST: z.string().default("127.0.0.1"),
   MAILROOM_INBOUND_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
@@ -309,6 +310,8 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       retryScheduleMs: e.MAILROOM_WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
       timeoutMs: requireDuration("MAILROOM_WEBHOOK_TIMEOUT", e.MAILROOM_WEBHOOK_TIMEOUT),
       allowPrivate: e.MAILROOM_ALLOW_PRIVATE_WEBHOOKS,
+      /** A webhook whose every attempt failed for this long is disabled (docs/contract.md §16). */
+      disableAfterMs: requireLimit("MAILROOM_WEBHOOK_DISABLE_AFTER", e.MAILROOM_WEBHOOK_DISABLE_AFTER, 365 * 24 * 3_600_000),
     },
     inbound: {
       host: e.MAILROOM_INBOUND_HOST,

@@ -11,6 +11,16 @@ import {
   type CreateWebhookResponse,
   type ListWebhooksResponse,
 } from "../contract/webhooks";
+import {
+  deliveriesResponseSchema,
+  deliveryDetailSchema,
+  queuedResponseSchema,
+  type DeliveriesResponse,
+  type DeliveryDetail,
+  type DeliveryStatus,
+  type QueuedResponse,
+  type ReplayRequest,
+} from "../contract/webhook-deliveries";
 
 /**
  * A typed client of the public API (docs/contract.md, extensions of §12 included). Every
@@ -64,6 +74,15 @@ export interface StatsParams {
   Interval: StatsInterval;
 }
 
+/** GET /webhooks/{id}/deliveries (docs/contract.md §16.1). */
+export interface DeliveriesParams {
+  Status?: DeliveryStatus;
+  StartDate?: number;
+  EndDate?: number;
+  StartFrom?: number;
+  RetrieveCount?: number;
+}
+
 export interface ApiClient {
   readonly baseUrl: string;
   listEvents(params?: EventsParams, init?: { signal?: AbortSignal }): Promise<EventsResponse>;
@@ -73,6 +92,12 @@ export interface ApiClient {
   listWebhooks(): Promise<ListWebhooksResponse>;
   createWebhook(request: CreateWebhookRequest): Promise<CreateWebhookResponse>;
   deleteWebhook(id: number | string): Promise<void>;
+  /** Webhook deliveries (docs/contract.md §16). */
+  listWebhookDeliveries(webhookId: number | string, params?: DeliveriesParams): Promise<DeliveriesResponse>;
+  getWebhookDelivery(webhookId: number | string, deliveryId: string): Promise<DeliveryDetail>;
+  retryWebhookDelivery(webhookId: number | string, deliveryId: string): Promise<QueuedResponse>;
+  replayWebhookDeliveries(webhookId: number | string, request: Partial<ReplayRequest>): Promise<QueuedResponse>;
+  enableWebhook(webhookId: number | string): Promise<QueuedResponse>;
 }
 
 function queryString(params: object): string {
@@ -81,6 +106,8 @@ function queryString(params: object): string {
   const s = search.toString();
   return s ? `?${s}` : "";
 }
+
+const hook = (id: number | string) => `/webhooks/${encodeURIComponent(String(id))}`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -159,6 +186,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     async deleteWebhook(id) {
       await call("DELETE", `/webhooks/${encodeURIComponent(String(id))}`, deleteWebhookResponseSchema);
+    },
+    async listWebhookDeliveries(webhookId, params = {}) {
+      return (await call("GET", `${hook(webhookId)}/deliveries${queryString(params)}`, deliveriesResponseSchema))!;
+    },
+    async getWebhookDelivery(webhookId, deliveryId) {
+      return (await call("GET", `${hook(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}`, deliveryDetailSchema))!;
+    },
+    async retryWebhookDelivery(webhookId, deliveryId) {
+      return (await call("POST", `${hook(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/retry`, queuedResponseSchema))!;
+    },
+    async replayWebhookDeliveries(webhookId, request) {
+      return (await call("POST", `${hook(webhookId)}/replay`, queuedResponseSchema, { body: request }))!;
+    },
+    async enableWebhook(webhookId) {
+      return (await call("POST", `${hook(webhookId)}/enable`, queuedResponseSchema))!;
     },
   };
 }

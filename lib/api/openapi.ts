@@ -4,6 +4,7 @@ import { emailRequestSchema, emailResponseSchema } from "../contract/email";
 import { ERROR_MESSAGES, errorEnvelopeSchema, httpStatusOf, type ErrorCode } from "../contract/errors";
 import { eventRecordSchema, eventsResponseSchema } from "../contract/events";
 import { statsResponseSchema } from "../contract/stats";
+import { replayRequestSchema } from "../contract/webhook-deliveries";
 import { createWebhookRequestSchema } from "../contract/webhooks";
 import type { ApiEnv } from "../http/env";
 
@@ -40,7 +41,7 @@ export const StatsResponse = named("StatsResponse", statsResponseSchema);
  * which error wins. Bodies are read by lib/http/body and checked by the
  * domain (POST /email) or by the contract schema (POST /webhooks) instead.
  */
-const BODY_SCHEMAS = { EmailRequest: emailRequestSchema, CreateWebhookRequest: createWebhookRequestSchema };
+const BODY_SCHEMAS = { EmailRequest: emailRequestSchema, CreateWebhookRequest: createWebhookRequestSchema, ReplayRequest: replayRequestSchema };
 export const bodyOf = (name: keyof typeof BODY_SCHEMAS) => ({
   required: true,
   content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },

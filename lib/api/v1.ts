@@ -16,6 +16,7 @@ import { addOpenApiRoute } from "./routes/openapi";
 import { addStatsRoutes } from "./routes/stats";
 import { addSuppressionRoutes } from "./routes/suppressions";
 import { addWebhookRoutes } from "./routes/webhooks";
+import { addWebhookDeliveryRoutes } from "./routes/webhook-deliveries";
 
 const V1_PREFIX = "/api/v1";
 
@@ -33,6 +34,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addEmailRoutes(endpoints, ctx);
   addEventsRoutes(endpoints, ctx);
   addWebhookRoutes(endpoints, ctx);
+  addWebhookDeliveryRoutes(endpoints, ctx);
   addStatsRoutes(endpoints, ctx);
   addSuppressionRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);

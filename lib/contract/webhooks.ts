@@ -66,13 +66,15 @@ export const webhookRecordSchema = z.object({
   WebhookID: digits,
   CreatedAt: isoMillis,
   UpdatedAt: isoMillis,
-  Status: z.literal("Enabled"),
+  Status: z.enum(["Enabled", "Disabled"]).describe("Disabled: the endpoint answered 410 or kept failing (docs/contract.md §16)"),
   WebhookURL: z.string(),
   Event: z.string(),
   LastResponseCode: digits,
   LastResponseBody: z.string(),
   LastResponseAt: isoMillis,
   LastResponseTryCounter: digits,
+  DisabledReason: z.string().optional().describe("Extension: why a Disabled webhook was disabled"),
+  DisabledAt: isoMillis.optional().describe("Extension: when a Disabled webhook was disabled"),
 });
 export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
 

@@ -9,13 +9,13 @@ import { TRACKING_HEADER } from "../contract/email";
  * nowhere but in the mail itself.
  */
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-function escapeHtml(s: string): string {
+export const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 /** One line, at most `max` characters: a name must not add headers or lines of its own. */
-function oneLine(s: string, max: number): string {
+export function oneLine(s: string, max: number): string {
   let out = "";
   for (const ch of s) {
     const code = ch.charCodeAt(0);

@@ -89,13 +89,14 @@ export function renderWebhook(row: WebhookRow): WebhookRecord {
     WebhookID: String(row.id),
     CreatedAt: row.createdAt.toISOString(),
     UpdatedAt: row.updatedAt.toISOString(),
-    Status: "Enabled",
+    Status: row.status === "Disabled" ? "Disabled" : "Enabled",
     WebhookURL: row.url,
     Event: row.event,
     LastResponseCode: String(row.lastResponseCode),
     LastResponseBody: row.lastResponseBody,
     LastResponseAt: row.lastResponseAt ? row.lastResponseAt.toISOString() : NEVER_CALLED_AT,
     LastResponseTryCounter: String(row.lastResponseTryCounter),
+    ...(row.status === "Disabled" && { DisabledReason: row.disabledReason, DisabledAt: (row.disabledAt ?? row.updatedAt).toISOString() }),
   };
 }
 

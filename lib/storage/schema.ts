@@ -158,6 +158,9 @@ export const webhooks = pgTable("webhooks", {
   lastResponseBody: text("last_response_body").notNull().default(""),
   lastResponseAt: tstz("last_response_at"),
   lastResponseTryCounter: integer("last_response_try_counter").notNull().default(0),
+  failingSince: tstz("failing_since"),
+  disabledAt: tstz("disabled_at"),
+  disabledReason: text("disabled_reason").notNull().default(""),
 });
 
 export const webhookNotifications = pgTable("webhook_notifications", {
@@ -166,7 +169,8 @@ export const webhookNotifications = pgTable("webhook_notifications", {
   accountId: uuid("account_id").notNull(),
   eventId: bigint("event_id", { mode: "number" }).notNull(),
   payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
-  status: text("status").$type<"pending" | "delivered" | "failed" | "cancelled">().notNull().default("pending"),
+  status: text("status").$type<"pending" | "delivered" | "failed" | "cancelled" | "held">().notNull().default("pending"),
+  singleAttempt: boolean("single_attempt").notNull().default(false),
   attempts: integer("attempts").notNull().default(0),
   nextAttemptAt: tstz("next_attempt_at").notNull().defaultNow(),
   createdAt: tstz("created_at").notNull().defaultNow(),

@@ -1,10 +1,12 @@
 import type { AppContext } from "../context";
 import type { Database } from "../storage/database";
 import { createGroupCommit } from "../storage/group-commit";
-import { eventDataSchema } from "../contract/notifications";
 import type { NotifyJob } from "../queue/jobs";
 import { DestinationLimiter } from "./destination-limiter";
-import { createAgents, postJson, type PostOptions } from "./http-post";
+import { attemptNotification } from "./attempt";
+import { noteEndpointHealth, tellAdmins } from "./endpoint-health";
+import { defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher-options";
+import { createAgents, type PostOptions } from "./http-post";
 import {
   claimNotifications,
   completeStaleJobs,
@@ -13,9 +15,6 @@ import {
   type AttemptRecord,
   type ClaimedNotification,
 } from "./notification-store";
-import { verdictOf } from "./retry-policy";
-import { signNotification } from "./signing";
-import type { Resolver } from "./ssrf-guard";
 
 /**
  * The `notify` job handler: claim → limit → attempt → record
@@ -25,48 +24,7 @@ import type { Resolver } from "./ssrf-guard";
  * in the transaction that records its outcome.
  */
 
-export interface DispatcherOptions {
-  /** Notifications held at once (running, waiting for their destination, or being written back). */
-  maxInFlight: number;
-  /** Concurrent POSTs per destination (URL origin). */
-  perDestination: number;
-  /** Waiting line per destination; past it, work is handed back for later. */
-  maxWaitingPerDestination: number;
-  /** Work that waited this long for its destination is handed back instead of run. */
-  maxWaitMs: number;
-  /** Idle poll for due retries when nothing wakes the loop. */
-  pollIntervalMs: number;
-  /** How long a claimed row stays reserved for its worker. */
-  leaseMs: number;
-  /** Work handed back (its destination's line is full or too slow) is due again after this. */
-  deferMs: number;
-  resolver?: Resolver;
-}
-
-export function defaultDispatcherOptions(timeoutMs: number): DispatcherOptions {
-  return {
-    maxInFlight: 1000,
-    perDestination: 32,
-    maxWaitingPerDestination: 600,
-    maxWaitMs: 30_000,
-    pollIntervalMs: 500,
-    leaseMs: Math.max(120_000, timeoutMs * 6),
-    deferMs: 2_000,
-  };
-}
-
-/** Where the dispatcher's time goes (cumulative since start); for benchmarks and diagnostics. */
-export interface DispatcherStats {
-  claims: number;
-  claimedJobs: number;
-  claimMs: number;
-  posts: number;
-  postMs: number;
-  flushes: number;
-  flushedRecords: number;
-  flushMs: number;
-  handedBack: number;
-}
+export { defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats };
 
 interface Held {
   jobId: string;
@@ -154,6 +112,7 @@ export class NotificationDispatcher {
             records.map((p) => p.record),
             records.map((p) => p.jobId),
           );
+          await this.noteHealth(records.map((p) => p.record));
         }
         for (const [delayMs, group] of groupBy(releases, (r) => r.delayMs)) {
           await releaseNotifications(
@@ -203,6 +162,17 @@ export class NotificationDispatcher {
     this.agents.https.destroy();
   }
 
+  /** Disables the webhooks that keep failing (endpoint-health.ts); their admins are told without holding the writer. */
+  private async noteHealth(records: AttemptRecord[]): Promise<void> {
+    try {
+      const disabled = await noteEndpointHealth(this.database, records, this.ctx.config.webhooks.disableAfterMs);
+      if (disabled.length > 0) void tellAdmins(this.ctx, disabled);
+    } catch (err) {
+      // The attempts are recorded; the next batch of this endpoint decides again.
+      if (!this.ctx.outage.report("webhooks", err)) this.ctx.log.error({ err }, "updating webhook endpoint health failed");
+    }
+  }
+
   /** A claimed row goes back to the outbox without an attempt, due again after `delayMs`; its job is settled with it. */
   private async handBack(notificationId: number, delayMs: number): Promise<void> {
     const held = this.held.get(notificationId);
@@ -224,7 +194,10 @@ export class NotificationDispatcher {
     this.activePosts++;
     let record: AttemptRecord;
     try {
-      record = await this.attemptNow(n);
+      record = await attemptNotification(this.ctx, n, this.postOptions, (ms) => {
+        this.stats.posts++;
+        this.stats.postMs += ms;
+      });
     } catch (err) {
       // A defect after the post: hand the row back rather than leak its slot; it is due again after deferMs.
       // A database outage is logged once per outage (docs/adr/0008).
@@ -252,66 +225,6 @@ export class NotificationDispatcher {
     } finally {
       held.settle();
     }
-  }
-
-  private async attemptNow(n: ClaimedNotification): Promise<AttemptRecord> {
-    let signed: ReturnType<typeof signNotification>;
-    try {
-      signed = this.build(n);
-    } catch (err) {
-      // Not a receiver's failure and no retry would change it: one recorded failed attempt
-      // (the webhook's last response and try counter show it), never a crash or a silent loop.
-      const kind = err instanceof Error ? err.constructor?.name || err.name : typeof err;
-      this.ctx.log.error({ err, notificationId: n.id, webhookId: n.webhookId }, "webhook notification could not be built; recorded as failed");
-      this.ctx.metrics.webhookAttempts.inc({ result: "failed" });
-      const now = new Date();
-      return {
-        notificationId: n.id,
-        webhookId: n.webhookId,
-        attempts: n.attempts + 1,
-        status: "failed",
-        statusCode: 0,
-        body: "",
-        durationMs: 0,
-        error: `Internal error: the notification could not be built (${kind}); not sent, not retried`,
-        startedAt: now,
-        endedAt: now,
-      };
-    }
-    const result = await postJson(n.url, signed.body, signed.headers, this.postOptions);
-    this.stats.posts++;
-    this.stats.postMs += result.durationMs;
-    const attempts = n.attempts + 1;
-    const verdict = verdictOf(result.statusCode, attempts, this.ctx.config.webhooks.retryScheduleMs);
-    this.ctx.metrics.webhookAttempts.inc({ result: verdict.kind });
-    this.ctx.log.info(
-      { notificationId: n.id, webhookId: n.webhookId, messageId: (n.payload as { MessageID?: string }).MessageID, status: result.statusCode, attempt: attempts, verdict: verdict.kind },
-      "webhook attempt",
-    );
-    return {
-      notificationId: n.id,
-      webhookId: n.webhookId,
-      attempts,
-      status: verdict.kind === "delivered" ? "delivered" : verdict.kind === "retry" ? "pending" : "failed",
-      retryInMs: verdict.kind === "retry" ? verdict.delayMs : undefined,
-      statusCode: result.statusCode,
-      body: result.body,
-      durationMs: result.durationMs,
-      error: result.error ?? (verdict.kind === "refused" ? "406: receiver refused, not retried" : undefined),
-      startedAt: result.startedAt,
-      endedAt: new Date(),
-    };
-  }
-
-  /** The signed request of a notification; throws when its stored payload is no event data at all. */
-  private build(n: ClaimedNotification): ReturnType<typeof signNotification> {
-    if (n.payload === null || typeof n.payload !== "object" || Array.isArray(n.payload)) {
-      throw new TypeError("the stored payload is not an object");
-    }
-    const parsed = eventDataSchema.safeParse(n.payload);
-    // Canonical member order (jsonb reorders keys); an object that no longer parses goes as stored.
-    const eventData = parsed.success ? parsed.data : n.payload;
-    return signNotification({ signingKey: n.signingKey, notificationId: n.id, eventData });
   }
 }
 

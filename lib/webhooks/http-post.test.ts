@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgents, postJson } from "./http-post";
+import { createAgents, parseRetryAfter, postJson } from "./http-post";
 import type { Resolver } from "./ssrf-guard";
 
 describe("postJson", () => {
@@ -19,6 +19,9 @@ describe("postJson", () => {
         } else if (req.url === "/slow-body") {
           res.writeHead(200);
           res.write("partial");
+        } else if (req.url === "/busy") {
+          // 6,000 bytes of two-byte characters: the excerpt ends on a whole character.
+          res.writeHead(429, { "Retry-After": "7" }).end("é".repeat(3000));
         } else if (req.url === "/hang") {
           // never answers
         } else {
@@ -96,5 +99,25 @@ describe("postJson", () => {
     expect(hang.durationMs).toBeGreaterThanOrEqual(450);
     const slow = await postJson(`http://127.0.0.1:${port}/slow-body`, "{}", {}, opts);
     expect(slow).toMatchObject({ statusCode: 200, body: "partial" });
+  });
+
+  it("keeps the first 4 KB of the answer for the log, 1,000 characters for the record, and a 429's Retry-After", async () => {
+    const r = await postJson(`http://127.0.0.1:${port}/busy`, "{}", {}, opts);
+    expect(r.statusCode).toBe(429);
+    expect(r.retryAfterMs).toBe(7000);
+    expect(r.body).toBe("é".repeat(1000));
+    expect(r.bodyExcerpt).toBe("é".repeat(2048));
+  });
+});
+
+describe("parseRetryAfter", () => {
+  it("reads delay-seconds and HTTP dates, and nothing else", () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter("120", now)).toBe(120_000);
+    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:30 GMT", now)).toBe(30_000);
+    expect(parseRetryAfter("Wed, 31 Dec 2025 23:00:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter("-5", now)).toBeUndefined();
   });
 });

@@ -6,12 +6,14 @@ import { hostOf, resolveDestinationAddresses, SsrfRefusedError, type ResolvedAdd
 /**
  * One notification attempt over HTTP: SSRF-checked, pinned to the checked
  * address, no redirects followed, one deadline for the whole exchange, at
- * most the first 1,000 characters of the answer kept.
+ * most the first 4 KB of the answer read (the attempt log keeps them; the
+ * webhook record shows the first 1,000 characters), and its Retry-After.
  */
 
 export const RESPONSE_BODY_MAX_CHARS = 1000;
-/** Enough bytes for 1,000 characters of UTF-8. */
-const RESPONSE_READ_MAX_BYTES = RESPONSE_BODY_MAX_CHARS * 4;
+/** The attempt log's excerpt (docs/contract.md §16); also enough bytes for 1,000 characters of UTF-8. */
+export const RESPONSE_EXCERPT_MAX_BYTES = 4096;
+const RESPONSE_READ_MAX_BYTES = RESPONSE_EXCERPT_MAX_BYTES;
 
 export interface PostOptions {
   timeoutMs: number;
@@ -26,6 +28,10 @@ export interface AttemptResult {
   statusCode: number;
   /** First 1,000 characters of the answer. */
   body: string;
+  /** The answer's first 4 KB as text (a character cut at the end is dropped). */
+  bodyExcerpt: string;
+  /** A 429 or 503 answer's Retry-After, in ms from now (seconds or an HTTP date; unbounded here). */
+  retryAfterMs?: number;
   durationMs: number;
   /** Why there was no HTTP answer. */
   error?: string;
@@ -49,10 +55,27 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-function excerpt(buf: Buffer): string {
-  const text = buf.toString("utf8");
+function excerpt(text: string): string {
   if (text.length <= RESPONSE_BODY_MAX_CHARS) return text;
   return Array.from(text).slice(0, RESPONSE_BODY_MAX_CHARS).join("");
+}
+
+/** The first RESPONSE_EXCERPT_MAX_BYTES bytes as UTF-8, without a replacement character for a sequence cut at the end. */
+function logExcerpt(buf: Buffer): string {
+  const head = buf.subarray(0, RESPONSE_EXCERPT_MAX_BYTES);
+  const text = head.toString("utf8");
+  return head.length === buf.length || !text.endsWith("\uFFFD") ? text : text.slice(0, -1);
+}
+
+/** Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim().slice(0, 64);
+  if (/^\d{1,9}$/.test(v)) return Number(v) * 1000;
+  // An HTTP-date names its day first ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse alone takes "-5" for a year.
+  if (!/^[A-Za-z]{3,9},? /.test(v)) return undefined;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 export async function postJson(
@@ -63,7 +86,8 @@ export async function postJson(
 ): Promise<AttemptResult> {
   const startedAt = new Date();
   const t0 = performance.now();
-  const done = (r: Omit<AttemptResult, "durationMs" | "startedAt">): AttemptResult => ({
+  const done = (r: Omit<AttemptResult, "durationMs" | "startedAt" | "bodyExcerpt"> & { bodyExcerpt?: string }): AttemptResult => ({
+    bodyExcerpt: r.body,
     ...r,
     durationMs: Math.round(performance.now() - t0),
     startedAt,
@@ -91,13 +115,17 @@ export async function postJson(
     let statusCode = 0;
     const chunks: Buffer[] = [];
     let size = 0;
-    const finish = (r: Omit<AttemptResult, "durationMs" | "startedAt">) => {
+    let retryAfterMs: number | undefined;
+    const finish = (r: Omit<AttemptResult, "durationMs" | "startedAt" | "bodyExcerpt"> & { bodyExcerpt?: string }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(done(r));
     };
-    const answered = () => finish({ statusCode, body: excerpt(Buffer.concat(chunks)) });
+    const answered = () => {
+      const all = Buffer.concat(chunks);
+      finish({ statusCode, body: excerpt(all.toString("utf8")), bodyExcerpt: logExcerpt(all), ...(retryAfterMs !== undefined && { retryAfterMs }) });
+    };
     const req = lib.request({
       method: "POST",
       protocol: url.protocol,
@@ -123,6 +151,7 @@ export async function postJson(
     });
     req.on("response", (res) => {
       statusCode = res.statusCode ?? 0;
+      if (statusCode === 429 || statusCode === 503) retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
       res.on("data", (chunk: Buffer) => {
         if (size >= RESPONSE_READ_MAX_BYTES) return;
         chunks.push(chunk);

@@ -24,6 +24,8 @@ export interface ClaimedNotification {
   url: string;
   /** Read now, so that a rotated key signs every later attempt. */
   signingKey: string;
+  /** Sent again by hand (retry, replay): this attempt is its only one (docs/contract.md §16). */
+  singleAttempt: boolean;
 }
 
 /** Claims the pending, due rows among `ids`; rows not returned are done, cancelled, gone or not yet due. */
@@ -37,6 +39,7 @@ export async function claimNotifications(pool: pg.Pool, ids: number[], leaseMs: 
     payload: Record<string, unknown>;
     url: string;
     webhook_signing_key: string;
+    single_attempt: boolean;
   }>({
     name: "mailroom_webhook_claim",
     text: `UPDATE webhook_notifications n
@@ -45,7 +48,7 @@ export async function claimNotifications(pool: pg.Pool, ids: number[], leaseMs: 
        JOIN accounts a ON a.id = w.account_id
       WHERE n.id = ANY ($1::bigint[]) AND w.id = n.webhook_id
         AND n.status = 'pending' AND n.next_attempt_at <= now() + interval '1 second'
-      RETURNING n.id, n.webhook_id, n.account_id, n.attempts, n.payload, w.url, a.webhook_signing_key`,
+      RETURNING n.id, n.webhook_id, n.account_id, n.attempts, n.payload, w.url, a.webhook_signing_key, n.single_attempt`,
     values: [ids, leaseMs],
   });
   return rows.map((r) => ({
@@ -56,6 +59,7 @@ export async function claimNotifications(pool: pg.Pool, ids: number[], leaseMs: 
     payload: r.payload,
     url: r.url,
     signingKey: r.webhook_signing_key,
+    singleAttempt: r.single_attempt,
   }));
 }
 
@@ -68,7 +72,12 @@ export interface AttemptRecord {
   /** For status pending: when to try again. */
   retryInMs?: number;
   statusCode: number;
+  /** First 1,000 characters of the answer (the webhook record). */
   body: string;
+  /** First 4 KB of the answer (the attempt log). */
+  bodyExcerpt: string;
+  /** Nothing was sent (the notification could not be built): says nothing about the endpoint. */
+  notSent?: boolean;
   durationMs: number;
   error?: string;
   startedAt: Date;
@@ -92,19 +101,20 @@ export async function recordAttempts(database: Database, boss: PgBoss, records: 
       text: `WITH r AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
              id bigint, webhook_id bigint, attempts int, status text, retry_ms double precision,
-             code int, body text, duration int, error text, started_at timestamptz, ended_at timestamptz)
+             code int, excerpt text, duration int, error text, started_at timestamptz, ended_at timestamptz)
          ), upd AS (
            UPDATE webhook_notifications n
               SET status = r.status,
                   attempts = r.attempts,
                   next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond' ELSE n.next_attempt_at END,
-                  completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END
+                  completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END,
+                  single_attempt = n.single_attempt AND r.status = 'pending'
              FROM r
             WHERE n.id = r.id AND n.status = 'pending'
             RETURNING n.id
          ), log AS (
            INSERT INTO webhook_attempts (notification_id, webhook_id, attempted_at, try_number, status_code, duration_ms, body_excerpt, error)
-           SELECT r.id, r.webhook_id, r.started_at, r.attempts, r.code, r.duration, r.body, r.error
+           SELECT r.id, r.webhook_id, r.started_at, r.attempts, r.code, r.duration, r.excerpt, r.error
              FROM r JOIN upd ON upd.id = r.id
          )
          SELECT r.id, r.retry_ms FROM r JOIN upd ON upd.id = r.id`,
@@ -117,7 +127,7 @@ export async function recordAttempts(database: Database, boss: PgBoss, records: 
             status: a.status,
             retry_ms: a.retryInMs ?? null,
             code: a.statusCode,
-            body: a.body,
+            excerpt: a.bodyExcerpt,
             duration: a.durationMs,
             error: a.error ?? null,
             started_at: a.startedAt.toISOString(),
@@ -221,7 +231,7 @@ export async function sweepOverdue(database: Database, boss: PgBoss, overdueMs: 
   });
 }
 
-async function sendNotifyJobs(tx: Tx, boss: PgBoss, jobs: { notificationId: number; delayMs: number }[]): Promise<void> {
+export async function sendNotifyJobs(tx: Tx, boss: PgBoss, jobs: { notificationId: number; delayMs: number }[]): Promise<void> {
   await enqueueMany(
     boss,
     notifyQueue,

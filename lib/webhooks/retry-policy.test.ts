@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS } from "../config";
-import { maxAttempts, verdictOf } from "./retry-policy";
+import { MAX_RETRY_AFTER_MS, maxAttempts, verdictOf } from "./retry-policy";
 
 describe("verdictOf", () => {
   const schedule = DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS;
@@ -19,7 +19,7 @@ describe("verdictOf", () => {
       return v.kind === "retry" ? v.delayMs / 60_000 : v.kind;
     });
     expect(minutes).toEqual([5, 10, 15, 30, 60, 120, 240]);
-    for (const code of [0, 301, 302, 400, 404, 410, 429, 500, 503]) expect(verdictOf(code, 1, schedule).kind).toBe("retry");
+    for (const code of [0, 301, 302, 400, 404, 429, 500, 503]) expect(verdictOf(code, 1, schedule).kind).toBe("retry");
   });
 
   it("gives up after the eighth attempt", () => {
@@ -32,5 +32,22 @@ describe("verdictOf", () => {
     const short = [1000, 1000, 2000];
     expect(verdictOf(500, 3, short)).toEqual({ kind: "retry", delayMs: 2000 });
     expect(verdictOf(500, 4, short)).toEqual({ kind: "exhausted" });
+  });
+
+  it("stops at 410 (the endpoint is gone) without retrying", () => {
+    expect(verdictOf(410, 1, schedule)).toEqual({ kind: "gone" });
+  });
+
+  it("waits at least a 429 or 503's Retry-After, at most a day", () => {
+    const short = [1000, 1000];
+    expect(verdictOf(429, 1, short, { retryAfterMs: 3000 })).toEqual({ kind: "retry", delayMs: 3000 });
+    expect(verdictOf(503, 1, short, { retryAfterMs: 10 })).toEqual({ kind: "retry", delayMs: 1000 });
+    expect(verdictOf(429, 1, short, { retryAfterMs: 10 * MAX_RETRY_AFTER_MS })).toEqual({ kind: "retry", delayMs: MAX_RETRY_AFTER_MS });
+    expect(verdictOf(429, 3, short, { retryAfterMs: 3000 })).toEqual({ kind: "exhausted" });
+  });
+
+  it("gives a delivery sent again by hand one attempt", () => {
+    expect(verdictOf(500, 1, schedule, { singleAttempt: true })).toEqual({ kind: "exhausted" });
+    expect(verdictOf(200, 9, schedule, { singleAttempt: true })).toEqual({ kind: "delivered" });
   });
 });

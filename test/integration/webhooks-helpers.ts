@@ -17,19 +17,27 @@ export interface Received {
   at: number;
 }
 
-export type Responder = (req: Received) => { status: number; body?: string; hang?: boolean } | Promise<{ status: number; body?: string; hang?: boolean }>;
+export interface Answer {
+  status: number;
+  body?: string;
+  hang?: boolean;
+  headers?: Record<string, string>;
+}
+
+export type Responder = (req: Received) => Answer | Promise<Answer>;
 
 export interface Receiver {
   url: string;
   requests: Received[];
   /** Answers of the next requests, in order; afterwards `fallback`. */
-  script: { status: number; body?: string; hang?: boolean }[];
+  script: Answer[];
   fallback: Responder;
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
 
-export async function startReceiver(fallback: Responder = () => ({ status: 200, body: "ok" })): Promise<Receiver> {
+/** `port`: listen on this one (a receiver that comes back where it was); default any free port. */
+export async function startReceiver(fallback: Responder = () => ({ status: 200, body: "ok" }), port = 0): Promise<Receiver> {
   const requests: Received[] = [];
   const waiters: (() => void)[] = [];
   const hanging = new Set<http.ServerResponse>();
@@ -81,11 +89,11 @@ export async function startReceiver(fallback: Responder = () => ({ status: 200, 
         hanging.add(res);
         return;
       }
-      res.writeHead(answer.status, { "Content-Type": "text/plain" });
+      res.writeHead(answer.status, { "Content-Type": "text/plain", ...answer.headers });
       res.end(answer.body ?? "");
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return receiver;
 }

@@ -71,3 +71,43 @@ export const sendTestAction = staffAction("webhooks", webhookId, (id, access) =>
 export const revealSigningKeyAction = staffAction("webhooks", z.undefined().optional(), (_input, access) => revealSigningKey(access));
 
 export const rotateSigningKeyAction = staffAction("webhooks", z.undefined().optional(), (_input, access) => rotateKey(access));
+
+/** Deliveries, retry, replay and re-enabling (docs/contract.md §16), through the public API as the account. */
+const seconds = z.number().int().nonnegative().max(4_102_444_800).optional();
+const deliveriesInput = z.object({
+  webhookId,
+  status: z.enum(["pending", "succeeded", "failed"]).optional(),
+  startDate: seconds,
+  endDate: seconds,
+  startFrom: z.number().int().nonnegative().max(1_000_000).optional(),
+});
+const deliveryInput = z.object({ webhookId, deliveryId: z.string().regex(/^\d{1,18}$/, "Not a delivery id") });
+
+export const listDeliveriesAction = staffAction("webhooks", deliveriesInput, async (input, access) =>
+  (await apiFor(access, "webhooks")).listWebhookDeliveries(input.webhookId, {
+    Status: input.status,
+    StartDate: input.startDate,
+    EndDate: input.endDate,
+    StartFrom: input.startFrom,
+    RetrieveCount: 20,
+  }),
+);
+
+export const getDeliveryAction = staffAction("webhooks", deliveryInput, async (input, access) =>
+  (await apiFor(access, "webhooks")).getWebhookDelivery(input.webhookId, input.deliveryId),
+);
+
+export const retryDeliveryAction = staffAction("webhooks", deliveryInput, async (input, access) =>
+  (await apiFor(access, "webhooks")).retryWebhookDelivery(input.webhookId, input.deliveryId),
+);
+
+export const replayFailedAction = staffAction("webhooks", z.object({ webhookId, startDate: seconds, endDate: seconds }), async (input, access) =>
+  (await apiFor(access, "webhooks")).replayWebhookDeliveries(input.webhookId, { Status: "failed", StartDate: input.startDate, EndDate: input.endDate }),
+);
+
+export const enableWebhookAction = staffAction(
+  "webhooks",
+  webhookId,
+  async (id, access) => (await apiFor(access, "webhooks")).enableWebhook(id),
+  { revalidate: "/webhooks" },
+);

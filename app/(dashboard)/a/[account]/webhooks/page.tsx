@@ -32,6 +32,14 @@ export default async function WebhooksPage({ params }: { params: Promise<{ accou
           Each registration receives a signed HTTP POST for every matching event. Failed deliveries are {describeRetrySchedule(retryScheduleMs)}; the try counter shows the attempts of the notification being delivered.
         </p>
       </div>
+      {webhooks?.some((w) => w.Status === "Disabled") && (
+        <div data-testid="disabled-webhooks-banner">
+          <Alert tone="warning" title="Some webhooks are disabled">
+            {webhooks.filter((w) => w.Status === "Disabled").map((w) => `#${w.WebhookID}`).join(", ")} stopped receiving notifications: the endpoint answered 410 Gone or kept
+            failing. Their notifications are kept; re-enable each one below once its endpoint works again.
+          </Alert>
+        </div>
+      )}
       <CreateWebhookForm allowPrivate={allowPrivate} />
       {error && <Alert tone="error" title="The webhooks could not be loaded">{error}</Alert>}
       {webhooks && <WebhookList webhooks={webhooks} />}

@@ -9,9 +9,10 @@ import { Card, CardHeader } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-dialog";
 import type { WebhookRecord } from "@/lib/contract/webhooks";
 import { useAccountId } from "@/components/shell/use-account";
-import { deleteWebhookAction } from "../actions";
+import { deleteWebhookAction, enableWebhookAction } from "../actions";
 import { describeLastResponse } from "../_lib/response-class";
 import { AttemptLog } from "./attempt-log";
+import { Deliveries } from "./deliveries";
 import { TestNotification } from "./test-notification";
 
 const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
@@ -22,6 +23,7 @@ export function WebhookList({ webhooks }: { webhooks: WebhookRecord[] }) {
   const [refreshing, startRefresh] = useTransition();
   const [error, setError] = useState<string | null>(null);
   const [autoRefresh, setAutoRefresh] = useState(false);
+  const [enabled, setEnabled] = useState<string | null>(null);
   useEffect(() => {
     if (!autoRefresh) return;
     const timer = setInterval(() => {
@@ -48,8 +50,15 @@ export function WebhookList({ webhooks }: { webhooks: WebhookRecord[] }) {
       />
       {error && (
         <div className="p-4">
-          <Alert tone="error" title="Not deleted">
+          <Alert tone="error" title="Not done">
             {error}
+          </Alert>
+        </div>
+      )}
+      {enabled && (
+        <div className="p-4">
+          <Alert tone="info" title="Re-enabled">
+            {enabled}
           </Alert>
         </div>
       )}
@@ -68,7 +77,7 @@ export function WebhookList({ webhooks }: { webhooks: WebhookRecord[] }) {
                     <div className="flex flex-wrap items-center gap-2">
                       <span className="font-mono text-xs text-slate-500 dark:text-slate-400">#{w.WebhookID}</span>
                       <Badge tone="accent">{w.Event}</Badge>
-                      <Badge tone={w.Status === "Enabled" ? "success" : "neutral"}>{w.Status}</Badge>
+                      <Badge tone={w.Status === "Enabled" ? "success" : "danger"}>{w.Status}</Badge>
                     </div>
                     <p className="mt-1 break-all font-mono text-sm" data-testid="webhook-url">
                       {w.WebhookURL}
@@ -99,6 +108,30 @@ export function WebhookList({ webhooks }: { webhooks: WebhookRecord[] }) {
                     </ConfirmButton>
                   </div>
                 </div>
+                {w.Status === "Disabled" && (
+                  <div data-testid="webhook-disabled">
+                    <Alert tone="warning" title={`Disabled${w.DisabledAt ? ` since ${time(w.DisabledAt)} UTC` : ""}`}>
+                      <p>
+                        {w.DisabledReason || "The endpoint kept failing."} Its notifications are kept, not sent, for the account&apos;s retention period.
+                        Once the endpoint answers again, re-enable it: the kept notifications are then sent.
+                      </p>
+                      <Button
+                        className="mt-2"
+                        size="sm"
+                        data-testid="enable-webhook"
+                        onClick={async () => {
+                          setError(null);
+                          const result = await enableWebhookAction(accountId, w.WebhookID);
+                          if (!result.ok) setError(result.error);
+                          else setEnabled(`Webhook #${w.WebhookID} is enabled again; ${result.data.Queued} kept notifications queued.`);
+                          router.refresh();
+                        }}
+                      >
+                        Re-enable
+                      </Button>
+                    </Alert>
+                  </div>
+                )}
                 <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm sm:grid-cols-4">
                   <div>
                     <dt className="text-xs text-slate-600 dark:text-slate-400">Last response</dt>
@@ -125,6 +158,7 @@ export function WebhookList({ webhooks }: { webhooks: WebhookRecord[] }) {
                     </pre>
                   </details>
                 )}
+                <Deliveries webhookId={w.WebhookID} disabled={w.Status === "Disabled"} />
                 <div className="flex flex-col gap-3 md:flex-row">
                   <AttemptLog webhookId={w.WebhookID} />
                   <TestNotification webhookId={w.WebhookID} />

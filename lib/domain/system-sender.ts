@@ -1,0 +1,64 @@
+import { and, asc, eq, isNull } from "drizzle-orm";
+import type { Db } from "../storage/database";
+import { accounts, apiKeys, dashboardApiKeys, staffMemberships, staffUsers } from "../storage/schema";
+import type { AuthenticatedKey } from "./api-keys";
+import { getDefaultAccount } from "./accounts";
+import { effectiveLimits } from "./plans";
+import { listSenderDomains } from "./sender-domains";
+
+/**
+ * Mail the instance sends about itself (ADR 0512, ADR 0410) goes through
+ * its own sending path as the default account: this is that account's key
+ * as the send use case sees it (its dashboard key, else its oldest live
+ * key: only the id is read, never a secret), and the From address
+ * (MAILROOM_INVITATION_FROM, else no-reply@ its first verified domain).
+ * Undefined when the instance cannot send (no default account, no live
+ * key, no From).
+ */
+export async function systemSender(db: Db, configuredFrom: string | undefined): Promise<{ key: AuthenticatedKey; from: string } | undefined> {
+  const account = await getDefaultAccount(db);
+  if (!account || account.status !== "active") return undefined;
+  const [dashboard] = await db
+    .select({ id: apiKeys.id })
+    .from(dashboardApiKeys)
+    .innerJoin(apiKeys, eq(apiKeys.id, dashboardApiKeys.apiKeyId))
+    .where(and(eq(dashboardApiKeys.accountId, account.id), isNull(apiKeys.revokedAt)));
+  const [oldest] = dashboard
+    ? [dashboard]
+    : await db
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.accountId, account.id), isNull(apiKeys.revokedAt)))
+        .orderBy(asc(apiKeys.createdAt))
+        .limit(1);
+  if (!oldest) return undefined;
+  const verified = (await listSenderDomains(db, account.id)).find((d) => d.status === "verified");
+  const from = configuredFrom ?? (verified ? `no-reply@${verified.name}` : undefined);
+  if (!from) return undefined;
+  return {
+    from,
+    key: {
+      keyId: oldest.id,
+      accountId: account.id,
+      plan: account.plan,
+      limits: effectiveLimits(account.plan, account),
+      trackOpens: false,
+      trackClicks: false,
+      // Mailroom's own messages to staff: the account's full authority, no sender-domain limit.
+      scope: "full",
+      senderDomains: null,
+    },
+  };
+}
+
+/** The account's name and the emails of its admins (members with the admin role). */
+export async function accountAdmins(db: Db, accountId: string): Promise<{ accountName: string; emails: string[] }> {
+  const [account] = await db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId));
+  const rows = await db
+    .select({ email: staffUsers.email })
+    .from(staffMemberships)
+    .innerJoin(staffUsers, eq(staffUsers.id, staffMemberships.userId))
+    .where(and(eq(staffMemberships.accountId, accountId), eq(staffMemberships.role, "admin")))
+    .orderBy(asc(staffUsers.email));
+  return { accountName: account?.name ?? "", emails: rows.map((r) => r.email) };
+}
