@@ -106,7 +106,7 @@ describe("API surface: 404, 405, trailing slashes, request ids, openapi, metrics
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/email", "/events", "/openapi.json", "/stats", "/suppressions", "/suppressions/{email}", "/webhooks", "/webhooks/{id}"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/email", "/events", "/openapi.json", "/stats", "/suppressions", "/suppressions/{email}", "/webhooks", "/webhooks/{id}", "/webhooks/{id}/deliveries", "/webhooks/{id}/deliveries/{DeliveryID}", "/webhooks/{id}/deliveries/{DeliveryID}/retry", "/webhooks/{id}/enable", "/webhooks/{id}/replay"]);
     expect(Object.keys(doc.paths["/suppressions"]!).sort()).toEqual(["get", "post"]);
     expect(doc.paths["/suppressions/{email}"]).toHaveProperty("delete");
     expect(doc.components.schemas).toHaveProperty("AddSuppressionRequest");

@@ -10,6 +10,8 @@ import { createAccount } from "../../lib/domain/accounts";
 import { accountsVisibleTo, addStaffUser, grantMembership, revokeMembership } from "../../lib/domain/staff-users";
 import type { AppContext } from "../../lib/context";
 import { setServerContext } from "../../lib/runtime";
+import { createApiKeyAuthCache } from "../../lib/domain/api-keys";
+import { createDashboardApiCache } from "../../lib/api-client/dashboard-cache";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 
@@ -84,7 +86,7 @@ describe("lib/dashboard access", () => {
   });
 
   it("removing a non-member answers alike for another account's user and an unknown address (no oracle)", async () => {
-    setServerContext({ database } as unknown as AppContext);
+    setServerContext({ database, apiKeyAuth: createApiKeyAuthCache(), dashboardApi: createDashboardApiCache() } as unknown as AppContext);
     const check = decideAccess(await userOf("dual@x.test"), acme, "settings");
     const admin = (check as { access: AccountAccess }).access;
     const answers: string[] = [];

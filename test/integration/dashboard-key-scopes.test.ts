@@ -3,10 +3,11 @@ import type { AppContext } from "../../lib/context";
 import { decideAccess, type AccountAccess } from "../../lib/dashboard/decide";
 import * as settings from "../../lib/dashboard/settings";
 import { createAccount } from "../../lib/domain/accounts";
-import { authenticateApiKey, createApiKey } from "../../lib/domain/api-keys";
+import { authenticateApiKey, createApiKey, createApiKeyAuthCache } from "../../lib/domain/api-keys";
 import { DomainError } from "../../lib/domain/domain-error";
 import { accountsVisibleTo, addStaffUser } from "../../lib/domain/staff-users";
 import { setServerContext } from "../../lib/runtime";
+import { createDashboardApiCache } from "../../lib/api-client/dashboard-cache";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 
@@ -18,7 +19,7 @@ describe("dashboard: API key scopes", () => {
   let admin: AccountAccess;
   beforeAll(async () => {
     database = openDatabase(await createTestDatabase(), { max: 2 });
-    setServerContext({ database, config: { delivery: { bounceDomain: undefined } } } as unknown as AppContext);
+    setServerContext({ database, config: { delivery: { bounceDomain: undefined } }, apiKeyAuth: createApiKeyAuthCache(), dashboardApi: createDashboardApiCache() } as unknown as AppContext);
     const demo = (await createAccount(database.db, { name: "Demo", plan: "unlimited", isDefault: true })).accountId;
     acme = (await createAccount(database.db, { name: "Acme", plan: "growth", domain: "acme.test", verified: true })).accountId;
     demoKeyId = (await createApiKey(database.db, demo, "demo reader", { scope: "read" })).key.id;
