@@ -13,6 +13,7 @@ import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
 import { addOpenApiRoute } from "./routes/openapi";
 import { addStatsRoutes } from "./routes/stats";
+import { addTemplateRoutes } from "./routes/templates";
 import { addWebhookRoutes } from "./routes/webhooks";
 
 const V1_PREFIX = "/api/v1";
@@ -32,6 +33,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addEventsRoutes(endpoints, ctx);
   addWebhookRoutes(endpoints, ctx);
   addStatsRoutes(endpoints, ctx);
+  addTemplateRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }
