@@ -4,6 +4,21 @@ import { emailResponseSchema, type EmailRequest, type EmailResponse } from "../c
 import { eventsResponseSchema, type EventsResponse, type EventType } from "../contract/events";
 import { statsResponseSchema, type StatsInterval, type StatsResponse } from "../contract/stats";
 import {
+  archiveTemplateResponseSchema,
+  listTemplatesResponseSchema,
+  renderTemplateResponseSchema,
+  templateDetailSchema,
+  templateSavedResponseSchema,
+  templateVersionSchema,
+  type ListTemplatesResponse,
+  type RenderTemplateResponse,
+  type TemplateDetail,
+  type TemplateEmailRequest,
+  type TemplateRequest,
+  type TemplateSavedResponse,
+  type TemplateVersion,
+} from "../contract/templates";
+import {
   createWebhookResponseSchema,
   deleteWebhookResponseSchema,
   listWebhooksResponseSchema,
@@ -69,10 +84,19 @@ export interface ApiClient {
   listEvents(params?: EventsParams, init?: { signal?: AbortSignal }): Promise<EventsResponse>;
   /** GET /stats; undefined when the server has no stats endpoint (404). */
   getStats(params: StatsParams): Promise<StatsResponse | undefined>;
-  sendEmail(request: EmailRequest): Promise<EmailResponse>;
+  /** POST /email, with its own content or with a template (docs/contract.md §14.3). */
+  sendEmail(request: EmailRequest | TemplateEmailRequest): Promise<EmailResponse>;
   listWebhooks(): Promise<ListWebhooksResponse>;
   createWebhook(request: CreateWebhookRequest): Promise<CreateWebhookResponse>;
   deleteWebhook(id: number | string): Promise<void>;
+  // Templates (docs/contract.md §14); a read of an unknown, archived or another account's template is undefined.
+  listTemplates(): Promise<ListTemplatesResponse>;
+  getTemplate(id: number): Promise<TemplateDetail | undefined>;
+  getTemplateVersion(id: number, version: number): Promise<TemplateVersion | undefined>;
+  createTemplate(request: TemplateRequest): Promise<TemplateSavedResponse>;
+  updateTemplate(id: number, request: TemplateRequest): Promise<TemplateSavedResponse>;
+  archiveTemplate(id: number): Promise<void>;
+  renderTemplate(id: number, model: Record<string, unknown>, version?: number): Promise<RenderTemplateResponse>;
 }
 
 function queryString(params: object): string {
@@ -80,6 +104,12 @@ function queryString(params: object): string {
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") search.set(k, String(v));
   const s = search.toString();
   return s ? `?${s}` : "";
+}
+
+/** An id or version number as a path segment: a positive integer, else a programming error. */
+function templateId(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`not a template id or version: ${n}`);
+  return String(n);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -159,6 +189,27 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     async deleteWebhook(id) {
       await call("DELETE", `/webhooks/${encodeURIComponent(String(id))}`, deleteWebhookResponseSchema);
+    },
+    async listTemplates() {
+      return (await call("GET", "/templates", listTemplatesResponseSchema))!;
+    },
+    async getTemplate(id) {
+      return call("GET", `/templates/${templateId(id)}`, templateDetailSchema, { allow404: true });
+    },
+    async getTemplateVersion(id, version) {
+      return call("GET", `/templates/${templateId(id)}/versions/${templateId(version)}`, templateVersionSchema, { allow404: true });
+    },
+    async createTemplate(request) {
+      return (await call("POST", "/templates", templateSavedResponseSchema, { body: request }))!;
+    },
+    async updateTemplate(id, request) {
+      return (await call("PUT", `/templates/${templateId(id)}`, templateSavedResponseSchema, { body: request }))!;
+    },
+    async archiveTemplate(id) {
+      await call("DELETE", `/templates/${templateId(id)}`, archiveTemplateResponseSchema);
+    },
+    async renderTemplate(id, model, version) {
+      return (await call("POST", `/templates/${templateId(id)}/render`, renderTemplateResponseSchema, { body: { TemplateModel: model, ...(version !== undefined && { TemplateVersion: version }) } }))!;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_SUBJECT_LENGTH } from "./email";
+import { MAX_SUBJECT_LENGTH, type EmailRequest } from "./email";
 import { withinCodePoints } from "./text";
 
 /**
@@ -88,3 +88,10 @@ export const templateVersionParamSchema = z.string().regex(/^[1-9][0-9]{0,9}$/).
 export const TEMPLATE_SEND_FIELDS = ["TemplateID", "TemplateVersion", "TemplateModel"] as const;
 /** The fields a template replaces: a request that names a template gives none of them. */
 export const TEMPLATE_REPLACED_FIELDS = ["Subject", "ContentType", "HTMLContent", "PlainContent"] as const;
+
+/** POST /email with a template: the request without Subject, ContentType and the bodies, which the rendered version gives. */
+export type TemplateEmailRequest = Omit<EmailRequest, (typeof TEMPLATE_REPLACED_FIELDS)[number] | (typeof TEMPLATE_SEND_FIELDS)[number]> & {
+  TemplateID: number;
+  TemplateVersion?: number;
+  TemplateModel?: Record<string, unknown>;
+};
