@@ -40,8 +40,8 @@ interface Budget {
 
 /** What a render may cost at most: the largest message POST /email accepts, and about a second of a core. */
 const FULL_BUDGET: Budget = { maxOutput: MAX_MESSAGE_BYTES, maxSteps: 5_000_000 };
-/** A worker render that takes longer is stopped. */
-const RENDER_TIMEOUT_MS = 10_000;
+/** A worker render that takes longer is stopped: a backstop, the steps and output bounds stop it first on a machine that is not starved. */
+const RENDER_TIMEOUT_MS = 30_000;
 
 /** On the event loop only when the template and the model are this small, and the render stays within SMALL_BUDGET. */
 const SMALL_TEMPLATE_CHARS = 16 * 1024;

@@ -38,7 +38,7 @@ export default async function TemplatesPage({ params }: { params: Promise<{ acco
             <EmptyState title="No templates yet">Create one above.</EmptyState>
           ) : (
             <table className="w-full text-left text-sm" data-testid="template-list">
-              <thead className="text-xs uppercase text-slate-500">
+              <thead className="text-xs uppercase text-slate-600 dark:text-slate-400">
                 <tr>
                   <th className="px-4 py-2">ID</th>
                   <th className="px-4 py-2">Name</th>

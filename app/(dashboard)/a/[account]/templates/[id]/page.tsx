@@ -19,7 +19,7 @@ function VersionColumn({ title, v }: { title: string; v: TemplateVersion }) {
     <div className="flex min-w-0 flex-col gap-2" data-testid={`version-${v.Version}`}>
       <h3 className="font-semibold">{title}</h3>
       <p className="text-sm">
-        <span className="text-slate-500">Subject: </span>
+        <span className="text-slate-600 dark:text-slate-400">Subject: </span>
         {v.Subject}
       </p>
       {v.HTMLContent !== undefined && <pre className="max-h-72 overflow-auto whitespace-pre-wrap rounded-md bg-slate-100 p-2 text-xs dark:bg-slate-800">{v.HTMLContent}</pre>}
@@ -78,7 +78,7 @@ export default async function TemplatePage({ params, searchParams }: { params: P
                 <li key={v.Version} className="flex flex-wrap items-center gap-3 px-4 py-2">
                   <span className="w-20 font-mono">v{v.Version}</span>
                   <span className="min-w-0 flex-1 truncate">{v.Subject}</span>
-                  <span className="text-slate-500">{v.CreatedAt.replace("T", " ").slice(0, 19)} UTC</span>
+                  <span className="text-slate-600 dark:text-slate-400">{v.CreatedAt.replace("T", " ").slice(0, 19)} UTC</span>
                   {v.Version !== detail.Version && (
                     <Link className="underline" href={`${access.base}/templates/${id}?version=${v.Version}`}>
                       Compare

@@ -132,7 +132,7 @@ export function TemplateEditor({
             />
           </Field>
           <div>
-            <p className="text-xs font-medium uppercase text-slate-500">Subject</p>
+            <p className="text-xs font-medium uppercase text-slate-600 dark:text-slate-400">Subject</p>
             <p className="break-words text-sm" data-testid="preview-subject">
               {preview?.Subject ?? ""}
             </p>
