@@ -52,6 +52,8 @@ describe("the command tree", () => {
         "suppressions add",
         "suppressions list",
         "suppressions remove",
+        "templates list",
+        "templates show",
         "users add",
         "users grant",
         "users list",

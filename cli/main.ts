@@ -11,6 +11,7 @@ import { registerMcp } from "./commands/mcp";
 import { registerPlans } from "./commands/plans";
 import { registerSmtpTest } from "./commands/smtp-test";
 import { registerSuppressions } from "./commands/suppressions";
+import { registerTemplates } from "./commands/templates";
 import { registerUsers } from "./commands/users";
 import { registerWorker } from "./commands/worker";
 import { databaseFaultOf } from "../lib/storage/unavailable";
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerPlans(program);
   registerUsers(program, app);
   registerSuppressions(program, app);
+  registerTemplates(program, app);
   registerWorker(program, app);
   registerSmtpTest(program, app);
   registerMcp(program, app);

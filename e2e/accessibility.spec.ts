@@ -52,6 +52,8 @@ async function pages(page: Page): Promise<Array<[string, string]>> {
     ["events", `/a/${a}/events`],
     ["message timeline", `/a/${a}/messages/${messages.engaged}`],
     ["compose", `/a/${a}/compose`],
+    ["templates", `/a/${a}/templates`],
+    ["template editor", `/a/${a}/templates/${templateId}`],
     ["webhooks", `/a/${a}/webhooks`],
     ["settings", `/a/${a}/settings`],
     ["sandbox", `/a/${a}/sandbox`],
@@ -62,6 +64,7 @@ async function pages(page: Page): Promise<Array<[string, string]>> {
 }
 
 let webhookId = 0;
+let templateId = 0;
 
 test.beforeAll(async () => {
   // A registered webhook, so the Webhooks page shows its list, not the empty state.
@@ -73,12 +76,21 @@ test.beforeAll(async () => {
   });
   expect(res.status).toBe(200);
   webhookId = ((await res.json()) as { NewWebhookID: number }).NewWebhookID;
+  // A template, so the Templates pages show a list and an editor with its preview.
+  const created = await fetch(`${url}/api/v1/templates`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ Name: "A11y", Subject: "Hello {{name}}", HTMLContent: "<p>Hello {{name}}</p>", PlainContent: "Hello {{name}}" }),
+  });
+  expect(created.status).toBe(200);
+  templateId = ((await created.json()) as { TemplateID: number }).TemplateID;
 });
 
 test.afterAll(async () => {
   // Other specs count the registered webhooks.
   const { url, apiKey } = loadState();
   if (webhookId) await fetch(`${url}/api/v1/webhooks/${webhookId}`, { method: "DELETE", headers: { Authorization: `Bearer ${apiKey}` } });
+  if (templateId) await fetch(`${url}/api/v1/templates/${templateId}`, { method: "DELETE", headers: { Authorization: `Bearer ${apiKey}` } });
 });
 
 for (const theme of ["light", "dark"] as const) {

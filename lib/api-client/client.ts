@@ -4,6 +4,21 @@ import { emailResponseSchema, type EmailRequest, type EmailResponse } from "../c
 import { eventsResponseSchema, type EventsResponse, type EventType } from "../contract/events";
 import { statsResponseSchema, type StatsInterval, type StatsResponse } from "../contract/stats";
 import {
+  archiveTemplateResponseSchema,
+  listTemplatesResponseSchema,
+  renderTemplateResponseSchema,
+  templateDetailSchema,
+  templateSavedResponseSchema,
+  templateVersionSchema,
+  type ListTemplatesResponse,
+  type RenderTemplateResponse,
+  type TemplateDetail,
+  type TemplateEmailRequest,
+  type TemplateRequest,
+  type TemplateSavedResponse,
+  type TemplateVersion,
+} from "../contract/templates";
+import {
   createWebhookResponseSchema,
   deleteWebhookResponseSchema,
   listWebhooksResponseSchema,
@@ -88,7 +103,8 @@ export interface ApiClient {
   listEvents(params?: EventsParams, init?: { signal?: AbortSignal }): Promise<EventsResponse>;
   /** GET /stats; undefined when the server has no stats endpoint (404). */
   getStats(params: StatsParams): Promise<StatsResponse | undefined>;
-  sendEmail(request: EmailRequest): Promise<EmailResponse>;
+  /** POST /email, with its own content or with a template (docs/contract.md §14.3). */
+  sendEmail(request: EmailRequest | TemplateEmailRequest): Promise<EmailResponse>;
   listWebhooks(): Promise<ListWebhooksResponse>;
   createWebhook(request: CreateWebhookRequest): Promise<CreateWebhookResponse>;
   deleteWebhook(id: number | string): Promise<void>;
@@ -98,6 +114,14 @@ export interface ApiClient {
   retryWebhookDelivery(webhookId: number | string, deliveryId: string): Promise<QueuedResponse>;
   replayWebhookDeliveries(webhookId: number | string, request: Partial<ReplayRequest>): Promise<QueuedResponse>;
   enableWebhook(webhookId: number | string): Promise<QueuedResponse>;
+  // Templates (docs/contract.md §14); a read of an unknown, archived or another account's template is undefined.
+  listTemplates(): Promise<ListTemplatesResponse>;
+  getTemplate(id: number): Promise<TemplateDetail | undefined>;
+  getTemplateVersion(id: number, version: number): Promise<TemplateVersion | undefined>;
+  createTemplate(request: TemplateRequest): Promise<TemplateSavedResponse>;
+  updateTemplate(id: number, request: TemplateRequest): Promise<TemplateSavedResponse>;
+  archiveTemplate(id: number): Promise<void>;
+  renderTemplate(id: number, model: Record<string, unknown>, version?: number): Promise<RenderTemplateResponse>;
 }
 
 function queryString(params: object): string {
@@ -108,6 +132,11 @@ function queryString(params: object): string {
 }
 
 const hook = (id: number | string) => `/webhooks/${encodeURIComponent(String(id))}`;
+/** An id or version number as a path segment: a positive integer, else a programming error. */
+function templateId(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`not a template id or version: ${n}`);
+  return String(n);
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -201,6 +230,27 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     async enableWebhook(webhookId) {
       return (await call("POST", `${hook(webhookId)}/enable`, queuedResponseSchema))!;
+    },
+    async listTemplates() {
+      return (await call("GET", "/templates", listTemplatesResponseSchema))!;
+    },
+    async getTemplate(id) {
+      return call("GET", `/templates/${templateId(id)}`, templateDetailSchema, { allow404: true });
+    },
+    async getTemplateVersion(id, version) {
+      return call("GET", `/templates/${templateId(id)}/versions/${templateId(version)}`, templateVersionSchema, { allow404: true });
+    },
+    async createTemplate(request) {
+      return (await call("POST", "/templates", templateSavedResponseSchema, { body: request }))!;
+    },
+    async updateTemplate(id, request) {
+      return (await call("PUT", `/templates/${templateId(id)}`, templateSavedResponseSchema, { body: request }))!;
+    },
+    async archiveTemplate(id) {
+      await call("DELETE", `/templates/${templateId(id)}`, archiveTemplateResponseSchema);
+    },
+    async renderTemplate(id, model, version) {
+      return (await call("POST", `/templates/${templateId(id)}/render`, renderTemplateResponseSchema, { body: { TemplateModel: model, ...(version !== undefined && { TemplateVersion: version }) } }))!;
     },
   };
 }

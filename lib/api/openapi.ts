@@ -6,6 +6,7 @@ import { eventRecordSchema, eventsResponseSchema } from "../contract/events";
 import { statsResponseSchema } from "../contract/stats";
 import { replayRequestSchema } from "../contract/webhook-deliveries";
 import { createWebhookRequestSchema } from "../contract/webhooks";
+import { renderTemplateRequestSchema, templateRequestSchema } from "../contract/templates";
 import type { ApiEnv } from "../http/env";
 
 /**
@@ -41,24 +42,30 @@ export const StatsResponse = named("StatsResponse", statsResponseSchema);
  * which error wins. Bodies are read by lib/http/body and checked by the
  * domain (POST /email) or by the contract schema (POST /webhooks) instead.
  */
-const BODY_SCHEMAS = { EmailRequest: emailRequestSchema, CreateWebhookRequest: createWebhookRequestSchema, ReplayRequest: replayRequestSchema };
+const BODY_SCHEMAS = {
+  EmailRequest: emailRequestSchema,
+  CreateWebhookRequest: createWebhookRequestSchema,
+  ReplayRequest: replayRequestSchema,
+  TemplateRequest: templateRequestSchema,
+  RenderTemplateRequest: renderTemplateRequestSchema,
+};
 export const bodyOf = (name: keyof typeof BODY_SCHEMAS) => ({
   required: true,
   content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },
 });
 
-/** Codes of the spec's table that belong to SendLayer features Mailroom does not have (templates, lists): never sent. */
-const NEVER_SENT = new Set<number>([15, 16]);
+/** Codes of the spec's table that belong to SendLayer features Mailroom does not have (lists): never sent. Code 15 is sent for templates (docs/contract.md §14). */
+const NEVER_SENT = new Set<number>([16]);
 
 /** Every HTTP status an error envelope can have, its response component and what it means. */
 const ERROR_STATUSES = {
-  400: { name: "BadRequest", what: "The email request is malformed (the status of the first error)." },
+  400: { name: "BadRequest", what: "The email request (or a template's Subject and bodies) is malformed (the status of the first error); code 15 for an unknown, archived or another account's TemplateID." },
   401: { name: "Unauthorized", what: "Missing or invalid API key." },
   403: {
     name: "Forbidden",
     what: "The From domain is not a verified domain of the account, or not one of the key's sender domains (code 32); the API key's scope does not allow the request (code 403, docs/contract.md §17.2).",
   },
-  404: { name: "NotFound", what: "Unknown path, or unknown or another account's webhook id." },
+  404: { name: "NotFound", what: "Unknown path, or unknown or another account's webhook id or template (an archived template too)." },
   409: { name: "Conflict", what: "POST /email: the `Idempotency-Key` is held by other requests that keep releasing it; retry with the same key." },
   422: {
     name: "UnprocessableEntity",

@@ -15,6 +15,7 @@ import { addEventsRoutes } from "./routes/events";
 import { addOpenApiRoute } from "./routes/openapi";
 import { addStatsRoutes } from "./routes/stats";
 import { addSuppressionRoutes } from "./routes/suppressions";
+import { addTemplateRoutes } from "./routes/templates";
 import { addWebhookRoutes } from "./routes/webhooks";
 import { addWebhookDeliveryRoutes } from "./routes/webhook-deliveries";
 
@@ -37,6 +38,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addWebhookDeliveryRoutes(endpoints, ctx);
   addStatsRoutes(endpoints, ctx);
   addSuppressionRoutes(endpoints, ctx);
+  addTemplateRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }

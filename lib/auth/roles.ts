@@ -2,7 +2,7 @@ import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
 
 /**
  * Staff roles and what each may use (docs/ARCHITECTURE.md, "The dashboard"): admin
- * everything; support events, messages, compose and sandbox; marketing the
+ * everything; support events, messages, compose, templates and sandbox; marketing the
  * overview and events, read-only. Pure data and functions: the navigation,
  * lib/dashboard/access.ts and the tests all read this one table; the role is per account (ADR 0510).
  */
@@ -11,7 +11,7 @@ import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
 export const ROLES = STAFF_ROLES;
 export type Role = StaffRole;
 
-export type Area = "overview" | "events" | "messages" | "compose" | "sandbox" | "webhooks" | "settings";
+export type Area = "overview" | "events" | "messages" | "compose" | "sandbox" | "webhooks" | "settings" | "templates";
 
 export const AREA_ROLES: Record<Area, readonly Role[]> = {
   overview: ["admin", "marketing"],
@@ -21,6 +21,8 @@ export const AREA_ROLES: Record<Area, readonly Role[]> = {
   sandbox: ["admin", "support"],
   webhooks: ["admin"],
   settings: ["admin"],
+  // Templates are what Compose starts from: the same roles (docs/contract.md §14).
+  templates: ["admin", "support"],
 };
 
 /**
@@ -44,6 +46,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { area: "events", href: "/events", label: "Events", group: "Activity" },
   { area: "sandbox", href: "/sandbox", label: "Sandbox", group: "Activity" },
   { area: "compose", href: "/compose", label: "Compose", group: "Send" },
+  { area: "templates", href: "/templates", label: "Templates", group: "Send" },
   { area: "webhooks", href: "/webhooks", label: "Webhooks", group: "Configure" },
   { area: "settings", href: "/settings", label: "Settings", group: "Configure" },
 ];

@@ -99,6 +99,10 @@ export const emailRequestSchema = z.object({
     .optional()
     .describe(`Custom headers (at most ${MAX_CUSTOM_HEADERS}); \`${TRACKING_HEADER}: none|opens|clicks|all\` overrides tracking for this message`),
   Attachments: z.array(attachmentSchema).optional(),
+  // Extension (docs/contract.md §14.3): a stored template in place of Subject, ContentType, HTMLContent and PlainContent.
+  TemplateID: z.number().int().positive().optional().describe("A template of the account: its rendered version replaces Subject, ContentType, HTMLContent and PlainContent (give none of them)"),
+  TemplateVersion: z.number().int().positive().optional().describe("Pins a version of TemplateID; the latest when absent"),
+  TemplateModel: z.record(z.string(), z.unknown()).optional().describe("The values of the template's variables"),
 });
 export type EmailRequest = z.infer<typeof emailRequestSchema>;
 

@@ -47,6 +47,8 @@ export interface Acceptance {
   now: number;
   /** The request's Idempotency-Key, claimed with this acceptance (docs/adr/0110). */
   idempotency?: { key: string; requestHash: Buffer };
+  /** The template version the content was rendered from (docs/adr/0120). */
+  template?: { id: number; version: number };
 }
 
 export type AcceptOutcome =
@@ -192,6 +194,8 @@ async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, nu
     size: sizes.get(m.messageId)!,
     transport: m.transport,
     request_id: m.requestId ?? null,
+    template_id: m.template?.id ?? null,
+    template_version: m.template?.version ?? null,
   }));
   const recipients = items.flatMap((m, i) =>
     m.recipients.map((r, n) => ({ i, n, message_id: m.messageId, account_id: m.key.accountId, email: r.email, name: r.name, kind: r.kind, normalized: r.normalized })),
@@ -200,7 +204,8 @@ async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, nu
     name: "mailroom_accept_messages",
     text: `WITH mm AS (
              SELECT * FROM jsonb_to_recordset(convert_from($1::bytea, 'UTF8')::jsonb) AS x(id uuid, account_id uuid, api_key_id uuid, from_email text, from_domain text,
-               subject text, headers jsonb, content jsonb, tags jsonb, size int, transport text, request_id text)
+               subject text, headers jsonb, content jsonb, tags jsonb, size int, transport text, request_id text,
+               template_id bigint, template_version int)
            ), r AS (
              SELECT x.*, s.reason
              FROM jsonb_to_recordset($2::jsonb) AS x(i int, n int, message_id uuid, account_id uuid, email text, name text, kind text, normalized text)
@@ -208,9 +213,10 @@ async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, nu
            ), keep AS (
              SELECT DISTINCT message_id FROM r WHERE reason IS NULL
            ), m AS (
-             INSERT INTO messages (id, account_id, api_key_id, from_email, from_domain, subject, headers, content, tags, size, transport, request_id)
+             INSERT INTO messages (id, account_id, api_key_id, from_email, from_domain, subject, headers, content, tags, size, transport, request_id,
+               template_id, template_version)
              SELECT mm.id, mm.account_id, mm.api_key_id, mm.from_email, mm.from_domain, mm.subject, mm.headers, mm.content,
-                    ARRAY(SELECT jsonb_array_elements_text(mm.tags)), mm.size, mm.transport, mm.request_id
+                    ARRAY(SELECT jsonb_array_elements_text(mm.tags)), mm.size, mm.transport, mm.request_id, mm.template_id, mm.template_version
              FROM mm JOIN keep ON keep.message_id = mm.id
              RETURNING id
            ), ins AS (

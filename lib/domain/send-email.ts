@@ -20,9 +20,11 @@ import { readUsage } from "./limit-counters";
 import { hasLimits, rateLimitHeaders, refusingWindow, secondsToReset, type RateLimitHeaders } from "./limits";
 import { normalizeEmail } from "./suppressions";
 import { ExpiringMap } from "./expiring-map";
+import { resolveTemplateContent } from "./templates/resolve";
 
 /**
- * POST /email as a use case (docs/contract.md §5): validation (steps
+ * POST /email as a use case (docs/contract.md §5): a template's rendered
+ * content in place of Subject and the bodies (§14.3), validation (steps
  * 1–13), the verified From domain (14), suppression (15), limits (16), then
  * durable acceptance in one transaction (accept-messages.ts), which it may
  * share with other requests (group commit). Answers only after COMMIT.
@@ -71,7 +73,10 @@ export async function sendClaiming(
   const now = options.now ?? nowSeconds();
   const refuse = async (errors: ApiErrorItem[]): Promise<SendResult> => ({ ok: false, errors, rateLimit: await currentHeaders(deps, key, now) });
 
-  const v = validateEmailRequest(body);
+  // A template's rendered content takes the place of Subject and the bodies; any other body is passed on as it is.
+  const resolved = await resolveTemplateContent(deps.database, key.accountId, body);
+  if (!resolved.ok) return refuse(resolved.errors);
+  const v = validateEmailRequest(resolved.body);
   if (!v.ok) return refuse(v.errors);
   const content = v.content;
 
@@ -106,6 +111,7 @@ export async function sendClaiming(
     ...(options.requestId && { requestId: options.requestId }),
     now,
     ...(claim && { idempotency: claim }),
+    ...(resolved.template && { template: resolved.template }),
   });
   if (outcome.ok) return { ok: true, messageId, rateLimit: rateLimitHeaders(outcome.usages, now) };
   if (outcome.reason === "duplicate") return CLAIM_LOST;

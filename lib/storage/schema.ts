@@ -95,6 +95,9 @@ export const messages = pgTable("messages", {
   transport: text("transport").notNull().default("api"),
   requestId: text("request_id"),
   createdAt: tstz("created_at").notNull().defaultNow(),
+  /** The template and version the content was rendered from (migration 0910); NULL otherwise. */
+  templateId: bigint("template_id", { mode: "number" }),
+  templateVersion: integer("template_version"),
 });
 
 export type RecipientKind = "to" | "cc" | "bcc";
@@ -351,3 +354,26 @@ export const queueReclaims = pgTable("queue_reclaims", {
   jobs: integer("jobs").notNull(),
   reclaimedAt: tstz("reclaimed_at").notNull().defaultNow(),
 });
+
+/** Templates (migration 0910, docs/adr/0120): a name per account; the content is in template_versions. */
+export const templates = pgTable("templates", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  accountId: uuid("account_id").notNull(),
+  name: text("name").notNull(),
+  archivedAt: tstz("archived_at"),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+});
+
+/** Versions are only inserted, never updated. */
+export const templateVersions = pgTable(
+  "template_versions",
+  {
+    templateId: bigint("template_id", { mode: "number" }).notNull(),
+    version: integer("version").notNull(),
+    subject: text("subject").notNull(),
+    html: text("html"),
+    plain: text("plain"),
+    createdAt: tstz("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.templateId, t.version] })],
+);

@@ -81,6 +81,23 @@ export function validateEmailRequest(body: unknown): ValidationResult {
   return { ok: true, content, bytes };
 }
 
+export type SubjectAndBodies = { ok: true; subject: string; html?: string; text?: string } | { ok: false; errors: ApiErrorItem[] };
+
+/**
+ * Steps 7–9 alone (Subject, HTMLContent, PlainContent), with the same rules
+ * and codes: what a template version must satisfy (lib/domain/templates).
+ * A version has no ContentType: it is that of the bodies given, so a version
+ * with neither body is code 10 (Missing HTMLContent).
+ */
+export function validateSubjectAndBodies(body: Record<string, unknown>): SubjectAndBodies {
+  const errors = new Errors();
+  const subject = checkSubject(body, errors);
+  const contentType = isAbsent(body.PlainContent) || body.PlainContent === "" ? "HTML" : "Text";
+  const bodies = checkContent({ ...body, ContentType: contentType }, errors);
+  if (errors.items.length > 0) return { ok: false, errors: errors.items };
+  return { ok: true, subject: subject!, ...(bodies.html !== undefined && { html: bodies.html }), ...(bodies.text !== undefined && { text: bodies.text }) };
+}
+
 // Step 2.
 function checkFrom(body: Body, errors: Errors): ContentAddress | undefined {
   if (isAbsent(body.From)) {

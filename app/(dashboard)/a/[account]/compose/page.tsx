@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { Alert } from "@/components/ui/alert";
 import { canAccess } from "@/lib/auth/roles";
 import { requireAccess } from "@/lib/dashboard/access";
+import { apiFor } from "@/lib/dashboard/api-for";
 import { composeDomains } from "@/lib/dashboard/compose";
 import { instanceInfo } from "@/lib/dashboard/instance";
 import { ComposeForm } from "./_components/compose-form";
@@ -21,6 +22,13 @@ export default async function ComposePage({ params }: { params: Promise<{ accoun
     error = (err as Error).message;
   }
   const hasVerified = domains.some((d) => d.verified);
+  // Compose can start from a template; without the list (an older API, an outage) it simply offers none.
+  let templates: { id: number; name: string }[] = [];
+  try {
+    templates = (await (await apiFor(access, "compose")).listTemplates()).Templates.map((t) => ({ id: t.TemplateID, name: t.Name }));
+  } catch {
+    templates = [];
+  }
   return (
     <div className="flex flex-col gap-4">
       <div>
@@ -37,7 +45,7 @@ export default async function ComposePage({ params }: { params: Promise<{ accoun
           {canAccess(access.role, "settings") ? "Add and verify one in Settings → Sender domains." : "Ask an admin to verify one."}
         </Alert>
       )}
-      <ComposeForm domains={domains} canOpenMessages={canAccess(access.role, "messages")} sandbox={sandbox} />
+      <ComposeForm domains={domains} canOpenMessages={canAccess(access.role, "messages")} sandbox={sandbox} templates={templates} />
     </div>
   );
 }

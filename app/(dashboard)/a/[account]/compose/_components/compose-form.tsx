@@ -1,6 +1,6 @@
 "use client";
 
-import { useAccountBase } from "@/components/shell/use-account";
+import { useAccountBase, useAccountId } from "@/components/shell/use-account";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { Alert } from "@/components/ui/alert";
@@ -13,6 +13,7 @@ import { emptyDraft, messageBytes, parseTags, validateDraft, type Draft, type Fi
 import { AddressList } from "./address-list";
 import { Attachments, formatBytes, type AttachmentItem } from "./attachments";
 import { HtmlPreview } from "./html-preview";
+import { loadTemplateAction } from "../../templates/actions";
 
 type SendState =
   | { kind: "idle" }
@@ -42,12 +43,17 @@ export function ComposeForm({
   domains,
   canOpenMessages,
   sandbox,
+  templates = [],
 }: {
   domains: { name: string; verified: boolean }[];
   canOpenMessages: boolean;
   sandbox: boolean;
+  /** The account's templates: Compose can start from one (its Subject and bodies, as text to edit). */
+  templates?: { id: number; name: string }[];
 }) {
   const base = useAccountBase();
+  const accountId = useAccountId();
+  const [templateError, setTemplateError] = useState<string | null>(null);
   const firstVerified = domains.find((d) => d.verified)?.name ?? "";
   const [draft, setDraft] = useState<Draft>(() => emptyDraft(firstVerified));
   const [items, setItems] = useState<AttachmentItem[]>([]);
@@ -221,6 +227,31 @@ export function ComposeForm({
 
       <Card>
         <CardHeader title="Content" />
+        {templates.length > 0 && (
+          <div className="px-4 pt-3">
+            <Field id="start-template" label="Start from a template" error={templateError ?? undefined} hint="Fills the subject and bodies with the template's latest version, variables as written">
+              <Select
+                id="start-template"
+                defaultValue=""
+                onChange={async (e) => {
+                  const id = Number(e.target.value);
+                  if (!id) return;
+                  setTemplateError(null);
+                  const result = await loadTemplateAction(accountId, id);
+                  if (result.ok) setDraft((d) => ({ ...d, subject: result.data.subject, html: result.data.html, text: result.data.text }));
+                  else setTemplateError(result.error);
+                }}
+              >
+                <option value="">(none)</option>
+                {templates.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name} (#{t.id})
+                  </option>
+                ))}
+              </Select>
+            </Field>
+          </div>
+        )}
         <CardBody className="flex flex-col gap-4">
           <Field id="subject" label="Subject" error={errors.Subject}>
             <Input

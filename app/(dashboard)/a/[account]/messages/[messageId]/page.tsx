@@ -8,6 +8,8 @@ import { Card, CardHeader } from "@/components/ui/card";
 import { describeApiError, iterateEvents } from "@/lib/dashboard/public-api";
 import { requireAccess } from "@/lib/dashboard/access";
 import { apiFor } from "@/lib/dashboard/api-for";
+import { messageTemplate } from "@/lib/dashboard/templates";
+import { canAccess } from "@/lib/auth/roles";
 import type { EventRecord } from "@/lib/contract/events";
 import { buildMessageStory } from "../_lib/timeline";
 import { AutoRefresh } from "./_components/auto-refresh";
@@ -29,7 +31,9 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
   const access = await requireAccess(account, "messages", { returnTo: `/a/${account}/messages/${encodeURIComponent(messageId)}` });
   let events: EventRecord[] = [];
   let error: string | undefined;
+  let template: { templateId: number; version: number } | undefined;
   try {
+    template = await messageTemplate(access, messageId);
     const client = await apiFor(access, "messages");
     for await (const ev of iterateEvents(client, { MessageID: messageId })) {
       events.push(ev);
@@ -90,6 +94,20 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
                     <dd className="min-w-0 break-words">{v}</dd>
                   </div>
                 ))}
+              {template && (
+                <div className="grid grid-cols-[6rem_1fr] gap-2">
+                  <dt className="font-medium text-slate-600 dark:text-slate-400">Template</dt>
+                  <dd data-testid="message-template">
+                    {canAccess(access.role, "templates") ? (
+                      <Link className="underline" href={`${access.base}/templates/${template.templateId}?version=${template.version}`}>
+                        #{template.templateId}, version {template.version}
+                      </Link>
+                    ) : (
+                      `#${template.templateId}, version ${template.version}`
+                    )}
+                  </dd>
+                </div>
+              )}
               {story.tags.length > 0 && (
                 <div className="grid grid-cols-[6rem_1fr] gap-2">
                   <dt className="font-medium text-slate-600 dark:text-slate-400">Tags</dt>

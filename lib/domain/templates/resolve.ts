@@ -1,0 +1,58 @@
+import { errorItem, type ApiErrorItem } from "../../contract/errors";
+import { TEMPLATE_REPLACED_FIELDS, TEMPLATE_SEND_FIELDS } from "../../contract/templates";
+import type { Database } from "../../storage/database";
+import { selectTemplateVersionRow } from "../../storage/template-rows";
+import { renderTemplate } from "./render";
+import { parseTemplateId, parseVersion, partsOf, renderRefusal } from "./templates";
+
+/**
+ * Sending with a template (docs/contract.md §14.3, docs/adr/0120): one
+ * parsed request body in, the same body with Subject, ContentType,
+ * HTMLContent and PlainContent filled in from the rendered version out.
+ * POST /email calls it before its ordered checks, which then run on the
+ * rendered content; each item of a batch calls it the same way.
+ *
+ * A body without TemplateID, TemplateVersion and TemplateModel is returned
+ * as it is (the same object): every other request is unchanged.
+ */
+
+export type TemplateResolution =
+  | { ok: true; body: unknown; template?: { id: number; version: number } }
+  | { ok: false; errors: ApiErrorItem[] };
+
+const isAbsent = (v: unknown) => v === undefined || v === null;
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export async function resolveTemplateContent(database: Database, accountId: string, body: unknown): Promise<TemplateResolution> {
+  if (!isPlainObject(body) || TEMPLATE_SEND_FIELDS.every((f) => isAbsent(body[f]))) return { ok: true, body };
+
+  const errors: ApiErrorItem[] = [];
+  const templateId = parseTemplateId(body.TemplateID);
+  if (templateId === null) errors.push(errorItem(15, "TemplateID"));
+  const version = parseVersion(body.TemplateVersion);
+  if (version === null) errors.push(errorItem(422, "TemplateVersion"));
+  if (!isAbsent(body.TemplateModel) && !isPlainObject(body.TemplateModel)) errors.push(errorItem(422, "TemplateModel"));
+  // A template replaces these fields: giving both is ambiguous.
+  for (const field of TEMPLATE_REPLACED_FIELDS) if (!isAbsent(body[field])) errors.push(errorItem(422, field));
+  if (errors.length > 0 || templateId === null || version === null) return { ok: false, errors };
+
+  const row = await selectTemplateVersionRow(database.pool, accountId, templateId, version);
+  if (!row) return { ok: false, errors: [errorItem(15, version === undefined ? "TemplateID" : "TemplateVersion")] };
+  const outcome = await renderTemplate(partsOf(row), body.TemplateModel ?? {});
+  if (!outcome.ok) return renderRefusal(outcome);
+
+  const rest: Record<string, unknown> = { ...body };
+  for (const field of TEMPLATE_SEND_FIELDS) delete rest[field];
+  const r = outcome.rendered;
+  return {
+    ok: true,
+    body: {
+      ...rest,
+      Subject: r.subject,
+      ContentType: r.html !== undefined ? "HTML" : "Text",
+      ...(r.html !== undefined && { HTMLContent: r.html }),
+      ...(r.text !== undefined && { PlainContent: r.text }),
+    },
+    template: { id: row.templateId, version: row.version },
+  };
+}
