@@ -1,7 +1,7 @@
 import type { Config } from "./config";
 import type { MessageLoader } from "./delivery/load-messages";
 import type { RoundWriter } from "./delivery/record-outcomes";
-import type { Acceptor } from "./domain/send-email";
+import type { Acceptor, UnitAcceptor } from "./domain/send-email";
 import type { HttpMetrics } from "./http/metrics";
 import type { Logger } from "./logger";
 import type { AppMetrics } from "./metrics";
@@ -41,6 +41,8 @@ export interface AppContext {
   metrics: AppMetrics;
   /** POST /email's durable acceptance, group-committed per process (docs/adr/0102). */
   accept: Acceptor;
+  /** POST /email/batch's: a batch's messages in one transaction of the same group commit (docs/adr/0126). */
+  acceptBatch: UnitAcceptor;
   /** The delivery jobs' message loads, batched per process. */
   deliveryLoader: MessageLoader;
   /** The delivery rounds' outcomes, group-committed per process. */

@@ -63,7 +63,8 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
   const round = {
     messageId: message.id,
     accountId: message.account_id,
-    acceptedAt: message.created_at,
+    // A scheduled message's retries and max age count from its time, not from its acceptance (docs/adr/0125).
+    acceptedAt: message.send_at ?? message.created_at,
     transport: transport.name,
     requestId: entry.requestId,
     jobId,
@@ -109,7 +110,7 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
   // Several copies of a composed message: its shared parts composed once (message-template.ts).
   let template: CopyTemplate | undefined;
   if (!mime && recipients.length > 1 && templateApplies(content)) {
-    const options = { messageId: message.id, fromDomain, date: message.created_at, content, dkim, hasUnsubscribe: true };
+    const options = { messageId: message.id, fromDomain, date: message.send_at ?? message.created_at, content, dkim, hasUnsubscribe: true };
     template = await createCopyTemplate(options).catch((err: unknown) => {
       ctx.log.warn({ err, messageId: message.id }, "delivery: the message template could not be built; each copy is composed whole");
       return undefined;
@@ -138,7 +139,7 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
       ? await buildRawCopy({ raw: mime, html: plan ? html : undefined, unsubscribe, dkim })
       : template && html !== undefined
         ? await template.build({ html, unsubscribe })
-        : await buildMessage({ messageId: message.id, fromDomain, date: message.created_at, content, html, unsubscribe, dkim });
+        : await buildMessage({ messageId: message.id, fromDomain, date: message.send_at ?? message.created_at, content, html, unsubscribe, dkim });
     return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw };
   };
 

@@ -90,6 +90,9 @@ export const messages = pgTable("messages", {
   transport: text("transport").notNull().default("api"),
   requestId: text("request_id"),
   createdAt: tstz("created_at").notNull().defaultNow(),
+  /** Scheduled sends (migration 0920, docs/adr/0125): when, and 'scheduled' | 'sending' | 'cancelled'; NULL for a message sent at once. */
+  sendAt: tstz("send_at"),
+  scheduleStatus: text("schedule_status"),
 });
 
 export type RecipientKind = "to" | "cc" | "bcc";
