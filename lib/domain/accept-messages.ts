@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { errorItem } from "../contract/errors";
 import type { MessageHeaders } from "../contract/events";
 import { stringifyJson } from "../json-worker";
@@ -254,13 +255,44 @@ interface RecipientRow {
   reason: string | null;
 }
 
+/** Bytes of message content sent per insert statement when a transaction holds several messages (a 50 MB batch). */
+const INSERT_CHUNK_BYTES = 2 * 1024 * 1024;
+
 /**
- * One statement for every message of the batch: checks suppression, stores a
+ * The messages in statements of at most INSERT_CHUNK_BYTES of content (one
+ * statement for a transaction of ordinary messages; a message larger than
+ * that alone), with a turn of the event loop between two statements: the
+ * JSON of a 50 MB batch is never built in one step (docs/adr/0126).
+ */
+async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, number>): Promise<Map<string, RecipientRow[]>> {
+  const byMessage = new Map<string, RecipientRow[]>();
+  let chunk: Acceptance[] = [];
+  let bytes = 0;
+  let statements = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    if (statements++ > 0) await nextTurn();
+    for (const [id, rows] of await insertChunk(tx, chunk, sizes)) byMessage.set(id, rows);
+    chunk = [];
+    bytes = 0;
+  };
+  for (const item of items) {
+    const size = sizes.get(item.messageId)!;
+    if (chunk.length > 0 && bytes + size > INSERT_CHUNK_BYTES) await flush();
+    chunk.push(item);
+    bytes += size;
+  }
+  await flush();
+  return byMessage;
+}
+
+/**
+ * One statement for every message of the chunk: checks suppression, stores a
  * message only when at least one recipient remains, and stores all of its
  * recipients (suppressed ones with status `suppressed`). Returns the stored
  * recipients by message id.
  */
-async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, number>): Promise<Map<string, RecipientRow[]>> {
+async function insertChunk(tx: Tx, items: Acceptance[], sizes: Map<string, number>): Promise<Map<string, RecipientRow[]>> {
   const messages = items.map((m) => ({
     id: m.messageId,
     account_id: m.key.accountId,

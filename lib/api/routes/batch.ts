@@ -6,7 +6,7 @@ import { nowSeconds } from "../../domain/event-log";
 import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from "../../domain/idempotency-key";
 import { sendBatch } from "../../domain/send-batch";
 import { currentHeaders } from "../../domain/send-email";
-import { readJsonBody } from "../../http/body";
+import { readJsonArrayBody } from "../../http/body";
 import type { ApiEnv } from "../../http/env";
 import { errorResponse } from "../../http/errors";
 import { COMMON_ERRORS, errorResponses } from "../openapi";
@@ -61,7 +61,7 @@ export function addBatchRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void 
     };
     const idempotency = parseIdempotencyKey(c.req.header(IDEMPOTENCY_HEADER));
     if (!idempotency.ok) return refuse(IDEMPOTENCY_HEADER);
-    const body = await readJsonBody(c.req.raw, MAX_BATCH_BODY_BYTES, { exactNumbersAt: ["ContentId", "ContentID"] });
+    const body = await readJsonArrayBody(c.req.raw, MAX_BATCH_BODY_BYTES, { exactNumbersAt: ["ContentId", "ContentID"] });
     if (!body.ok || !Array.isArray(body.value) || body.value.length === 0 || body.value.length > MAX_BATCH_ITEMS) return refuse();
     const result = await sendBatch(deps, key, body.value, {
       requestId: c.get("requestId"),
