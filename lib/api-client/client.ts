@@ -2,6 +2,14 @@ import type { z } from "zod";
 import { errorEnvelopeSchema, type ApiErrorItem } from "../contract/errors";
 import { emailResponseSchema, type EmailRequest, type EmailResponse } from "../contract/email";
 import { eventsResponseSchema, type EventsResponse, type EventType } from "../contract/events";
+import {
+  batchResponseSchema,
+  messageScheduleSchema,
+  scheduledListSchema,
+  type BatchItemResult,
+  type MessageSchedule,
+  type ScheduledList,
+} from "../contract/scheduled";
 import { statsResponseSchema, type StatsInterval, type StatsResponse } from "../contract/stats";
 import {
   createWebhookResponseSchema,
@@ -73,6 +81,16 @@ export interface ApiClient {
   listWebhooks(): Promise<ListWebhooksResponse>;
   createWebhook(request: CreateWebhookRequest): Promise<CreateWebhookResponse>;
   deleteWebhook(id: number | string): Promise<void>;
+  /** POST /email/batch (docs/contract.md §15.4): one result per item, in order. */
+  sendBatch(requests: EmailRequest[]): Promise<BatchItemResult[]>;
+  /** GET /email/{MessageID} (§15.2). */
+  getEmailSchedule(messageId: string): Promise<MessageSchedule>;
+  /** GET /email/scheduled (§15.2): the account's scheduled messages, soonest first. */
+  listScheduledEmails(): Promise<ScheduledList>;
+  /** PATCH /email/{MessageID} (§15.3); `sendAt` as SendAt takes it. */
+  rescheduleEmail(messageId: string, sendAt: number | string): Promise<MessageSchedule>;
+  /** POST /email/{MessageID}/cancel (§15.3). */
+  cancelEmail(messageId: string): Promise<MessageSchedule>;
 }
 
 function queryString(params: object): string {
@@ -159,6 +177,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     async deleteWebhook(id) {
       await call("DELETE", `/webhooks/${encodeURIComponent(String(id))}`, deleteWebhookResponseSchema);
+    },
+    async sendBatch(requests) {
+      return (await call("POST", "/email/batch", batchResponseSchema, { body: requests }))!;
+    },
+    async getEmailSchedule(messageId) {
+      return (await call("GET", `/email/${encodeURIComponent(messageId)}`, messageScheduleSchema))!;
+    },
+    async listScheduledEmails() {
+      return (await call("GET", "/email/scheduled", scheduledListSchema))!;
+    },
+    async rescheduleEmail(messageId, sendAt) {
+      return (await call("PATCH", `/email/${encodeURIComponent(messageId)}`, messageScheduleSchema, { body: { SendAt: sendAt } }))!;
+    },
+    async cancelEmail(messageId) {
+      return (await call("POST", `/email/${encodeURIComponent(messageId)}/cancel`, messageScheduleSchema))!;
     },
   };
 }

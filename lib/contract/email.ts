@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { addressInputSchema } from "./common";
+import { sendAtSchema } from "./scheduled";
 import { withinCodePoints } from "./text";
 
 /**
@@ -99,6 +100,8 @@ export const emailRequestSchema = z.object({
     .optional()
     .describe(`Custom headers (at most ${MAX_CUSTOM_HEADERS}); \`${TRACKING_HEADER}: none|opens|clicks|all\` overrides tracking for this message`),
   Attachments: z.array(attachmentSchema).optional(),
+  // Extension: a scheduled send (docs/contract.md §15.1).
+  SendAt: sendAtSchema.optional(),
 });
 export type EmailRequest = z.infer<typeof emailRequestSchema>;
 

@@ -81,7 +81,8 @@ const cancelRoute = createRoute({
 const isUuid = (s: string) => z.uuid().safeParse(s).success;
 
 export function addScheduledRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
-  app.openAPIRegistry.register("RescheduleRequest", rescheduleRequestSchema);
+  // A clone: contract schemas may predate the .openapi() that @hono/zod-openapi adds (lib/api/openapi.ts).
+  app.openAPIRegistry.register("RescheduleRequest", rescheduleRequestSchema.clone());
 
   const answer = async (c: Parameters<Parameters<typeof app.openapi>[1]>[0], change: ScheduleChange, messageId: string) => {
     if (change === "not-found") return apiError(c, 404);
