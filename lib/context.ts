@@ -3,7 +3,7 @@ import type { ApiKeyAuthCache } from "./domain/api-keys";
 import type { DashboardApiCache } from "./api-client/dashboard-cache";
 import type { MessageLoader } from "./delivery/load-messages";
 import type { RoundWriter } from "./delivery/record-outcomes";
-import type { Acceptor, VerifiedDomainCache } from "./domain/send-email";
+import type { Acceptor, UnitAcceptor, VerifiedDomainCache } from "./domain/send-email";
 import type { RollupScheduler } from "./domain/event-counts";
 import type { MessageFactsWriter } from "./domain/tracked-links";
 import type { HttpMetrics } from "./http/metrics";
@@ -45,6 +45,8 @@ export interface AppContext {
   metrics: AppMetrics;
   /** POST /email's durable acceptance, group-committed per process (docs/adr/0102). */
   accept: Acceptor;
+  /** POST /email/batch's: a batch's messages in one transaction of the same group commit (docs/adr/0126). */
+  acceptBatch: UnitAcceptor;
   /** The delivery jobs' message loads, batched per process. */
   deliveryLoader: MessageLoader;
   /** The delivery rounds' outcomes, group-committed per process. */

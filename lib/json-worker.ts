@@ -1,3 +1,4 @@
+import v8 from "node:v8";
 import { Worker } from "node:worker_threads";
 
 /**
@@ -23,9 +24,27 @@ const WORKERS = 2;
 
 const SOURCE = `
 const { parentPort } = require("node:worker_threads");
+const v8 = require("node:v8");
 const decoder = new TextDecoder("utf-8", { fatal: true });
 parentPort.on("message", ({ op, data }) => {
-  if (op === "parse" || op === "parseText") {
+  if (op === "parseItems") {
+    // A JSON array whose items come back one serialised buffer each (moved, not copied), so that the
+    // event loop deserialises them one at a time rather than the whole document in one step.
+    let value;
+    try {
+      value = JSON.parse(decoder.decode(data));
+    } catch {
+      return parentPort.postMessage({ ok: false, bytes: data }, [data.buffer]);
+    }
+    // Not an array, or one of more items than any caller takes (a batch has 500): refused by the caller, nothing crosses.
+    if (!Array.isArray(value) || value.length > 10000) return parentPort.postMessage({ ok: true, notArray: true, bytes: data }, [data.buffer]);
+    try {
+      const items = value.map((v) => new Uint8Array(v8.serialize(v)));
+      parentPort.postMessage({ ok: true, items, bytes: data }, [data.buffer, ...items.map((b) => b.buffer)]);
+    } catch {
+      parentPort.postMessage({ unclonable: true, bytes: data }, [data.buffer]);
+    }
+  } else if (op === "parse" || op === "parseText") {
     // Bytes given to the worker go back with the answer (moved, not copied): the caller may still need them.
     const back = op === "parse" ? [data.buffer] : [];
     const bytes = op === "parse" ? data : undefined;
@@ -49,7 +68,7 @@ parentPort.on("message", ({ op, data }) => {
 `;
 
 type Job = {
-  op: "parse" | "parseText" | "stringify";
+  op: "parse" | "parseText" | "parseItems" | "stringify";
   data: unknown;
   /** Moved to the worker rather than copied. */
   transfer?: ArrayBuffer[];
@@ -142,6 +161,39 @@ export async function parseJsonOffThread(
   const back = reply.bytes ?? bytes;
   if (reply.unclonable) return { ok: undefined, bytes: back };
   return reply.ok ? { ok: true, value: reply.value, bytes: back } : { ok: false, bytes: back };
+}
+
+/**
+ * A JSON array of UTF-8 bytes parsed on a worker, its items handed back one
+ * by one (v8 serialisation, the structured clone's format): the caller
+ * deserialises each in its own step (`deserializeItem`) and may yield
+ * between them, where a 50 MB document cloned back whole would hold the
+ * event loop for its whole size. `notArray`: valid JSON, but no array.
+ * An array of more than 10,000 items counts as `notArray` (no caller takes
+ * that many). `ok: undefined`: the caller must parse the bytes itself (no worker). The
+ * bytes move to the worker and back as with parseJsonOffThread.
+ */
+export async function parseJsonItemsOffThread(
+  bytes: Uint8Array,
+): Promise<({ ok: true; items?: Uint8Array[]; notArray?: true } | { ok: false } | { ok: undefined }) & { bytes: Uint8Array }> {
+  const movable = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  if (!movable) return { ok: undefined, bytes };
+  let reply: { ok?: boolean; items?: Uint8Array[]; notArray?: true; unclonable?: boolean; bytes?: Uint8Array };
+  try {
+    reply = (await submit("parseItems", bytes, [bytes.buffer as ArrayBuffer])) as typeof reply;
+  } catch (err) {
+    if (bytes.byteLength === 0 && bytes.buffer.byteLength === 0) throw new Error("the JSON worker exited holding a request body", { cause: err });
+    return { ok: undefined, bytes };
+  }
+  const back = reply.bytes ?? bytes;
+  if (reply.unclonable) return { ok: undefined, bytes: back };
+  if (!reply.ok) return { ok: false, bytes: back };
+  return reply.notArray ? { ok: true, notArray: true, bytes: back } : { ok: true, items: reply.items ?? [], bytes: back };
+}
+
+/** One item of parseJsonItemsOffThread. */
+export function deserializeItem(item: Uint8Array): unknown {
+  return v8.deserialize(item);
 }
 
 /** JSON.parse(text), on a worker when `text` is large; throws as JSON.parse does. */

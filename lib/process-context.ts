@@ -3,7 +3,7 @@ import type { AppContext } from "./context";
 import type { Logger } from "./logger";
 import { createMessageLoader } from "./delivery/load-messages";
 import { createRoundWriter } from "./delivery/record-outcomes";
-import { createAcceptor, createVerifiedDomainCache } from "./domain/send-email";
+import { createUnitAcceptor, createVerifiedDomainCache, singleAcceptor } from "./domain/send-email";
 import { createApiKeyAuthCache } from "./domain/api-keys";
 import { createTrackingSecretSource } from "./domain/tracking-secret";
 import { createDashboardApiCache } from "./api-client/dashboard-cache";
@@ -92,7 +92,9 @@ export function buildAppContext(base: { config: Config; database: Database; boss
     intervalMs: diskConfig.checkIntervalMs,
     log: base.log,
   });
-  const acceptor = createAcceptor(base.database, base.boss);
+  // Single messages and batches share one group commit (docs/adr/0102, docs/adr/0126).
+  const acceptUnit = createUnitAcceptor(base.database, base.boss);
+  const acceptor = singleAcceptor(acceptUnit);
   return {
     ...base,
     publicUrl: base.config.publicUrl,
@@ -102,6 +104,10 @@ export function buildAppContext(base: { config: Config; database: Database; boss
     accept: (acceptance) => {
       disk.assertAccepting();
       return acceptor(acceptance);
+    },
+    acceptBatch: (unit) => {
+      disk.assertAccepting();
+      return acceptUnit(unit);
     },
     outage: createOutageLog(base.log, () => base.database.pool.query("SELECT 1")),
     disk,

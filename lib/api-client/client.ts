@@ -2,6 +2,14 @@ import type { z } from "zod";
 import { errorEnvelopeSchema, type ApiErrorItem } from "../contract/errors";
 import { emailResponseSchema, type EmailRequest, type EmailResponse } from "../contract/email";
 import { eventsResponseSchema, type EventsResponse, type EventType } from "../contract/events";
+import {
+  batchResponseSchema,
+  messageScheduleSchema,
+  scheduledListSchema,
+  type BatchItemResult,
+  type MessageSchedule,
+  type ScheduledList,
+} from "../contract/scheduled";
 import { statsResponseSchema, type StatsInterval, type StatsResponse } from "../contract/stats";
 import {
   archiveTemplateResponseSchema,
@@ -122,6 +130,16 @@ export interface ApiClient {
   updateTemplate(id: number, request: TemplateRequest): Promise<TemplateSavedResponse>;
   archiveTemplate(id: number): Promise<void>;
   renderTemplate(id: number, model: Record<string, unknown>, version?: number): Promise<RenderTemplateResponse>;
+  /** POST /email/batch (docs/contract.md §15.4): one result per item, in order. */
+  sendBatch(requests: EmailRequest[]): Promise<BatchItemResult[]>;
+  /** GET /email/{MessageID} (§15.2). */
+  getEmailSchedule(messageId: string): Promise<MessageSchedule>;
+  /** GET /email/scheduled (§15.2): the account's scheduled messages, soonest first. */
+  listScheduledEmails(): Promise<ScheduledList>;
+  /** PATCH /email/{MessageID} (§15.3); `sendAt` as SendAt takes it. */
+  rescheduleEmail(messageId: string, sendAt: number | string): Promise<MessageSchedule>;
+  /** POST /email/{MessageID}/cancel (§15.3). */
+  cancelEmail(messageId: string): Promise<MessageSchedule>;
 }
 
 function queryString(params: object): string {
@@ -251,6 +269,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     async renderTemplate(id, model, version) {
       return (await call("POST", `/templates/${templateId(id)}/render`, renderTemplateResponseSchema, { body: { TemplateModel: model, ...(version !== undefined && { TemplateVersion: version }) } }))!;
+    },
+    async sendBatch(requests) {
+      return (await call("POST", "/email/batch", batchResponseSchema, { body: requests }))!;
+    },
+    async getEmailSchedule(messageId) {
+      return (await call("GET", `/email/${encodeURIComponent(messageId)}`, messageScheduleSchema))!;
+    },
+    async listScheduledEmails() {
+      return (await call("GET", "/email/scheduled", scheduledListSchema))!;
+    },
+    async rescheduleEmail(messageId, sendAt) {
+      return (await call("PATCH", `/email/${encodeURIComponent(messageId)}`, messageScheduleSchema, { body: { SendAt: sendAt } }))!;
+    },
+    async cancelEmail(messageId) {
+      return (await call("POST", `/email/${encodeURIComponent(messageId)}/cancel`, messageScheduleSchema))!;
     },
   };
 }

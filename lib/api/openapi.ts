@@ -66,7 +66,12 @@ const ERROR_STATUSES = {
     what: "The From domain is not a verified domain of the account, or not one of the key's sender domains (code 32); the API key's scope does not allow the request (code 403, docs/contract.md §17.2).",
   },
   404: { name: "NotFound", what: "Unknown path, or unknown or another account's webhook id or template (an archived template too)." },
-  409: { name: "Conflict", what: "POST /email: the `Idempotency-Key` is held by other requests that keep releasing it; retry with the same key." },
+  409: {
+    name: "Conflict",
+    what:
+      "POST /email: the `Idempotency-Key` is held by other requests that keep releasing it; retry with the same key. " +
+      "PATCH /email/{MessageID}, POST /email/{MessageID}/cancel: delivery has started or the message was cancelled (code 409, its own message).",
+  },
   422: {
     name: "UnprocessableEntity",
     what: "Malformed JSON, wrong types, bad query parameters, invalid webhook input, body too large (code 422, `Field` names the input); every recipient suppressed (code 14).",

@@ -10,9 +10,11 @@ import { requestRateLimit } from "../http/rate-limit";
 import { routeGuard, routeTableOf } from "../http/route-guard";
 import { validationHook } from "../http/validation";
 import { registerComponents } from "./openapi";
+import { addBatchRoutes } from "./routes/batch";
 import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
 import { addOpenApiRoute } from "./routes/openapi";
+import { addScheduledRoutes } from "./routes/scheduled";
 import { addStatsRoutes } from "./routes/stats";
 import { addSuppressionRoutes } from "./routes/suppressions";
 import { addTemplateRoutes } from "./routes/templates";
@@ -21,8 +23,9 @@ import { addWebhookDeliveryRoutes } from "./routes/webhook-deliveries";
 
 const V1_PREFIX = "/api/v1";
 
-/** POST /email has the sending limits instead of the request rate limit. */
+/** POST /email and POST /email/batch have the sending limits instead of the request rate limit. */
 const SEND_ROUTE = `${V1_PREFIX}/email`;
+const BATCH_ROUTE = `${V1_PREFIX}/email/batch`;
 
 /**
  * The endpoints of /api/v1, each defined once with `createRoute` (its
@@ -33,6 +36,9 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   const endpoints = new OpenAPIHono<ApiEnv>({ strict: false, defaultHook: validationHook });
   registerComponents(endpoints);
   addEmailRoutes(endpoints, ctx);
+  // Before /email/{MessageID}: its static paths win (docs/contract.md §15).
+  addBatchRoutes(endpoints, ctx);
+  addScheduledRoutes(endpoints, ctx);
   addEventsRoutes(endpoints, ctx);
   addWebhookRoutes(endpoints, ctx);
   addWebhookDeliveryRoutes(endpoints, ctx);
@@ -69,6 +75,7 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
     const route = c.get("route");
     if (publicRoutes.has(route)) return next();
     return auth(c, async () => {
+      if ((route === SEND_ROUTE || route === BATCH_ROUTE) && c.req.method === "POST") return next();
       // A middleware's own Response must land on c.res when it runs nested like this.
       const outOfScope = await scope(c, async () => {
         if (route === SEND_ROUTE) return next();

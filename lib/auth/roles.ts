@@ -11,13 +11,15 @@ import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
 export const ROLES = STAFF_ROLES;
 export type Role = StaffRole;
 
-export type Area = "overview" | "events" | "messages" | "compose" | "sandbox" | "webhooks" | "settings" | "templates";
+export type Area = "overview" | "events" | "messages" | "compose" | "templates" | "scheduled" | "sandbox" | "webhooks" | "settings";
 
 export const AREA_ROLES: Record<Area, readonly Role[]> = {
   overview: ["admin", "marketing"],
   events: ["admin", "support", "marketing"],
   messages: ["admin", "support"],
   compose: ["admin", "support"],
+  // The account's scheduled sends, with a Cancel button (docs/contract.md §15).
+  scheduled: ["admin", "support"],
   sandbox: ["admin", "support"],
   webhooks: ["admin"],
   settings: ["admin"],
@@ -47,6 +49,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { area: "sandbox", href: "/sandbox", label: "Sandbox", group: "Activity" },
   { area: "compose", href: "/compose", label: "Compose", group: "Send" },
   { area: "templates", href: "/templates", label: "Templates", group: "Send" },
+  { area: "scheduled", href: "/scheduled", label: "Scheduled", group: "Send" },
   { area: "webhooks", href: "/webhooks", label: "Webhooks", group: "Configure" },
   { area: "settings", href: "/settings", label: "Settings", group: "Configure" },
 ];

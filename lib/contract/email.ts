@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { addressInputSchema } from "./common";
+import { sendAtSchema } from "./scheduled";
 import { withinCodePoints } from "./text";
 
 /**
@@ -103,6 +104,8 @@ export const emailRequestSchema = z.object({
   TemplateID: z.number().int().positive().optional().describe("A template of the account: its rendered version replaces Subject, ContentType, HTMLContent and PlainContent (give none of them)"),
   TemplateVersion: z.number().int().positive().optional().describe("Pins a version of TemplateID; the latest when absent"),
   TemplateModel: z.record(z.string(), z.unknown()).optional().describe("The values of the template's variables"),
+  // Extension: a scheduled send (docs/contract.md §15.1).
+  SendAt: sendAtSchema.optional(),
 });
 export type EmailRequest = z.infer<typeof emailRequestSchema>;
 

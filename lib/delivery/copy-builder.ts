@@ -56,6 +56,8 @@ export async function prepareCopies({ message, content, recipientCount, secret, 
   const tracking = trackingFor(content, message);
   const base = publicUrl.replace(/\/+$/, "");
   const fromDomain = domainToASCII(message.from_domain) || message.from_domain;
+  // A scheduled message is dated when it goes out (docs/adr/0125).
+  const date = message.send_at ?? message.created_at;
   const bounceDomain = bounceDomainFor(fromDomain, configured);
 
   // An SMTP submission is sent as its own bytes (raw-copy.ts); its first text/html part is what tracking rewrites.
@@ -71,7 +73,7 @@ export async function prepareCopies({ message, content, recipientCount, secret, 
   // Several copies of a composed message: its shared parts composed once (message-template.ts).
   let template: CopyTemplate | undefined;
   if (!mime && recipientCount > 1 && templateApplies(content)) {
-    const options = { messageId: message.id, fromDomain, date: message.created_at, content, dkim, hasUnsubscribe: true };
+    const options = { messageId: message.id, fromDomain, date, content, dkim, hasUnsubscribe: true };
     template = await createCopyTemplate(options).catch((err: unknown) => {
       log.warn({ err, messageId: message.id }, "delivery: the message template could not be built; each copy is composed whole");
       return undefined;
@@ -100,7 +102,7 @@ export async function prepareCopies({ message, content, recipientCount, secret, 
       ? await buildRawCopy({ raw: mime, html: plan ? html : undefined, unsubscribe, dkim })
       : template && html !== undefined
         ? await template.build({ html, unsubscribe })
-        : await buildMessage({ messageId: message.id, fromDomain, date: message.created_at, content, html, unsubscribe, dkim });
+        : await buildMessage({ messageId: message.id, fromDomain, date, content, html, unsubscribe, dkim });
     return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw };
   };
   return { build, mime, links };

@@ -92,7 +92,8 @@ async function loadRound({ ctx, transport }: DeliveryDeps, entry: DeliverEntry, 
     context: {
       messageId: message.id,
       accountId: message.account_id,
-      acceptedAt: message.created_at,
+      // A scheduled message's retries and max age count from its time, not from its acceptance (docs/adr/0125).
+      acceptedAt: message.send_at ?? message.created_at,
       transport: transport.name,
       requestId: entry.requestId,
       jobId,

@@ -11,6 +11,8 @@ export interface MessageRow {
   /** The content as JSON text instead, when the message is large: parsed off the event loop (lib/json-worker.ts). */
   content_text: string | null;
   created_at: Date;
+  /** A scheduled message's time (docs/adr/0125): its delivery starts, and its max age counts, from then. */
+  send_at: Date | null;
   size: number;
   track_opens: boolean;
   track_clicks: boolean;
@@ -38,7 +40,7 @@ export type LoadRequest = { messageId: string; recipientIds: number[] };
 async function loadMessages(pool: Pick<pg.Pool, "query">, requests: LoadRequest[]): Promise<(Loaded | undefined)[]> {
   const { rows } = await pool.query<Loaded & { i: number }>({
     name: "mailroom_deliver_load",
-    text: `SELECT j.i, m.id, m.account_id, m.from_domain, m.created_at,
+    text: `SELECT j.i, m.id, m.account_id, m.from_domain, m.created_at, m.send_at,
                   CASE WHEN m.size > ${OFFLOAD_MIN_BYTES} THEN NULL ELSE m.content END AS content,
                   CASE WHEN m.size > ${OFFLOAD_MIN_BYTES} THEN m.content::text END AS content_text, m.size, a.track_opens, a.track_clicks,
                   m.tracked_links IS NOT NULL AS links_listed,

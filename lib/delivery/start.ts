@@ -6,6 +6,7 @@ import { listenForWork } from "../queue/listen";
 import { SETTLED, startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
 import { preparedSql } from "../storage/prepared-sql";
 import { processDeliverJob, type DeliveryDeps } from "./deliver-job";
+import { startScheduledRelease } from "./scheduled-release";
 import type { Transport } from "./transports";
 
 /**
@@ -81,8 +82,11 @@ export async function startDelivery(
   const listener = await listenForWork(ctx.database.url, DELIVER_CHANNEL, () => loop.notify(), ctx.log, {
     applicationName: "mailroom-delivery-listen",
   });
+  // Scheduled sends are released into this queue by every delivering process (docs/adr/0125).
+  const release = startScheduledRelease(ctx);
   return {
     async stop() {
+      await release.stop();
       await listener.stop();
       await loop.stop();
       timers.forEach((t) => clearTimeout(t));

@@ -54,10 +54,13 @@ export async function finalizeStrandedRecipients(ctx: AppContext, now = new Date
            FROM pgboss.job j, ${DELIVER_ENTRIES_SQL} AS e, jsonb_path_query(e, '$.recipientIds[*] ? (@.type() == "number")') AS rid
           WHERE j.name = 'deliver' AND j.state < 'completed'
        )
-       SELECT r.id, r.email, r.attempts, r.message_id, m.account_id, m.created_at, r.last_reply, m.created_at < $1 AS too_old
+       SELECT r.id, r.email, r.attempts, r.message_id, m.account_id, COALESCE(m.send_at, m.created_at) AS created_at, r.last_reply,
+              COALESCE(m.send_at, m.created_at) < $1 AS too_old
          FROM message_recipients r JOIN messages m ON m.id = r.message_id
         WHERE r.status IN ('queued', 'deferred') AND r.id > $3::bigint
-          AND (m.created_at < $1
+          -- A scheduled message has no job until it is released, and its age counts from its time (docs/adr/0125).
+          AND m.schedule_status IS DISTINCT FROM 'scheduled'
+          AND (COALESCE(m.send_at, m.created_at) < $1
                OR (r.updated_at < $2 AND NOT EXISTS (SELECT 1 FROM live WHERE live.message_id = r.message_id::text AND live.rid = r.id::text)))
         ORDER BY r.id
         LIMIT ${BATCH}`,

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { errorItem } from "../contract/errors";
 import type { MessageHeaders } from "../contract/events";
 import { stringifyJson } from "../json-worker";
@@ -11,8 +13,8 @@ import { emailDomain } from "./email-request/addresses";
 import type { ContentAddress, MessageContent } from "./email-request/message-content";
 import { estimateMimeSize } from "./email-request/message-record";
 import { logEvents, type NewEvent } from "./event-log";
-import { acceptedAnswer, refusedAnswer } from "./idempotency-key";
-import { claimIdempotencyKeys, reanswerIdempotencyKeys, releaseIdempotencyKeys, type KeyClaim } from "./idempotency-keys";
+import { acceptedAnswer, refusedAnswer, type StoredAnswer } from "./idempotency-key";
+import { answerIdempotencyKey, claimIdempotencyKeys, reanswerIdempotencyKeys, releaseIdempotencyKeys, type KeyClaim } from "./idempotency-keys";
 import { consumeLimits } from "./limit-counters";
 import { hasLimits, type WindowKind, type WindowUsage } from "./limits";
 
@@ -49,6 +51,30 @@ export interface Acceptance {
   idempotency?: { key: string; requestHash: Buffer };
   /** The template version the content was rendered from (docs/adr/0120). */
   template?: { id: number; version: number };
+  /**
+   * Unix seconds, in the future: a scheduled send (docs/adr/0125). Stored
+   * `scheduled` without a deliver job; the release loop enqueues it when due.
+   */
+  sendAt?: number;
+}
+
+/**
+ * The Idempotency-Key of a whole POST /email/batch (docs/adr/0126): claimed
+ * with the other keys of the transaction, before any limit counter is locked;
+ * its answer (the batch's array) is written once every outcome is known.
+ */
+export interface BatchClaim {
+  apiKeyId: string;
+  key: string;
+  requestHash: Buffer;
+  /** The answer the route sends, from the outcomes of the unit's items in order. */
+  answer(outcomes: AcceptOutcome[]): StoredAnswer;
+}
+
+/** What one caller hands to the group commit: one message (POST /email, SMTP) or a batch's messages with its claim. */
+export interface AcceptUnit {
+  items: Acceptance[];
+  claim?: BatchClaim;
 }
 
 export type AcceptOutcome =
@@ -60,10 +86,33 @@ export type AcceptOutcome =
   /** Another request holds its Idempotency-Key: nothing stored or consumed. */
   | { ok: false; reason: "duplicate" };
 
-export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]): Promise<AcceptOutcome[]> {
+/** The units of one transaction: their messages accepted together, each unit's outcomes back in its order. */
+export async function acceptUnits(tx: Tx, boss: PgBoss, units: AcceptUnit[]): Promise<AcceptOutcome[][]> {
+  const items = units.flatMap((u) => u.items);
+  const batches: UnitClaim[] = [];
+  let offset = 0;
+  for (const unit of units) {
+    if (unit.claim) batches.push({ claim: unit.claim, claimId: randomUUID(), from: offset, to: offset + unit.items.length });
+    offset += unit.items.length;
+  }
+  const outcomes = await acceptMessages(tx, boss, items, batches);
+  offset = 0;
+  return units.map((u) => outcomes.slice(offset, (offset += u.items.length)));
+}
+
+interface UnitClaim {
+  claim: BatchClaim;
+  /** Identifies the claim in the claiming statement (stored as the key's message_id until its answer is written). */
+  claimId: string;
+  /** The unit's items: items[from, to). */
+  from: number;
+  to: number;
+}
+
+export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[], batches: UnitClaim[] = []): Promise<AcceptOutcome[]> {
   const outcomes: (AcceptOutcome | undefined)[] = items.map(() => undefined);
   // First, before any counter row is locked: a duplicate consumes nothing.
-  const claims = await claimKeysOf(tx, items, outcomes);
+  const claims = await claimKeysOf(tx, items, outcomes, batches);
   const usages = await consumeLimitsOf(tx, items, outcomes);
 
   const admitted = items.filter((_, i) => outcomes[i] === undefined);
@@ -81,9 +130,11 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[]):
     }
     outcomes[i] = { ok: true, usages: usages.get(i) ?? [] };
     events.push(...eventsOf(item, rows));
-    entries.push(...deliverEntriesOf(item, rows, sizes.get(item.messageId)!));
+    // A scheduled message gets its jobs when it is released (lib/domain/scheduled-sends.ts).
+    if (item.sendAt === undefined) entries.push(...deliverEntriesOf(item, rows, sizes.get(item.messageId)!));
   });
   await settleKeysOf(tx, claims, outcomes);
+  await answerBatchKeys(tx, batches, outcomes as AcceptOutcome[]);
   await logEvents(tx, boss, events);
   // The transaction's messages share their jobs (docs/adr/0024).
   const jobs = packDeliverEntries(entries).map((payload) => ({ payload }));
@@ -134,22 +185,54 @@ async function consumeLimitsOf(tx: Tx, items: Acceptance[], outcomes: (AcceptOut
   return usages;
 }
 
-/** Claims the Idempotency-Keys of the batch with a 200 answer; items whose key is held are duplicates. */
-async function claimKeysOf(tx: Tx, items: Acceptance[], outcomes: (AcceptOutcome | undefined)[]): Promise<Map<number, KeyClaim>> {
+/**
+ * Claims the Idempotency-Keys of the transaction with a 200 answer, the
+ * single messages' and the batches' in one statement (so in one key order);
+ * items whose key is held are duplicates, and so is every item of a batch
+ * whose key is held. A batch's claim is left out of the returned map.
+ */
+async function claimKeysOf(
+  tx: Tx,
+  items: Acceptance[],
+  outcomes: (AcceptOutcome | undefined)[],
+  batches: UnitClaim[],
+): Promise<Map<number, KeyClaim>> {
   const claims = new Map<number, KeyClaim>();
   items.forEach((item, i) => {
     if (!item.idempotency) return;
     const { key, requestHash } = item.idempotency;
     claims.set(i, { apiKeyId: item.key.keyId, key, requestHash, messageId: item.messageId, answer: acceptedAnswer(item.messageId) });
   });
-  if (claims.size === 0) return claims;
-  const won = await claimIdempotencyKeys(tx, [...claims.values()]);
+  if (claims.size === 0 && batches.length === 0) return claims;
+  // A batch's answer is written once its outcomes are known (answerBatchKeys), in this transaction.
+  const batchClaims = batches.map(({ claim, claimId }): KeyClaim => ({
+    apiKeyId: claim.apiKeyId,
+    key: claim.key,
+    requestHash: claim.requestHash,
+    messageId: claimId,
+    answer: { status: 200, body: "[]" },
+  }));
+  const won = await claimIdempotencyKeys(tx, [...claims.values(), ...batchClaims]);
   for (const [i, claim] of claims) {
     if (won.has(claim.messageId)) continue;
     outcomes[i] = { ok: false, reason: "duplicate" };
     claims.delete(i);
   }
+  for (const b of batches) {
+    if (won.has(b.claimId)) continue;
+    for (let i = b.from; i < b.to; i++) outcomes[i] = { ok: false, reason: "duplicate" };
+  }
   return claims;
+}
+
+/** Writes each won batch claim's answer, now that its items' outcomes are known. */
+async function answerBatchKeys(tx: Tx, batches: UnitClaim[], outcomes: AcceptOutcome[]): Promise<void> {
+  for (const b of batches) {
+    const mine = outcomes.slice(b.from, b.to);
+    if (mine.some((o) => !o.ok && o.reason === "duplicate")) continue;
+    const { apiKeyId, key, requestHash } = b.claim;
+    await answerIdempotencyKey(tx, { apiKeyId, key, requestHash, messageId: b.claimId }, b.claim.answer(mine));
+  }
 }
 
 /**
@@ -174,13 +257,44 @@ interface RecipientRow {
   reason: string | null;
 }
 
+/** Bytes of message content sent per insert statement when a transaction holds several messages (a 50 MB batch). */
+const INSERT_CHUNK_BYTES = 2 * 1024 * 1024;
+
 /**
- * One statement for every message of the batch: checks suppression, stores a
+ * The messages in statements of at most INSERT_CHUNK_BYTES of content (one
+ * statement for a transaction of ordinary messages; a message larger than
+ * that alone), with a turn of the event loop between two statements: the
+ * JSON of a 50 MB batch is never built in one step (docs/adr/0126).
+ */
+async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, number>): Promise<Map<string, RecipientRow[]>> {
+  const byMessage = new Map<string, RecipientRow[]>();
+  let chunk: Acceptance[] = [];
+  let bytes = 0;
+  let statements = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    if (statements++ > 0) await nextTurn();
+    for (const [id, rows] of await insertChunk(tx, chunk, sizes)) byMessage.set(id, rows);
+    chunk = [];
+    bytes = 0;
+  };
+  for (const item of items) {
+    const size = sizes.get(item.messageId)!;
+    if (chunk.length > 0 && bytes + size > INSERT_CHUNK_BYTES) await flush();
+    chunk.push(item);
+    bytes += size;
+  }
+  await flush();
+  return byMessage;
+}
+
+/**
+ * One statement for every message of the chunk: checks suppression, stores a
  * message only when at least one recipient remains, and stores all of its
  * recipients (suppressed ones with status `suppressed`). Returns the stored
  * recipients by message id.
  */
-async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, number>): Promise<Map<string, RecipientRow[]>> {
+async function insertChunk(tx: Tx, items: Acceptance[], sizes: Map<string, number>): Promise<Map<string, RecipientRow[]>> {
   const messages = items.map((m) => ({
     id: m.messageId,
     account_id: m.key.accountId,
@@ -196,6 +310,7 @@ async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, nu
     request_id: m.requestId ?? null,
     template_id: m.template?.id ?? null,
     template_version: m.template?.version ?? null,
+    send_at: m.sendAt ?? null,
   }));
   const recipients = items.flatMap((m, i) =>
     m.recipients.map((r, n) => ({ i, n, message_id: m.messageId, account_id: m.key.accountId, email: r.email, name: r.name, kind: r.kind, normalized: r.normalized })),
@@ -205,7 +320,7 @@ async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, nu
     text: `WITH mm AS (
              SELECT * FROM jsonb_to_recordset(convert_from($1::bytea, 'UTF8')::jsonb) AS x(id uuid, account_id uuid, api_key_id uuid, from_email text, from_domain text,
                subject text, headers jsonb, content jsonb, tags jsonb, size int, transport text, request_id text,
-               template_id bigint, template_version int)
+               template_id bigint, template_version int, send_at bigint)
            ), r AS (
              SELECT x.*, s.reason
              FROM jsonb_to_recordset($2::jsonb) AS x(i int, n int, message_id uuid, account_id uuid, email text, name text, kind text, normalized text)
@@ -214,9 +329,10 @@ async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, nu
              SELECT DISTINCT message_id FROM r WHERE reason IS NULL
            ), m AS (
              INSERT INTO messages (id, account_id, api_key_id, from_email, from_domain, subject, headers, content, tags, size, transport, request_id,
-               template_id, template_version)
+               template_id, template_version, send_at, schedule_status)
              SELECT mm.id, mm.account_id, mm.api_key_id, mm.from_email, mm.from_domain, mm.subject, mm.headers, mm.content,
-                    ARRAY(SELECT jsonb_array_elements_text(mm.tags)), mm.size, mm.transport, mm.request_id, mm.template_id, mm.template_version
+                    ARRAY(SELECT jsonb_array_elements_text(mm.tags)), mm.size, mm.transport, mm.request_id, mm.template_id, mm.template_version,
+                    to_timestamp(mm.send_at), CASE WHEN mm.send_at IS NULL THEN NULL ELSE 'scheduled' END
              FROM mm JOIN keep ON keep.message_id = mm.id
              RETURNING id
            ), ins AS (

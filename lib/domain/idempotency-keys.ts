@@ -84,6 +84,15 @@ export async function reanswerIdempotencyKeys(tx: Tx, claims: KeyClaim[], answer
   );
 }
 
+/** Writes the answer of a claim made with a placeholder (a batch's, known once its items' outcomes are): no single message id. */
+export async function answerIdempotencyKey(tx: Tx, claim: Omit<KeyClaim, "answer">, answer: StoredAnswer): Promise<void> {
+  await tx.client.query(
+    `UPDATE idempotency_keys SET response_status = $4, response_body = $5, message_id = NULL
+      WHERE api_key_id = $1 AND key = $2 AND message_id = $3`,
+    [claim.apiKeyId, claim.key, claim.messageId, answer.status, answer.body],
+  );
+}
+
 /** Stores an answer given outside an acceptance (From domain not verified); false when the key is already held. */
 export async function storeIdempotentAnswer(database: Database, claim: Omit<KeyClaim, "messageId">): Promise<boolean> {
   const { rowCount } = await database.pool.query(

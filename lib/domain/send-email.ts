@@ -9,8 +9,9 @@ import { withTransaction } from "../storage/transaction";
 import type { AuthenticatedKey } from "./api-keys";
 import { emailDomain } from "./email-request/addresses";
 import { messageHeadersOf } from "./email-request/message-record";
-import { validateEmailRequest } from "./email-request/validate";
-import { acceptMessages, type AcceptOutcome, type Acceptance, type AcceptRecipient } from "./accept-messages";
+import { MAX_REPORTED_ERRORS, validateEmailRequest } from "./email-request/validate";
+import { parseSendAt, SEND_AT_FIELD } from "../contract/scheduled";
+import { acceptUnits, type AcceptOutcome, type Acceptance, type AcceptRecipient, type AcceptUnit } from "./accept-messages";
 import { nowSeconds } from "./event-log";
 import { keyMaySendFrom } from "./key-scope";
 import { CLAIM_LOST, refusedAnswer } from "./idempotency-key";
@@ -73,19 +74,64 @@ export async function sendClaiming(
   const now = options.now ?? nowSeconds();
   const refuse = async (errors: ApiErrorItem[]): Promise<SendResult> => ({ ok: false, errors, rateLimit: await currentHeaders(deps, key, now) });
 
+  const prepared = await prepareAcceptance(deps, key, body, { ...options, now });
+  if (!prepared.ok) {
+    if (prepared.decided && claim && !(await storeIdempotentAnswer(deps.database, { apiKeyId: key.keyId, ...claim, answer: refusedAnswer(prepared.errors) }))) {
+      return CLAIM_LOST;
+    }
+    return refuse(prepared.errors);
+  }
+  const messageId = prepared.acceptance.messageId;
+  const outcome = await deps.accept({ ...prepared.acceptance, ...(claim && { idempotency: claim }) });
+  if (outcome.ok) return { ok: true, messageId, rateLimit: rateLimitHeaders(outcome.usages, now) };
+  if (outcome.reason === "duplicate") return CLAIM_LOST;
+  return { ...refusalOf(outcome, now), rateLimit: await currentHeaders(deps, key, now) };
+}
+
+/** A refused acceptance as the errors and Retry-After of POST /email (and of a batch item). */
+export function refusalOf(outcome: Exclude<AcceptOutcome, { ok: true }>, now: number): { ok: false; errors: ApiErrorItem[]; retryAfter?: number } {
+  // Every recipient suppressed (step 15): nothing is stored, as no MessageID is given out.
+  if (outcome.reason === "suppressed") return { ok: false, errors: [errorItem(14)] };
+  if (outcome.reason === "duplicate") return { ok: false, errors: [errorItem(409)] };
+  const w = refusingWindow(outcome.refused)!;
+  return { ok: false, errors: [errorItem(w.code)], retryAfter: secondsToReset(w.kind, now) };
+}
+
+export type Prepared =
+  | { ok: true; acceptance: Acceptance }
+  /** `decided`: refused after validation (the From domain, step 14), an answer an Idempotency-Key keeps (docs/adr/0110). */
+  | { ok: false; errors: ApiErrorItem[]; decided?: boolean };
+
+/**
+ * One email request up to its acceptance: validation (steps 1–13 and
+ * `SendAt`, docs/contract.md §15.1), the verified From domain (14), its
+ * recipients (each address once) and a new MessageID. POST /email and each
+ * item of POST /email/batch go through it, so both refuse with the same
+ * codes; suppression and limits (15–16) are decided in the acceptance
+ * transaction.
+ */
+export async function prepareAcceptance(
+  deps: Pick<SendDeps, "database" | "verifiedDomains">,
+  key: AuthenticatedKey,
+  body: unknown,
+  options: SendOptions & { now: number },
+): Promise<Prepared> {
+  const { now } = options;
   // A template's rendered content takes the place of Subject and the bodies; any other body is passed on as it is.
   const resolved = await resolveTemplateContent(deps.database, key.accountId, body);
-  if (!resolved.ok) return refuse(resolved.errors);
+  if (!resolved.ok) return { ok: false, errors: resolved.errors };
   const v = validateEmailRequest(resolved.body);
-  if (!v.ok) return refuse(v.errors);
+  const sendAt = parseSendAt(isRecord(body) ? body[SEND_AT_FIELD] : undefined, now);
+  if (!v.ok || !sendAt.ok) {
+    const errors = [...(v.ok ? [] : v.errors), ...(sendAt.ok ? [] : [errorItem(422, SEND_AT_FIELD)])];
+    return { ok: false, errors: errors.slice(0, MAX_REPORTED_ERRORS) };
+  }
   const content = v.content;
 
   // A key limited to some sender domains (docs/contract.md §17.3) gets the same code 32 for any other.
   const fromDomain = emailDomain(content.from.email);
   if (!keyMaySendFrom(key.senderDomains, fromDomain) || !(await isVerifiedDomain(deps, key.accountId, fromDomain))) {
-    const errors = [errorItem(32, "From.email")];
-    if (claim && !(await storeIdempotentAnswer(deps.database, { apiKeyId: key.keyId, ...claim, answer: refusedAnswer(errors) }))) return CLAIM_LOST;
-    return refuse(errors);
+    return { ok: false, errors: [errorItem(32, "From.email")], decided: true };
   }
 
   // Each address once (first occurrence wins), To before CC before BCC.
@@ -101,25 +147,24 @@ export async function sendClaiming(
   }
 
   const messageId = randomUUID();
-  const outcome = await deps.accept({
-    messageId,
-    key,
-    content,
-    headers: messageHeadersOf(messageId, content),
-    recipients,
-    transport: options.transport ?? "api",
-    ...(options.requestId && { requestId: options.requestId }),
-    now,
-    ...(claim && { idempotency: claim }),
-    ...(resolved.template && { template: resolved.template }),
-  });
-  if (outcome.ok) return { ok: true, messageId, rateLimit: rateLimitHeaders(outcome.usages, now) };
-  if (outcome.reason === "duplicate") return CLAIM_LOST;
-  // Every recipient suppressed (step 15): nothing is stored, as no MessageID is given out.
-  if (outcome.reason === "suppressed") return refuse([errorItem(14)]);
-  const w = refusingWindow(outcome.refused)!;
-  return { ok: false, errors: [errorItem(w.code)], retryAfter: secondsToReset(w.kind, now), rateLimit: await currentHeaders(deps, key, now) };
+  return {
+    ok: true,
+    acceptance: {
+      messageId,
+      key,
+      content,
+      headers: messageHeadersOf(messageId, content),
+      recipients,
+      transport: options.transport ?? "api",
+      ...(options.requestId && { requestId: options.requestId }),
+      now,
+      ...(sendAt.at !== undefined && { sendAt: sendAt.at }),
+      ...(resolved.template && { template: resolved.template }),
+    },
+  };
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Acceptances of one process are group-committed (docs/adr/0102): requests
@@ -130,18 +175,35 @@ export async function sendClaiming(
 const ACCEPT_BATCH = { maxBatch: 64, maxInFlight: 2 };
 
 export type Acceptor = (a: Acceptance) => Promise<AcceptOutcome>;
+/** A batch's messages (and its Idempotency-Key), accepted in one transaction (docs/adr/0126). */
+export type UnitAcceptor = (unit: AcceptUnit) => Promise<AcceptOutcome[]>;
+
+/** One message through the unit acceptor: a unit of one. */
+export function singleAcceptor(unit: UnitAcceptor): Acceptor {
+  return (a) => unit({ items: [a] }).then((o) => o[0]!);
+}
 
 /** One per process (buildAppContext): the requests it serves share its transactions. */
 export function createAcceptor(database: Database, boss: PgBoss): Acceptor {
-  return createGroupCommit((items: Acceptance[]) => withTransaction(database, (tx) => acceptMessages(tx, boss, items)), {
+  return singleAcceptor(createUnitAcceptor(database, boss));
+}
+
+/**
+ * The group commit itself, over units: a single message is a unit of one, a
+ * batch one unit of all its messages, counted by its messages against the
+ * transaction's bound (a batch larger than it is a transaction of its own).
+ */
+export function createUnitAcceptor(database: Database, boss: PgBoss): UnitAcceptor {
+  return createGroupCommit((units: AcceptUnit[]) => withTransaction(database, (tx) => acceptUnits(tx, boss, units)), {
     ...ACCEPT_BATCH,
     isolate: isRowDataError,
+    weightOf: (u) => u.items.length,
   });
 }
 
 
 /** The X-RateLimit headers of a response that consumed nothing. */
-export async function currentHeaders(deps: SendDeps, key: AuthenticatedKey, now: number): Promise<RateLimitHeaders | undefined> {
+export async function currentHeaders(deps: Pick<SendDeps, "database">, key: AuthenticatedKey, now: number): Promise<RateLimitHeaders | undefined> {
   if (!hasLimits(key.limits)) return undefined;
   return rateLimitHeaders(await readUsage(deps.database.pool, key.keyId, key.limits, now), now);
 }

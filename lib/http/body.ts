@@ -1,7 +1,7 @@
 import { setImmediate as checkPhase, setTimeout as timersPhase } from "node:timers/promises";
 import v8 from "node:v8";
 import { JsonNumberText } from "../domain/json-number";
-import { OFFLOAD_MIN_BYTES, parseJsonOffThread } from "../json-worker";
+import { deserializeItem, OFFLOAD_MIN_BYTES, parseJsonItemsOffThread, parseJsonOffThread } from "../json-worker";
 import { readBytes } from "../read-bytes";
 
 export { readBytes };
@@ -121,4 +121,45 @@ export async function readJsonBody(
     keys.has(key) && typeof v === "number" && !Number.isSafeInteger(v) && context?.source !== undefined ? new JsonNumberText(context.source) : v,
   );
   return { ok: true, value: exact, bytes };
+}
+
+/**
+ * A JSON array body (POST /email/batch): `value` is the array, or anything
+ * else the body held (the caller refuses what is not an array). A large body
+ * (50 MB of 500 items) is parsed on a worker and its items come back one by
+ * one, with a turn of the event loop between two, never the whole
+ * document in one step (docs/adr/0310). A small one is read by readJsonBody,
+ * exact numbers included; in a large one a ContentId beyond 2^53 stays a
+ * (rounded) number.
+ */
+export async function readJsonArrayBody(
+  request: Request,
+  maxBytes: number,
+  options: { exactNumbersAt?: readonly string[] } = {},
+): Promise<BodyResult> {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (!(declared >= OFFLOAD_MIN_BYTES)) return readJsonBody(request, maxBytes, options);
+  const bytes = await readBytes(request, maxBytes);
+  if (!bytes) {
+    unread.add(request);
+    return { ok: false, reason: "too-large" };
+  }
+  const parsed = await parseJsonItemsOffThread(bytes);
+  if (parsed.ok === false) return { ok: false, reason: "malformed" };
+  if (parsed.ok === undefined) {
+    // No worker: as readJsonBody would, here.
+    try {
+      return { ok: true, value: JSON.parse(decoder.decode(parsed.bytes)), bytes: parsed.bytes };
+    } catch {
+      return { ok: false, reason: "malformed" };
+    }
+  }
+  if (parsed.notArray) return { ok: true, value: null, bytes: parsed.bytes };
+  const items: unknown[] = [];
+  for (const item of parsed.items ?? []) {
+    // One item per turn: an item is at most one message (10 MB of content).
+    await checkPhase();
+    items.push(deserializeItem(item));
+  }
+  return { ok: true, value: items, bytes: parsed.bytes };
 }

@@ -34,6 +34,20 @@ describe("group commit", () => {
     expect(batches).toEqual([[1], [2, 3, 4], [5, 6]]);
   });
 
+  it("counts an item by its weight: a heavy one is written alone, never split, and light ones fill up to maxBatch", async () => {
+    const batches: number[][] = [];
+    const gate = deferred();
+    const submit = createGroupCommit(async (items: number[]) => {
+      batches.push(items);
+      if (batches.length === 1) await gate.done;
+      return items;
+    }, { maxBatch: 10, maxInFlight: 1, weightOf: (n) => n });
+    const results = [submit(1), submit(4), submit(5), submit(50), submit(3), submit(7)];
+    gate.release();
+    expect(await Promise.all(results)).toEqual([1, 4, 5, 50, 3, 7]);
+    expect(batches).toEqual([[1], [4, 5], [50], [3, 7]]);
+  });
+
   it("runs at most maxInFlight writes at a time", async () => {
     let running = 0;
     let peak = 0;

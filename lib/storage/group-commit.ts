@@ -12,10 +12,16 @@
  * bad item cannot fail its neighbours; any other error (the database gone)
  * fails the whole batch at once.
  */
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<I = unknown> {
   maxBatch: number;
   maxInFlight: number;
   isolate?: (err: unknown) => boolean;
+  /**
+   * How much of `maxBatch` an item takes (default 1): a batch of messages
+   * handed in as one item counts its messages. An item heavier than
+   * `maxBatch` is written alone, never split.
+   */
+  weightOf?: (item: I) => number;
 }
 
 interface Waiting<I, O> {
@@ -24,7 +30,7 @@ interface Waiting<I, O> {
   reject: (err: unknown) => void;
 }
 
-export function createGroupCommit<I, O>(write: (items: I[]) => Promise<O[]>, options: GroupCommitOptions): (item: I) => Promise<O> {
+export function createGroupCommit<I, O>(write: (items: I[]) => Promise<O[]>, options: GroupCommitOptions<I>): (item: I) => Promise<O> {
   const queue: Waiting<I, O>[] = [];
   let inFlight = 0;
 
@@ -41,9 +47,18 @@ export function createGroupCommit<I, O>(write: (items: I[]) => Promise<O[]>, opt
     }
   };
 
+  const weightOf = options.weightOf ?? (() => 1);
+  /** The next batch: the first waiting item, then as many more as fit in maxBatch. */
+  const take = (): Waiting<I, O>[] => {
+    let n = 1;
+    let weight = weightOf(queue[0]!.item);
+    while (n < queue.length && weight + weightOf(queue[n]!.item) <= options.maxBatch) weight += weightOf(queue[n++]!.item);
+    return queue.splice(0, n);
+  };
+
   const pump = () => {
     while (inFlight < options.maxInFlight && queue.length > 0) {
-      const batch = queue.splice(0, options.maxBatch);
+      const batch = take();
       inFlight++;
       void settle(batch).finally(() => {
         inFlight--;

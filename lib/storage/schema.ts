@@ -98,6 +98,9 @@ export const messages = pgTable("messages", {
   /** The template and version the content was rendered from (migration 0910); NULL otherwise. */
   templateId: bigint("template_id", { mode: "number" }),
   templateVersion: integer("template_version"),
+  /** Scheduled sends (migration 0920, docs/adr/0125): when, and 'scheduled' | 'sending' | 'cancelled'; NULL for a message sent at once. */
+  sendAt: tstz("send_at"),
+  scheduleStatus: text("schedule_status"),
 });
 
 export type RecipientKind = "to" | "cc" | "bcc";
