@@ -5,6 +5,7 @@ import { onApiError } from "../http/on-error";
 import { requestContext } from "../http/request-context";
 import { securityHeaders } from "../http/security-headers";
 import { createHealthRoutes } from "./routes/health";
+import { createInboundDownloadRoutes } from "./routes/inbound-download";
 import { createMetricsRoutes } from "./routes/metrics";
 import { createTrackingRoutes } from "./routes/tracking";
 import { createV1Routes } from "./v1";
@@ -29,6 +30,7 @@ export function createApiApp(ctx: AppContext): Hono {
   app.route("/", createMetricsRoutes(ctx));
   app.route("/", createHealthRoutes(ctx));
   app.route("/api/v1", createV1Routes(ctx) as unknown as Hono);
+  app.route("/t", createInboundDownloadRoutes(ctx));
   app.route("/t", createTrackingRoutes(ctx));
   return app;
 }

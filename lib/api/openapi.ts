@@ -5,6 +5,7 @@ import { ERROR_MESSAGES, errorEnvelopeSchema, httpStatusOf, type ErrorCode } fro
 import { eventRecordSchema, eventsResponseSchema } from "../contract/events";
 import { statsResponseSchema } from "../contract/stats";
 import { createWebhookRequestSchema } from "../contract/webhooks";
+import { createInboundRouteRequestSchema } from "../contract/inbound";
 import type { ApiEnv } from "../http/env";
 
 /**
@@ -40,7 +41,7 @@ export const StatsResponse = named("StatsResponse", statsResponseSchema);
  * which error wins. Bodies are read by lib/http/body and checked by the
  * domain (POST /email) or by the contract schema (POST /webhooks) instead.
  */
-const BODY_SCHEMAS = { EmailRequest: emailRequestSchema, CreateWebhookRequest: createWebhookRequestSchema };
+const BODY_SCHEMAS = { EmailRequest: emailRequestSchema, CreateWebhookRequest: createWebhookRequestSchema, CreateInboundRouteRequest: createInboundRouteRequestSchema };
 export const bodyOf = (name: keyof typeof BODY_SCHEMAS) => ({
   required: true,
   content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },

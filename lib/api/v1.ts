@@ -11,6 +11,7 @@ import { validationHook } from "../http/validation";
 import { registerComponents } from "./openapi";
 import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
+import { addInboundRoutes } from "./routes/inbound";
 import { addOpenApiRoute } from "./routes/openapi";
 import { addStatsRoutes } from "./routes/stats";
 import { addWebhookRoutes } from "./routes/webhooks";
@@ -32,6 +33,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addEventsRoutes(endpoints, ctx);
   addWebhookRoutes(endpoints, ctx);
   addStatsRoutes(endpoints, ctx);
+  addInboundRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }
