@@ -20,7 +20,7 @@ export interface MimeLimits {
 
 export const INBOUND_MIME_LIMITS: MimeLimits = { maxParts: 500, maxDepth: 20, maxHeaderLines: 2000, maxHeadBytes: 256 * 1024 };
 
-const SLICE = 64 * 1024;
+const SLICE = 16 * 1024;
 
 class LimitExceeded extends Error {}
 

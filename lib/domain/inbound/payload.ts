@@ -75,7 +75,7 @@ export interface PayloadInput {
   mta: string;
 }
 
-const SLICE = 64 * 1024;
+const SLICE = 16 * 1024;
 
 /** The raw message as a stream of slices (mailparser then yields between them). */
 function slices(raw: Buffer): Readable {
