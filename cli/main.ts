@@ -6,6 +6,7 @@
 import { Command, CommanderError } from "commander";
 import { registerAccounts } from "./commands/accounts";
 import { registerDomains } from "./commands/domains";
+import { registerInbound } from "./commands/inbound";
 import { registerKeys } from "./commands/keys";
 import { registerPlans } from "./commands/plans";
 import { registerSmtpTest } from "./commands/smtp-test";
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerSuppressions(program, app);
   registerWorker(program, app);
   registerSmtpTest(program, app);
+  registerInbound(program, app);
   return program;
 }
 
