@@ -3,7 +3,7 @@ import { SMTPServer } from "smtp-server";
 import type { AppContext } from "../context";
 import { handleInboundMessage } from "./handle-message";
 import { ConnectionRate, readBoundedMessage } from "./smtp-limits";
-import { decideRecipient, storeRoutedMessage, type RcptDecision } from "./route-recipient";
+import { createInboundStore, decideRecipient, storeRoutedMessage, type RcptDecision } from "./route-recipient";
 
 /**
  * The inbound SMTP server (MAILROOM_INBOUND_HOST:MAILROOM_INBOUND_PORT):
@@ -30,6 +30,8 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
   const rate = new ConnectionRate(limits.connectionsPerMinute);
   // What RCPT decided for each accepted recipient of a session's transaction.
   const decisions = new WeakMap<object, Map<string, RcptDecision>>();
+  // Messages for routes received at the same time commit together (group commit, as acceptances do).
+  const store = createInboundStore(ctx);
   const server = new SMTPServer({
     name: ctx.config.delivery.heloName,
     banner: "Mailroom inbound",
@@ -83,7 +85,7 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
         if (routed.length > 0) {
           let refusal: { code: number; message: string } | undefined;
           try {
-            refusal = await storeRoutedMessage(ctx, raw, routed, { mailFrom: envelope.from, remoteIp: session.remoteAddress, helo: session.hostNameAppearsAs ?? "" });
+            refusal = await storeRoutedMessage(ctx, store, raw, routed, { mailFrom: envelope.from, remoteIp: session.remoteAddress, helo: session.hostNameAppearsAs ?? "" });
           } catch (err) {
             const fault = ctx.outage.report("inbound", err, { from: envelope.from, to: routed.map((r) => r.address) });
             if (!fault) ctx.log.error({ err, from: envelope.from }, "inbound message could not be stored");

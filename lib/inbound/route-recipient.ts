@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
-import { isReportAddress, routeOf, storeInbound, type ReceivedEnvelope, type RoutedRecipient } from "../domain/inbound/receive";
+import { isReportAddress, routeOf, storeInbound, type ReceivedEnvelope, type ReceivedMessage, type RoutedRecipient } from "../domain/inbound/receive";
+import { createGroupCommit } from "../storage/group-commit";
 import { parseSignedAddress } from "../tracking/verp";
 import { mimeLimitViolation } from "./mime-limits";
 
@@ -23,6 +24,13 @@ export async function decideRecipient(ctx: AppContext, secret: string, address: 
   return undefined;
 }
 
+/** The messages of concurrent sessions committed together (one per server: it holds no state beyond its queue). */
+export type InboundStore = (message: ReceivedMessage) => Promise<string[]>;
+
+export function createInboundStore(ctx: AppContext): InboundStore {
+  return createGroupCommit((messages: ReceivedMessage[]) => storeInbound(ctx, messages, ctx.config.inbound.retentionMs), { maxBatch: 32, maxInFlight: 4 });
+}
+
 /**
  * Checks the message's MIME structure and commits it for each routed
  * recipient (with its posting jobs) before the 250. Returns the SMTP refusal
@@ -30,6 +38,7 @@ export async function decideRecipient(ctx: AppContext, secret: string, address: 
  */
 export async function storeRoutedMessage(
   ctx: AppContext,
+  store: InboundStore,
   raw: Buffer,
   recipients: RoutedRecipient[],
   envelope: ReceivedEnvelope,
@@ -39,7 +48,7 @@ export async function storeRoutedMessage(
     ctx.log.warn({ remote: envelope.remoteIp, violation }, "inbound message refused: MIME structure over the limits");
     return { code: 554, message: `5.6.0 Message refused: ${violation}` };
   }
-  const ids = await storeInbound(ctx, raw, recipients, envelope, ctx.config.inbound.retentionMs);
+  const ids = await store({ raw, recipients, envelope });
   ctx.log.info({ ids, to: recipients.map((r) => r.address), size: raw.length }, "inbound message stored");
   return undefined;
 }

