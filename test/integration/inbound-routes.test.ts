@@ -260,6 +260,22 @@ describe("inbound routes: receive, store, post", () => {
     expect(await countStored()).toBe(before);
   });
 
+  it("takes at most 100 recipients per message (452 past it): one stored message per accepted recipient", async () => {
+    const r = await receiver();
+    expect((await addRoute(b.apiKey, "*@many.b-mail.example", `${r.url}/many`)).status).toBe(403); // a subdomain is another domain
+    expect((await addRoute(b.apiKey, "*@b-mail.example", `${r.url}/many`)).status).toBe(200);
+    const before = await countStored();
+    const t = smtp();
+    const to = Array.from({ length: 101 }, (_, i) => `r${i}@b-mail.example`);
+    const info = await t.sendMail({ envelope: { from: "x@sender.example", to }, raw: "From: x@sender.example\r\nSubject: many\r\n\r\nhi\r\n" });
+    t.close();
+    expect(info.accepted).toHaveLength(100);
+    expect(info.rejected).toEqual(["r100@b-mail.example"]);
+    expect(await countStored()).toBe(before + 100);
+    await r.waitFor(100, 60_000);
+    expect((await api(b.apiKey, `/api/v1/inbound/routes`)).json).toMatchObject({ Routes: expect.arrayContaining([expect.objectContaining({ Match: "*@b-mail.example" })]) });
+  }, 90_000);
+
   it("accepts with swaks and posts it", async () => {
     const r = await receiver();
     expect((await addRoute(b.apiKey, "help@b-mail.example", `${r.url}/b`)).status).toBe(200);
