@@ -276,6 +276,53 @@ describe("inbound routes: receive, store, post", () => {
     expect((await api(b.apiKey, `/api/v1/inbound/routes`)).json).toMatchObject({ Routes: expect.arrayContaining([expect.objectContaining({ Match: "*@b-mail.example" })]) });
   }, 90_000);
 
+  it("takes 8-bit UTF-8 from Python's smtplib, and broken base64 or an unknown charset without a crash", async () => {
+    const r = await receiver();
+    expect((await addRoute(a.apiKey, "python@a-mail.example", `${r.url}/py`)).status).toBe(200);
+    const script = [
+      "import smtplib, sys",
+      "from email.message import EmailMessage",
+      "m = EmailMessage()",
+      "m['From'] = 'Jürgen Groß <jg@sender.example>'",
+      "m['To'] = 'python@a-mail.example'",
+      "m['Subject'] = 'Grüße aus Köln'",
+      "m.set_content('Schöne Grüße — 日本語も大丈夫。', cte='8bit')",
+      "with smtplib.SMTP(sys.argv[1], int(sys.argv[2])) as s:",
+      "    s.send_message(m)",
+    ].join("\n");
+    await execFileAsync("python3", ["-c", script, inbound.host, String(inbound.port)]);
+    const p = verified((await r.waitFor(1))[0]!, a);
+    expect(p).toMatchObject({ FromName: "Jürgen Groß", Subject: "Grüße aus Köln" });
+    expect(p.TextBody).toContain("Schöne Grüße — 日本語も大丈夫。");
+
+    const t = smtp();
+    const broken = [
+      "From: x@sender.example",
+      "To: python@a-mail.example",
+      "Subject: broken",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/mixed; boundary="z"',
+      "",
+      "--z",
+      "Content-Type: text/plain; charset=x-no-such-charset",
+      "",
+      "caf\xe9",
+      "--z",
+      "Content-Type: application/octet-stream; name=bad.bin",
+      "Content-Transfer-Encoding: base64",
+      "",
+      "!!!!not base64 at all ###",
+      "--z--",
+      "",
+    ].join("\r\n");
+    const info = await t.sendMail({ envelope: { from: "x@sender.example", to: ["python@a-mail.example"] }, raw: Buffer.from(broken, "latin1") });
+    t.close();
+    expect(info.response).toMatch(/^250/);
+    const q = verified((await r.waitFor(2))[1]!, a);
+    expect(q.Subject).toBe("broken");
+    expect(q.Attachments.map((x) => x.Name)).toContain("bad.bin");
+  });
+
   it("accepts with swaks and posts it", async () => {
     const r = await receiver();
     expect((await addRoute(b.apiKey, "help@b-mail.example", `${r.url}/b`)).status).toBe(200);
