@@ -20,7 +20,7 @@ import type { AppContext } from "./lib/context";
 import { checkListenPorts } from "./lib/listen-ports";
 import { createLogger } from "./lib/logger";
 import { createStopStack, openProcessContext } from "./lib/process-context";
-import { startWorkers } from "./lib/workers/start-workers";
+import { startWorkers, type WorkerOptions } from "./lib/workers/start-workers";
 import { startSupervisor, type Supervisor } from "./lib/workers/supervisor";
 import { startSubmissionServer } from "./lib/submission/submission-server";
 
@@ -35,6 +35,8 @@ export interface StartOptions {
    * alone there, to reach its routes through this server's request handling without a `next build`.
    */
   dashboardHandler?: http.RequestListener;
+  /** Options of the inline workers (tests: the DNS of inbound sender authentication). */
+  workers?: Pick<WorkerOptions, "inboundPost">;
 }
 
 export interface RunningServer {
@@ -141,7 +143,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     // Delivery and notification workers last: they build tracking URLs from
     // the public URL, and anything accepted before they run waits in the queue.
     // This process always runs the inbound SMTP server and returns dead workers' jobs to the queue.
-    const workers = await startWorkers(ctx, { workers: config.workers.mode === "inline" });
+    const workers = await startWorkers(ctx, { workers: config.workers.mode === "inline", ...options.workers });
     stack.push(workers.stop);
     if (config.workers.mode === "process") {
       supervisor = startSupervisor({

@@ -27,9 +27,11 @@ describe("errorLine", () => {
 describe("the command tree", () => {
   it("has every command of docs/cli.md, each leaf with --json", () => {
     const program = buildProgram();
-    const leaves = program.commands.flatMap((group) =>
-      group.commands.length ? group.commands.map((c) => [`${group.name()} ${c.name()}`, c] as const) : [[group.name(), group] as const],
-    );
+    // Leaves at any depth (`inbound routes add`), named by their path.
+    type Cmd = (typeof program.commands)[number];
+    const leavesOf = (c: Cmd, prefix: string): (readonly [string, Cmd])[] =>
+      c.commands.length ? c.commands.flatMap((sub) => leavesOf(sub, `${prefix}${c.name()} `)) : [[`${prefix}${c.name()}`, c] as const];
+    const leaves = program.commands.flatMap((group) => leavesOf(group, ""));
     expect(leaves.map(([name]) => name).sort()).toEqual(
       [
         "accounts activate",
@@ -43,6 +45,9 @@ describe("the command tree", () => {
         "domains add",
         "domains list",
         "domains verify",
+        "inbound routes add",
+        "inbound routes list",
+        "inbound routes remove",
         "keys create",
         "keys list",
         "keys revoke",

@@ -6,6 +6,7 @@
 import { Command, CommanderError } from "commander";
 import { registerAccounts } from "./commands/accounts";
 import { registerDomains } from "./commands/domains";
+import { registerInbound } from "./commands/inbound";
 import { registerKeys } from "./commands/keys";
 import { registerMcp } from "./commands/mcp";
 import { registerPlans } from "./commands/plans";
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerWorker(program, app);
   registerSmtpTest(program, app);
   registerMcp(program, app);
+  registerInbound(program, app);
   return program;
 }
 

@@ -6,6 +6,7 @@ import { requestContext } from "../http/request-context";
 import { securityHeaders } from "../http/security-headers";
 import { createMcpRoutes } from "./mcp";
 import { createHealthRoutes } from "./routes/health";
+import { createInboundDownloadRoutes } from "./routes/inbound-download";
 import { createMetricsRoutes } from "./routes/metrics";
 import { createTrackingRoutes } from "./routes/tracking";
 import { createV1Routes } from "./v1";
@@ -30,6 +31,7 @@ export function createApiApp(ctx: AppContext): Hono {
   app.route("/", createMetricsRoutes(ctx));
   app.route("/", createHealthRoutes(ctx));
   app.route("/api/v1", createV1Routes(ctx) as unknown as Hono);
+  app.route("/t", createInboundDownloadRoutes(ctx));
   app.route("/t", createTrackingRoutes(ctx));
   // Its tools call /api/v1 through this same app (docs/adr/0900).
   app.route("/mcp", createMcpRoutes(ctx, (request) => app.fetch(request)) as unknown as Hono);

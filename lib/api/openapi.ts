@@ -7,6 +7,7 @@ import { statsResponseSchema } from "../contract/stats";
 import { replayRequestSchema } from "../contract/webhook-deliveries";
 import { createWebhookRequestSchema } from "../contract/webhooks";
 import { renderTemplateRequestSchema, templateRequestSchema } from "../contract/templates";
+import { createInboundRouteRequestSchema } from "../contract/inbound";
 import type { ApiEnv } from "../http/env";
 
 /**
@@ -48,6 +49,7 @@ const BODY_SCHEMAS = {
   ReplayRequest: replayRequestSchema,
   TemplateRequest: templateRequestSchema,
   RenderTemplateRequest: renderTemplateRequestSchema,
+  CreateInboundRouteRequest: createInboundRouteRequestSchema,
 };
 export const bodyOf = (name: keyof typeof BODY_SCHEMAS) => ({
   required: true,

@@ -13,6 +13,7 @@ import { registerComponents } from "./openapi";
 import { addBatchRoutes } from "./routes/batch";
 import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
+import { addInboundRoutes } from "./routes/inbound";
 import { addOpenApiRoute } from "./routes/openapi";
 import { addScheduledRoutes } from "./routes/scheduled";
 import { addStatsRoutes } from "./routes/stats";
@@ -45,6 +46,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addStatsRoutes(endpoints, ctx);
   addSuppressionRoutes(endpoints, ctx);
   addTemplateRoutes(endpoints, ctx);
+  addInboundRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }

@@ -3,14 +3,21 @@ import { SMTPServer } from "smtp-server";
 import type { AppContext } from "../context";
 import { handleInboundMessage } from "./handle-message";
 import { ConnectionRate, readBoundedMessage } from "./smtp-limits";
+import { createInboundStore, decideRecipient, storeRoutedMessage, type RcptDecision } from "./route-recipient";
 
 /**
  * The inbound SMTP server (MAILROOM_INBOUND_HOST:MAILROOM_INBOUND_PORT):
- * receives DSN bounces at VERP addresses, ARF complaints and mailto
- * unsubscribes. It accepts what it is sent and decides after reading it;
- * what it cannot attribute is dropped with a log line (refusing would only
- * make the sender bounce the bounce). It never crashes on input.
+ * receives mail for the accounts' inbound routes (docs/contract.md §13),
+ * and DSN bounces at VERP addresses, ARF complaints and mailto unsubscribes
+ * at the bounce domains. A recipient that is neither is refused at RCPT
+ * (550 5.1.1). Reports are decided after reading: what cannot be
+ * attributed is dropped with a log line (refusing would only make the
+ * sender bounce the bounce). Mail for a route is stored before the 250
+ * (lib/inbound/route-recipient.ts). It never crashes on input.
  */
+
+/** Recipients of one transaction; more are answered 452 (RFC 5321 asks servers to take at least 100). */
+const MAX_RECIPIENTS = 100;
 
 export interface InboundServer {
   host: string;
@@ -21,6 +28,10 @@ export interface InboundServer {
 export async function startInboundServer(ctx: AppContext, secret: string): Promise<InboundServer> {
   const limits = ctx.config.inbound;
   const rate = new ConnectionRate(limits.connectionsPerMinute);
+  // What RCPT decided for each accepted recipient of a session's transaction.
+  const decisions = new WeakMap<object, Map<string, RcptDecision>>();
+  // Messages for routes received at the same time commit together (group commit, as acceptances do).
+  const store = createInboundStore(ctx);
   const server = new SMTPServer({
     name: ctx.config.delivery.heloName,
     banner: "Mailroom inbound",
@@ -38,16 +49,52 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
       ctx.log.warn({ remote: session.remoteAddress }, "inbound SMTP connection refused: connection rate exceeded");
       return callback(Object.assign(new Error("4.7.0 Too many connections from your address, try again later"), { responseCode: 421 }));
     },
+    onMailFrom(_address, session, callback) {
+      decisions.set(session, new Map());
+      callback();
+    },
+    onRcptTo(address, session, callback) {
+      const mine = decisions.get(session) ?? new Map<string, RcptDecision>();
+      decisions.set(session, mine);
+      if (mine.size >= MAX_RECIPIENTS) return callback(Object.assign(new Error("4.5.3 Too many recipients"), { responseCode: 452 }));
+      decideRecipient(ctx, secret, address.address).then(
+        (decision) => {
+          if (!decision) return callback(Object.assign(new Error("5.1.1 No such recipient here"), { responseCode: 550 }));
+          mine.set(address.address, decision);
+          callback();
+        },
+        (err: Error) => {
+          if (!ctx.outage.report("inbound", err, { to: address.address })) ctx.log.error({ err, to: address.address }, "inbound recipient could not be checked");
+          callback(Object.assign(new Error("4.3.0 Temporary failure, try again later"), { responseCode: 451 }));
+        },
+      );
+    },
     onData(stream, session, callback) {
-      readBoundedMessage(stream, limits.maxMessageBytes).then(({ raw, exceeded }) => {
+      readBoundedMessage(stream, limits.maxMessageBytes).then(async ({ raw, exceeded }) => {
         if (exceeded) {
           ctx.log.warn({ remote: session.remoteAddress, limit: limits.maxMessageBytes }, "inbound message refused: too big");
           return callback(Object.assign(new Error("5.3.4 Message too big"), { responseCode: 552 }));
         }
+        const decided = [...(decisions.get(session)?.values() ?? [])];
+        const reportRecipients = session.envelope.rcptTo.map((r) => r.address).filter((a) => decisions.get(session)?.get(a)?.kind !== "route");
         const envelope = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-          to: session.envelope.rcptTo.map((r) => r.address),
+          to: reportRecipients,
         };
+        const routed = decided.flatMap((d) => (d.kind === "route" ? [d.recipient] : []));
+        if (routed.length > 0) {
+          let refusal: { code: number; message: string } | undefined;
+          try {
+            refusal = await storeRoutedMessage(ctx, store, raw, routed, { mailFrom: envelope.from, remoteIp: session.remoteAddress, helo: session.hostNameAppearsAs ?? "" });
+          } catch (err) {
+            const fault = ctx.outage.report("inbound", err, { from: envelope.from, to: routed.map((r) => r.address) });
+            if (!fault) ctx.log.error({ err, from: envelope.from }, "inbound message could not be stored");
+            if (fault === "disk-full") return callback(Object.assign(new Error("4.3.1 Mail system full, try again later"), { responseCode: 452 }));
+            return callback(Object.assign(new Error("4.3.0 Temporary failure, try again later"), { responseCode: 451 }));
+          }
+          if (refusal) return callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
+          if (reportRecipients.length === 0) return callback(null, "2.0.0 Ok: stored");
+        }
         handleInboundMessage(ctx, secret, raw, envelope).then(
           (outcome) => {
             if (outcome.kind === "dropped") ctx.log.info({ from: envelope.from, to: envelope.to, why: outcome.why }, "inbound message dropped");

@@ -8,9 +8,10 @@ import { signInFailurePurge } from "./sign-in-failures";
 import { strandedRecipientSweep } from "./stranded-recipients";
 import { webhookRetention } from "./webhook-retention";
 import { webhookSweep } from "./webhook-sweep";
+import { inboundRetention } from "./inbound-retention";
 
 /** Every maintenance job, each a pg-boss schedule run on the job runner. */
-export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep];
+export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention];
 
 /** The schedule of versions before the job runner (one `maintenance` queue for everything): no longer worked. */
 const LEGACY_SCHEDULE = "maintenance";

@@ -1,5 +1,5 @@
 import PgBoss from "pg-boss";
-import { deliverQueue, notifyQueue, type QueueSpec, type RetryPolicy } from "./jobs";
+import { deliverQueue, inboundPostQueue, notifyQueue, type QueueSpec, type RetryPolicy } from "./jobs";
 
 export type { PgBoss };
 /** A connection pg-boss runs its statements on (a transaction's client, a prepared-statement adapter). */
@@ -29,7 +29,7 @@ export async function startQueue(
   boss.on("error", (err: Error) => options.onError?.(err));
   await boss.start();
   // Created here so that a process without workers can enqueue; the workers' start applies the full policy.
-  for (const spec of [deliverQueue, notifyQueue]) await ensureQueue(boss, { name: spec.name, ...spec.policy }, { update: false });
+  for (const spec of [deliverQueue, notifyQueue, inboundPostQueue]) await ensureQueue(boss, { name: spec.name, ...spec.policy }, { update: false });
   return boss;
 }
 

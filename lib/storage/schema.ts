@@ -380,3 +380,47 @@ export const templateVersions = pgTable(
   },
   (t) => [primaryKey({ columns: [t.templateId, t.version] })],
 );
+
+/** Inbound routes: an address or `*@domain` of an account and the URL its mail is posted to (migration 0900, lib/domain/inbound). */
+export const inboundRoutes = pgTable("inbound_routes", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  accountId: uuid("account_id").notNull(),
+  match: text("match").notNull(),
+  webhookUrl: text("webhook_url").notNull(),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+});
+
+/** Received messages, one row per accepted recipient, raw MIME until expiry (migration 0900). */
+export const inboundMessages = pgTable("inbound_messages", {
+  id: uuid("id").primaryKey(),
+  accountId: uuid("account_id").notNull(),
+  routeId: bigint("route_id", { mode: "number" }),
+  webhookUrl: text("webhook_url").notNull(),
+  originalRecipient: text("original_recipient").notNull(),
+  mailboxHash: text("mailbox_hash").notNull().default(""),
+  mailFrom: text("mail_from").notNull().default(""),
+  remoteIp: text("remote_ip").notNull().default(""),
+  helo: text("helo").notNull().default(""),
+  subject: text("subject").notNull().default(""),
+  fromEmail: text("from_email").notNull().default(""),
+  size: integer("size").notNull(),
+  raw: bytea("raw").notNull(),
+  payload: jsonb("payload"),
+  repliedToMessageId: uuid("replied_to_message_id"),
+  status: text("status").notNull().default("pending"),
+  attempts: integer("attempts").notNull().default(0),
+  nextAttemptAt: tstz("next_attempt_at"),
+  receivedAt: tstz("received_at").notNull().defaultNow(),
+  expiresAt: tstz("expires_at").notNull(),
+});
+
+/** Each POST of an inbound message to its route's URL (migration 0900). */
+export const inboundAttempts = pgTable("inbound_attempts", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  inboundMessageId: uuid("inbound_message_id").notNull(),
+  attemptedAt: tstz("attempted_at").notNull().defaultNow(),
+  durationMs: integer("duration_ms").notNull().default(0),
+  statusCode: integer("status_code").notNull().default(0),
+  body: text("body").notNull().default(""),
+  error: text("error"),
+});

@@ -9,6 +9,7 @@ import { startMaintenance } from "../maintenance/start";
 import { startJobLeaseKeeper } from "../queue/job-lease";
 import type { DispatcherOptions } from "../webhooks/dispatcher";
 import { startNotifications } from "../webhooks/start";
+import { startInboundPosting, type InboundPostOptions } from "../webhooks/inbound-post";
 
 /**
  * The mail services of a process, composed here because they join delivery
@@ -28,6 +29,8 @@ export interface WorkerOptions {
   /** MX mode only: DNS answers (tests; internet DNS is outside) and port (default 25). */
   mx?: { resolver?: MxResolver; port?: number };
   dispatcher?: Partial<DispatcherOptions>;
+  /** The `inbound-post` loop's DNS (tests): the SSRF guard's and the sender authentication's. */
+  inboundPost?: InboundPostOptions;
 }
 
 export interface RunningWorkers {
@@ -67,6 +70,8 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
     if (options.notifications ?? true) {
       const notifications = await startNotifications(ctx, { workers: true, dispatcher: options.dispatcher, lease });
       stoppers.push(notifications.stop);
+      const inboundPosting = await startInboundPosting(ctx, { ...options.inboundPost, lease });
+      stoppers.push(inboundPosting.stop);
     }
     if (options.maintenance ?? true) {
       const maintenance = await startMaintenance(ctx, undefined, { lease });

@@ -14,7 +14,7 @@ export interface TestApp extends RunningServer {
  * Starts the real server (without the Next.js dashboard) on a fresh database
  * and an ephemeral port, with test-friendly defaults that `env` can override.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: Pick<StartOptions, "dashboardHandler"> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: Pick<StartOptions, "dashboardHandler" | "workers"> = {}): Promise<TestApp> {
   const databaseUrl = env.DATABASE_URL ?? (await createTestDatabase());
   const config = buildConfig({
     NODE_ENV: "test",

@@ -1,0 +1,51 @@
+import type { InboundAttemptRow, InboundMessageRow, InboundStatus } from "../../storage/inbound-rows";
+import { findInboundMessage, findInboundRaw, findInboundRawById, listInboundAttempts, listInboundMessages, purgeExpiredInbound } from "../../storage/inbound-rows";
+import type { Database } from "../../storage/database";
+import { attachmentOf } from "./payload";
+import { verifyDownloadToken } from "./download-token";
+
+/**
+ * Reading received messages (docs/contract.md §13.5), always within one
+ * account: another account's message is indistinguishable from none.
+ */
+
+export type { InboundAttemptRow, InboundMessageRow, InboundStatus };
+
+export const isUuid = (id: string) => id.length === 36 && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
+export async function listMessages(
+  database: Database,
+  accountId: string,
+  q: { startFrom: number; retrieveCount: number; fromDate?: Date; toDate?: Date; recipient?: string; status?: InboundStatus },
+) {
+  return listInboundMessages(database.pool, { accountId, offset: q.startFrom, count: q.retrieveCount, fromDate: q.fromDate, toDate: q.toDate, recipient: q.recipient, status: q.status });
+}
+
+export async function readMessage(database: Database, accountId: string, id: string): Promise<{ row: InboundMessageRow; attempts: InboundAttemptRow[] } | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await findInboundMessage(database.pool, accountId, id);
+  if (!row) return undefined;
+  return { row, attempts: await listInboundAttempts(database.pool, id) };
+}
+
+export async function readRaw(database: Database, accountId: string, id: string): Promise<Buffer | undefined> {
+  return isUuid(id) ? findInboundRaw(database.pool, accountId, id) : undefined;
+}
+
+/** The attachment a signed download token names; undefined when the token is invalid or expired, or the message is gone. */
+export async function readAttachmentByToken(database: Database, secret: string, token: string) {
+  const named = verifyDownloadToken(secret, token);
+  if (!named || !isUuid(named.messageId)) return undefined;
+  const raw = await findInboundRawById(database.pool, named.messageId);
+  return raw && attachmentOf(raw, named.index);
+}
+
+/** Deletes received messages past their retention (MAILROOM_INBOUND_RETENTION), in batches; how many went. */
+export async function purgeExpiredInboundMessages(database: Database, now: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await purgeExpiredInbound(database.pool, now, 500);
+    total += n;
+    if (n < 500) return total;
+  }
+}

@@ -1,0 +1,214 @@
+import { Readable } from "node:stream";
+import { authenticate, type DNSResolver } from "mailauth";
+import { simpleParser, type AddressObject, type EmailAddress } from "mailparser";
+import { parseAddress } from "./route-match";
+import { mailroomReferences } from "./references";
+import { strippedTextReply } from "./stripped-reply";
+
+/**
+ * The JSON posted to a route (docs/contract.md §13.4): Postmark's inbound
+ * field names, so that parsers written for Postmark work unchanged, plus
+ * RepliedToMessageID and Authentication. Built once per message by its first
+ * post, from the stored raw MIME (already bounded in size, header count,
+ * parts and depth by the SMTP server), with mailparser fed in slices so that
+ * a 10 MB message never holds the event loop.
+ */
+
+export interface AddressFull {
+  Email: string;
+  Name: string;
+  MailboxHash: string;
+}
+
+export interface InboundAttachment {
+  Name: string;
+  /** Base64; empty when the attachment is larger than the inline limit (then DownloadURL is set). */
+  Content: string;
+  ContentType: string;
+  ContentLength: number;
+  ContentID: string;
+  /** A signed URL that expires with the message, for attachments above the inline limit. */
+  DownloadURL?: string;
+}
+
+export interface InboundPayload {
+  From: string;
+  FromName: string;
+  FromFull: AddressFull;
+  To: string;
+  ToFull: AddressFull[];
+  Cc: string;
+  CcFull: AddressFull[];
+  Bcc: string;
+  BccFull: AddressFull[];
+  OriginalRecipient: string;
+  ReplyTo: string;
+  Subject: string;
+  MessageID: string;
+  Date: string;
+  MailboxHash: string;
+  TextBody: string;
+  HtmlBody: string;
+  StrippedTextReply: string;
+  Tag: string;
+  Headers: { Name: string; Value: string }[];
+  Attachments: InboundAttachment[];
+  RepliedToMessageID: string | null;
+  Authentication: { SPF: string; DKIM: string; DMARC: string };
+}
+
+export interface PayloadInput {
+  id: string;
+  accountId: string;
+  raw: Buffer;
+  originalRecipient: string;
+  mailboxHash: string;
+  envelope: { mailFrom: string; remoteIp: string; helo: string };
+  inlineBytes: number;
+  /** The signed URL of the attachment at `index` (its position in Attachments). */
+  downloadUrl: (index: number) => string;
+  /** The Mailroom message (of the account) one of these Message-IDs names. */
+  findReplied: (refs: { id: string; domain: string }[]) => Promise<string | undefined>;
+  /** DNS answers for SPF, DKIM and DMARC (tests; by default the system's resolver). */
+  resolver?: DNSResolver;
+  /** Host name this server receives as (SPF's receiving MTA). */
+  mta: string;
+}
+
+const SLICE = 16 * 1024;
+
+/** The raw message as a stream of slices (mailparser then yields between them). */
+function slices(raw: Buffer): Readable {
+  return Readable.from(
+    (function* () {
+      for (let i = 0; i < raw.length; i += SLICE) yield raw.subarray(i, i + SLICE);
+    })(),
+  );
+}
+
+function addresses(value: AddressObject | AddressObject[] | undefined): EmailAddress[] {
+  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  const out: EmailAddress[] = [];
+  const walk = (items: EmailAddress[]) => {
+    for (const a of items) {
+      if (a.group) walk(a.group);
+      else out.push(a);
+    }
+  };
+  for (const o of list) walk(o.value);
+  return out;
+}
+
+function full(a: EmailAddress): AddressFull {
+  const email = a.address ?? "";
+  return { Email: email, Name: a.name ?? "", MailboxHash: parseAddress(email)?.tag ?? "" };
+}
+
+function text(value: AddressObject | AddressObject[] | undefined): string {
+  if (value === undefined) return "";
+  return (Array.isArray(value) ? value : [value]).map((o) => o.text).join(", ");
+}
+
+const verdict = (status: { result?: string } | undefined | false): string => (status && status.result ? status.result : "none");
+
+/** SPF, DKIM and DMARC of the message with mailauth; `temperror` when DNS does not answer in time. */
+export async function authenticationOf(input: Pick<PayloadInput, "raw" | "envelope" | "resolver" | "mta">, timeoutMs = 15_000): Promise<InboundPayload["Authentication"]> {
+  const work = authenticate(slices(input.raw), {
+    ip: input.envelope.remoteIp || undefined,
+    helo: input.envelope.helo || undefined,
+    sender: input.envelope.mailFrom || undefined,
+    mta: input.mta,
+    resolver: input.resolver,
+    disableArc: true,
+    disableBimi: true,
+  }).then((r) => ({
+    SPF: input.envelope.remoteIp ? verdict(r.spf ? r.spf.status : false) : "none",
+    DKIM: r.dkim.results.length ? verdict(r.dkim.results.find((d) => d.status.result === "pass")?.status ?? r.dkim.results[0]!.status) : "none",
+    DMARC: verdict(r.dmarc ? r.dmarc.status : false),
+  }));
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<InboundPayload["Authentication"]>((resolve) => {
+    timer = setTimeout(() => resolve({ SPF: "temperror", DKIM: "temperror", DMARC: "temperror" }), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } catch {
+    return { SPF: "temperror", DKIM: "temperror", DMARC: "temperror" };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function buildInboundPayload(input: PayloadInput): Promise<InboundPayload> {
+  const parsed = await simpleParser(slices(input.raw), { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+  const from = addresses(parsed.from)[0];
+  const to = addresses(parsed.to);
+  const cc = addresses(parsed.cc);
+  const bcc = addresses(parsed.bcc);
+  const headerValue = (name: string) => {
+    const h = parsed.headerLines.find((l) => l.key === name);
+    return h ? h.line.slice(h.line.indexOf(":") + 1).trim() : "";
+  };
+  const refs = mailroomReferences(headerValue("in-reply-to"), headerValue("references"));
+  const [replied, auth] = await Promise.all([input.findReplied(refs), authenticationOf(input)]);
+  const textBody = parsed.text ?? "";
+  return {
+    From: from?.address ?? "",
+    FromName: from?.name ?? "",
+    FromFull: from ? full(from) : { Email: "", Name: "", MailboxHash: "" },
+    To: text(parsed.to),
+    ToFull: to.map(full),
+    Cc: text(parsed.cc),
+    CcFull: cc.map(full),
+    Bcc: text(parsed.bcc),
+    BccFull: bcc.map(full),
+    OriginalRecipient: input.originalRecipient,
+    ReplyTo: text(parsed.replyTo),
+    Subject: parsed.subject ?? "",
+    MessageID: input.id,
+    Date: headerValue("date"),
+    MailboxHash: input.mailboxHash,
+    TextBody: textBody,
+    HtmlBody: typeof parsed.html === "string" ? parsed.html : "",
+    StrippedTextReply: strippedTextReply(textBody),
+    Tag: headerValue("x-tag"),
+    Headers: parsed.headerLines.map((h) => {
+      const i = h.line.indexOf(":");
+      return { Name: h.line.slice(0, i).trim(), Value: unfold(h.line.slice(i + 1)) };
+    }),
+    Attachments: parsed.attachments.map((a, index) => {
+      const large = a.size > input.inlineBytes;
+      return {
+        Name: a.filename ?? "",
+        Content: large ? "" : a.content.toString("base64"),
+        ContentType: a.contentType,
+        ContentLength: a.size,
+        ContentID: a.contentId ? stripBrackets(a.contentId) : "",
+        ...(large && { DownloadURL: input.downloadUrl(index) }),
+      };
+    }),
+    RepliedToMessageID: replied ?? null,
+    Authentication: auth,
+  };
+}
+
+/** A header value on one line (folding whitespace as one space). Linear. */
+function unfold(value: string): string {
+  return value
+    .split(/\r?\n/)
+    .map((l, i) => (i === 0 ? l : l.replace(/^[ \t]+/, " ")))
+    .join("")
+    .trim();
+}
+
+function stripBrackets(id: string): string {
+  const t = id.trim();
+  return t.startsWith("<") && t.endsWith(">") ? t.slice(1, -1) : t;
+}
+
+/** The attachment at `index` of a stored message (the signed download route). */
+export async function attachmentOf(raw: Buffer, index: number): Promise<{ name: string; contentType: string; content: Buffer } | undefined> {
+  const parsed = await simpleParser(slices(raw), { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true, skipHtmlToText: true });
+  const a = parsed.attachments[index];
+  return a && { name: a.filename ?? "attachment", contentType: a.contentType, content: a.content };
+}

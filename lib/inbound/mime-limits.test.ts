@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { mimeLimitViolation } from "./mime-limits";
+
+function nested(depth: number): string {
+  let body = "Content-Type: text/plain\r\n\r\nhi\r\n";
+  for (let d = depth; d > 0; d--) body = `Content-Type: multipart/mixed; boundary="b${d}"\r\n\r\n--b${d}\r\n${body}--b${d}--\r\n`;
+  return `From: a@example.org\r\nSubject: nest\r\nMIME-Version: 1.0\r\n${body}`;
+}
+
+function manyParts(n: number): string {
+  const parts = Array.from({ length: n }, (_, i) => `--x\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join("");
+  return `From: a@example.org\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="x"\r\n\r\n${parts}--x--\r\n`;
+}
+
+describe("inbound MIME limits", () => {
+  it("passes an ordinary message", async () => {
+    expect(await mimeLimitViolation(Buffer.from(manyParts(3)))).toBeUndefined();
+    expect(await mimeLimitViolation(Buffer.from(nested(5)))).toBeUndefined();
+  });
+  it("refuses too many parts, too deep nesting and too many header fields", async () => {
+    expect(await mimeLimitViolation(Buffer.from(manyParts(5000)))).toMatch(/MIME parts|child nodes/);
+    expect(await mimeLimitViolation(Buffer.from(nested(50)))).toMatch(/nested/);
+    const headers = Array.from({ length: 3000 }, (_, i) => `X-H${i}: v`).join("\r\n");
+    expect(await mimeLimitViolation(Buffer.from(`${headers}\r\n\r\nbody\r\n`))).toMatch(/header/);
+  });
+});

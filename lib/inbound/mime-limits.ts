@@ -1,0 +1,60 @@
+import { Readable, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { Splitter, type MimeNode } from "@zone-eu/mailsplit";
+
+/**
+ * The structure of a message for an inbound route, checked before it is
+ * stored (docs/adr/0802): at most `maxParts` MIME parts, nested at most
+ * `maxDepth` deep, `maxHeaderLines` header fields in all and `maxHeadBytes`
+ * of header per part. Read by mailsplit (the splitter mailparser is built
+ * on), streaming in slices so that the event loop turns between them; a
+ * message over a limit is refused with a clear SMTP reply and never stored.
+ */
+
+export interface MimeLimits {
+  maxParts: number;
+  maxDepth: number;
+  maxHeaderLines: number;
+  maxHeadBytes: number;
+}
+
+export const INBOUND_MIME_LIMITS: MimeLimits = { maxParts: 500, maxDepth: 20, maxHeaderLines: 2000, maxHeadBytes: 256 * 1024 };
+
+const SLICE = 16 * 1024;
+
+class LimitExceeded extends Error {}
+
+/** Undefined when the message is within the limits, else why it is not (for the SMTP reply). */
+export async function mimeLimitViolation(raw: Buffer, limits: MimeLimits = INBOUND_MIME_LIMITS): Promise<string | undefined> {
+  let parts = 0;
+  let headerLines = 0;
+  const check = new Writable({
+    objectMode: true,
+    write(chunk: { type: string }, _enc, done) {
+      // The splitter emits each part's node itself (type "node"), then its body chunks.
+      if (chunk.type !== "node") return done();
+      const node = chunk as MimeNode;
+      parts++;
+      if (parts > limits.maxParts) return done(new LimitExceeded(`more than ${limits.maxParts} MIME parts`));
+      let depth = 0;
+      for (let n: MimeNode | false = node; n && depth <= limits.maxDepth; n = n.parentNode) depth++;
+      if (depth > limits.maxDepth) return done(new LimitExceeded(`MIME parts nested more than ${limits.maxDepth} deep`));
+      headerLines += node.headers ? node.headers.getList().length : 0;
+      if (headerLines > limits.maxHeaderLines) return done(new LimitExceeded(`more than ${limits.maxHeaderLines} header fields`));
+      done();
+    },
+  });
+  const source = Readable.from(
+    (function* () {
+      for (let i = 0; i < raw.length; i += SLICE) yield raw.subarray(i, i + SLICE);
+    })(),
+  );
+  try {
+    await pipeline(source, new Splitter({ maxHeadSize: limits.maxHeadBytes, maxChildNodes: limits.maxParts + 1 }), check);
+    return undefined;
+  } catch (err) {
+    if (err instanceof LimitExceeded) return err.message;
+    if ((err as { code?: string }).code === "EMAXLEN") return (err as Error).message;
+    throw err;
+  }
+}

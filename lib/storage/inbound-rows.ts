@@ -1,0 +1,255 @@
+import type pg from "pg";
+
+/**
+ * SQL of the inbound tables (migration 0900, docs/contract.md §13). Every
+ * read that a client can reach is scoped to its account: another account's
+ * route or message is indistinguishable from a missing one.
+ */
+
+type Client = Pick<pg.Pool | pg.PoolClient, "query">;
+
+export interface InboundRouteRow {
+  id: number;
+  account_id: string;
+  match: string;
+  webhook_url: string;
+  created_at: Date;
+}
+
+export async function insertInboundRoute(client: Client, row: { accountId: string; match: string; webhookUrl: string }): Promise<InboundRouteRow | undefined> {
+  const { rows } = await client.query<InboundRouteRow>(
+    `INSERT INTO inbound_routes (account_id, match, webhook_url) VALUES ($1, $2, $3)
+     ON CONFLICT (match) DO NOTHING RETURNING *`,
+    [row.accountId, row.match, row.webhookUrl],
+  );
+  return rows[0];
+}
+
+export async function listInboundRoutes(client: Client, accountId: string): Promise<InboundRouteRow[]> {
+  const { rows } = await client.query<InboundRouteRow>("SELECT * FROM inbound_routes WHERE account_id = $1 ORDER BY id", [accountId]);
+  return rows;
+}
+
+export async function deleteInboundRoute(client: Client, accountId: string, id: number): Promise<boolean> {
+  const { rowCount } = await client.query("DELETE FROM inbound_routes WHERE id = $1 AND account_id = $2", [id, accountId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** The routes whose match is one of `matches` (any account: the SMTP server decides whose mail it is). */
+export async function findRoutesByMatch(client: Client, matches: string[]): Promise<InboundRouteRow[]> {
+  if (matches.length === 0) return [];
+  const { rows } = await client.query<InboundRouteRow>({
+    name: "mailroom_inbound_routes_by_match",
+    text: "SELECT * FROM inbound_routes WHERE match = ANY($1::text[])",
+    values: [matches],
+  });
+  return rows;
+}
+
+/** Whether `domain` is a verified sending domain of the account. */
+export async function isVerifiedDomainOf(client: Client, accountId: string, domain: string): Promise<boolean> {
+  const { rows } = await client.query("SELECT 1 FROM sender_domains WHERE account_id = $1 AND lower(name) = $2 AND status = 'verified'", [accountId, domain]);
+  return rows.length > 0;
+}
+
+/** Whether `domain` is a sending domain of any account (its `bounces.` subdomain receives reports). */
+export async function isSenderDomain(client: Client, domain: string): Promise<boolean> {
+  const { rows } = await client.query({ name: "mailroom_inbound_is_sender_domain", text: "SELECT 1 FROM sender_domains WHERE lower(name) = $1 LIMIT 1", values: [domain] });
+  return rows.length > 0;
+}
+
+export interface NewInboundMessage {
+  id: string;
+  accountId: string;
+  routeId: number;
+  webhookUrl: string;
+  originalRecipient: string;
+  mailboxHash: string;
+  mailFrom: string;
+  remoteIp: string;
+  helo: string;
+  raw: Buffer;
+  expiresAt: Date;
+}
+
+export async function insertInboundMessages(client: Client, messages: NewInboundMessage[]): Promise<void> {
+  for (const m of messages) {
+    await client.query(
+      `INSERT INTO inbound_messages (id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, size, raw, expires_at, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())`,
+      [m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.raw.length, m.raw, m.expiresAt],
+    );
+  }
+}
+
+export type InboundStatus = "pending" | "delivered" | "failed";
+
+/** A message without its raw MIME (lists, details). */
+export interface InboundMessageRow {
+  id: string;
+  account_id: string;
+  route_id: number | null;
+  webhook_url: string;
+  original_recipient: string;
+  mailbox_hash: string;
+  mail_from: string;
+  remote_ip: string;
+  helo: string;
+  subject: string;
+  from_email: string;
+  size: number;
+  payload: unknown;
+  replied_to_message_id: string | null;
+  status: InboundStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  received_at: Date;
+  expires_at: Date;
+}
+
+const MESSAGE_COLUMNS = `id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, subject, from_email,
+  size, payload, replied_to_message_id, status, attempts, next_attempt_at, received_at, expires_at`;
+
+export async function findInboundMessage(client: Client, accountId: string, id: string): Promise<InboundMessageRow | undefined> {
+  const { rows } = await client.query<InboundMessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM inbound_messages WHERE id = $1 AND account_id = $2`, [id, accountId]);
+  return rows[0];
+}
+
+export async function findInboundRaw(client: Client, accountId: string, id: string): Promise<Buffer | undefined> {
+  const { rows } = await client.query<{ raw: Buffer }>("SELECT raw FROM inbound_messages WHERE id = $1 AND account_id = $2", [id, accountId]);
+  return rows[0]?.raw;
+}
+
+/** What the posting job needs: the row, its raw MIME and the account's signing key. */
+export async function loadInboundForPost(client: Client, id: string): Promise<(InboundMessageRow & { raw: Buffer; signing_key: string }) | undefined> {
+  const { rows } = await client.query<InboundMessageRow & { raw: Buffer; signing_key: string }>(
+    `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1")}, m.raw, a.webhook_signing_key AS signing_key
+       FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
+export async function savePayload(
+  client: Client,
+  id: string,
+  built: { payload: unknown; subject: string; fromEmail: string; repliedToMessageId: string | null },
+): Promise<void> {
+  await client.query("UPDATE inbound_messages SET payload = $2, subject = $3, from_email = $4, replied_to_message_id = $5 WHERE id = $1", [
+    id,
+    JSON.stringify(built.payload),
+    built.subject,
+    built.fromEmail,
+    built.repliedToMessageId,
+  ]);
+}
+
+export interface InboundAttemptRow {
+  id: number;
+  attempted_at: Date;
+  duration_ms: number;
+  status_code: number;
+  body: string;
+  error: string | null;
+}
+
+/** Records one POST and the message's new state. */
+export async function recordInboundAttempt(
+  client: Client,
+  id: string,
+  attempt: { startedAt: Date; durationMs: number; statusCode: number; body: string; error?: string },
+  state: { status: InboundStatus; nextAttemptAt: Date | null },
+): Promise<void> {
+  await client.query(
+    `WITH a AS (INSERT INTO inbound_attempts (inbound_message_id, attempted_at, duration_ms, status_code, body, error) VALUES ($1, $2, $3, $4, $5, $6))
+     UPDATE inbound_messages SET attempts = attempts + 1, status = $7, next_attempt_at = $8 WHERE id = $1`,
+    [id, attempt.startedAt, Math.round(attempt.durationMs), attempt.statusCode, snippet(attempt.body), attempt.error ?? null, state.status, state.nextAttemptAt],
+  );
+}
+
+/** At most 4 KB of UTF-8, cut at a character boundary. */
+export function snippet(text: string, maxBytes = 4096): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let out = Buffer.from(text).subarray(0, maxBytes).toString("utf8");
+  while (Buffer.byteLength(out) > maxBytes || out.endsWith("\uFFFD")) out = out.slice(0, -1);
+  return out;
+}
+
+export async function listInboundAttempts(client: Client, id: string): Promise<InboundAttemptRow[]> {
+  const { rows } = await client.query<InboundAttemptRow>(
+    "SELECT id, attempted_at, duration_ms, status_code, body, error FROM inbound_attempts WHERE inbound_message_id = $1 ORDER BY id",
+    [id],
+  );
+  return rows;
+}
+
+/** Puts a message back to pending, due now; its attempts so far, or undefined when it is not the account's. */
+export async function markForRetry(client: Client, accountId: string, id: string): Promise<number | undefined> {
+  const { rows } = await client.query<{ attempts: number }>(
+    "UPDATE inbound_messages SET status = 'pending', next_attempt_at = now() WHERE id = $1 AND account_id = $2 RETURNING attempts",
+    [id, accountId],
+  );
+  return rows[0]?.attempts;
+}
+
+export interface InboundListFilter {
+  accountId: string;
+  count: number;
+  offset: number;
+  /** Received at or after / before (inclusive / exclusive). */
+  fromDate?: Date;
+  toDate?: Date;
+  recipient?: string;
+  status?: InboundStatus;
+}
+
+/** The account's messages, newest first, with the total that matched. */
+export async function listInboundMessages(client: Client, f: InboundListFilter): Promise<{ total: number; rows: InboundMessageRow[] }> {
+  const where = ["account_id = $1"];
+  const values: unknown[] = [f.accountId];
+  const add = (sql: string, value: unknown) => {
+    values.push(value);
+    where.push(sql.replace("?", `$${values.length}`));
+  };
+  if (f.fromDate) add("received_at >= ?", f.fromDate);
+  if (f.toDate) add("received_at < ?", f.toDate);
+  if (f.recipient) add("lower(original_recipient) = ?", f.recipient.toLowerCase());
+  if (f.status) add("status = ?", f.status);
+  const clause = where.join(" AND ");
+  const total = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbound_messages WHERE ${clause}`, values);
+  const { rows } = await client.query<InboundMessageRow>(
+    `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages WHERE ${clause} ORDER BY received_at DESC, id DESC LIMIT ${f.count} OFFSET ${f.offset}`,
+    values,
+  );
+  return { total: total.rows[0]!.n, rows };
+}
+
+/** Deletes messages past their expiry (attempts go with them), at most `limit` per call. */
+export async function purgeExpiredInbound(client: Client, now: Date, limit = 1000): Promise<number> {
+  const { rowCount } = await client.query(
+    "DELETE FROM inbound_messages WHERE id IN (SELECT id FROM inbound_messages WHERE expires_at <= $1 LIMIT $2)",
+    [now, limit],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * The outbound message (of the account) that one of `references` names:
+ * Mailroom's Message-ID header is `<MessageID@from-domain>`.
+ */
+export async function findRepliedMessage(client: Client, accountId: string, references: { id: string; domain: string }[]): Promise<string | undefined> {
+  if (references.length === 0) return undefined;
+  const { rows } = await client.query<{ id: string }>(
+    `SELECT m.id FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, domain text, ord int)
+       JOIN messages m ON m.id = r.id AND lower(m.from_domain) = r.domain AND m.account_id = $1
+      ORDER BY r.ord LIMIT 1`,
+    [accountId, JSON.stringify(references.map((r, ord) => ({ ...r, ord })))],
+  );
+  return rows[0]?.id;
+}
+
+/** The raw MIME of a message whatever its account (the signed download route, whose token names it). */
+export async function findInboundRawById(client: Client, id: string): Promise<Buffer | undefined> {
+  const { rows } = await client.query<{ raw: Buffer }>("SELECT raw FROM inbound_messages WHERE id = $1", [id]);
+  return rows[0]?.raw;
+}

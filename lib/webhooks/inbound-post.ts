@@ -1,0 +1,118 @@
+import type { DNSResolver } from "mailauth";
+import type { AppContext } from "../context";
+import { buildInboundPayload } from "../domain/inbound/payload";
+import { signDownloadToken } from "../domain/inbound/download-token";
+import { INBOUND_WAKE_CHANNEL } from "../domain/inbound/receive";
+import { getTrackingSecret } from "../domain/tracking-secret";
+import { enqueueMany } from "../queue/boss";
+import { inboundPostQueue, type InboundPostJob } from "../queue/jobs";
+import { listenForWork } from "../queue/listen";
+import { startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
+import { findRepliedMessage, loadInboundForPost, recordInboundAttempt, savePayload } from "../storage/inbound-rows";
+import { withTransaction } from "../storage/transaction";
+import { createAgents, postJson, type PostOptions } from "./http-post";
+import { verdictOf, type AttemptVerdict } from "./retry-policy";
+import { standardWebhookSignature } from "./signing";
+import type { Resolver } from "./ssrf-guard";
+
+/**
+ * The `inbound-post` job (docs/contract.md §13.3): posts a received message's
+ * JSON to its route's URL, signed with the account's signing key and the
+ * Standard Webhooks headers (`webhook-id` the same on every attempt), on the
+ * webhook retry schedule. A 403 or 406 answer stops the retries. Each
+ * attempt is recorded, and the next one enqueued, in one transaction.
+ */
+
+/** 2xx delivered; 403 and 406 refuse (no retry); anything else follows the schedule (docs/adr/0801). */
+export function inboundVerdictOf(statusCode: number, attemptsSoFar: number, scheduleMs: readonly number[]): AttemptVerdict {
+  if (statusCode === 403) return { kind: "refused" };
+  return verdictOf(statusCode, attemptsSoFar, scheduleMs);
+}
+
+/** The Standard Webhooks `webhook-id` of an inbound message: the same on every attempt and replay. */
+export function inboundWebhookId(messageId: string): string {
+  return `msg_mailroom_inbound_${messageId}`;
+}
+
+export function signInboundPost(signingKey: string, messageId: string, body: string, now = new Date()): Record<string, string> {
+  const id = inboundWebhookId(messageId);
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return {
+    "content-type": "application/json",
+    "user-agent": "Mailroom-Inbound/1.0",
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": standardWebhookSignature(signingKey, id, timestamp, body),
+  };
+}
+
+export interface InboundPostOptions {
+  /** SSRF guard's DNS (tests). */
+  resolver?: Resolver;
+  /** DNS of the sender's SPF, DKIM and DMARC records (tests: internet DNS is outside). */
+  authResolver?: DNSResolver;
+}
+
+export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, post: PostOptions, options: InboundPostOptions = {}): Promise<void> {
+  const row = await loadInboundForPost(ctx.database.pool, job.inboundMessageId);
+  // Deleted (expired), done, or another job already made this attempt.
+  if (!row || row.status !== "pending" || row.attempts !== job.attempts) return;
+  let payload = row.payload;
+  if (payload === null) {
+    const secret = await getTrackingSecret(ctx.database.db, ctx.config.tracking.secret);
+    const built = await buildInboundPayload({
+      id: row.id,
+      accountId: row.account_id,
+      raw: row.raw,
+      originalRecipient: row.original_recipient,
+      mailboxHash: row.mailbox_hash,
+      envelope: { mailFrom: row.mail_from, remoteIp: row.remote_ip, helo: row.helo },
+      inlineBytes: ctx.config.inbound.inlineBytes,
+      downloadUrl: (index) => `${ctx.publicUrl}/t/inbound/${signDownloadToken(secret, row.id, index, row.expires_at)}`,
+      findReplied: (refs) => findRepliedMessage(ctx.database.pool, row.account_id, refs),
+      resolver: options.authResolver,
+      mta: ctx.config.delivery.heloName,
+    });
+    await savePayload(ctx.database.pool, row.id, { payload: built, subject: built.Subject.slice(0, 998), fromEmail: built.From.slice(0, 320), repliedToMessageId: built.RepliedToMessageID });
+    payload = built;
+  }
+  const body = JSON.stringify(payload);
+  const result = await postJson(row.webhook_url, body, signInboundPost(row.signing_key, row.id, body), post);
+  const attempts = row.attempts + 1;
+  const verdict = inboundVerdictOf(result.statusCode, attempts, ctx.config.webhooks.retryScheduleMs);
+  const next = verdict.kind === "retry" ? new Date(Date.now() + verdict.delayMs) : null;
+  const status = verdict.kind === "delivered" ? "delivered" : verdict.kind === "retry" ? "pending" : "failed";
+  const error = result.error ?? (verdict.kind === "refused" ? `${result.statusCode}: receiver refused, not retried` : verdict.kind === "exhausted" ? "retries exhausted" : undefined);
+  await withTransaction(ctx.database, async (tx) => {
+    await recordInboundAttempt(tx.client, row.id, { startedAt: result.startedAt, durationMs: result.durationMs, statusCode: result.statusCode, body: result.body, error }, { status, nextAttemptAt: next });
+    if (next) await enqueueMany(ctx.boss, inboundPostQueue, [{ payload: { inboundMessageId: row.id, attempts }, startAfter: next }], tx.sql);
+  });
+  ctx.log.info({ inboundMessageId: row.id, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "inbound post attempt");
+}
+
+/** The `inbound-post` job loop of a worker process, woken by the commits of received messages. */
+export async function startInboundPosting(
+  ctx: AppContext,
+  options: InboundPostOptions & { lease?: JobLoopOptions<unknown>["lease"]; concurrency?: number } = {},
+): Promise<{ stop(): Promise<void> }> {
+  const agents = createAgents(16);
+  const post: PostOptions = { timeoutMs: ctx.config.webhooks.timeoutMs, allowPrivate: ctx.config.webhooks.allowPrivate, resolver: options.resolver, agents };
+  const loop = startJobLoop(ctx.boss, {
+    queue: inboundPostQueue,
+    concurrency: options.concurrency ?? 16,
+    pollIntervalMs: 1000,
+    log: ctx.log,
+    outage: (err, detail) => ctx.outage.report("inbound", err, detail) !== undefined,
+    lease: options.lease,
+    handler: (job) => postInboundMessage(ctx, job, post, options),
+  });
+  const listener = await listenForWork(ctx.database.url, INBOUND_WAKE_CHANNEL, () => loop.notify(), ctx.log, { applicationName: "mailroom-inbound-listen" });
+  return {
+    async stop() {
+      await listener.stop();
+      await loop.stop();
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
