@@ -77,10 +77,10 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
     const route = c.get("route");
     if (publicRoutes.has(route)) return next();
     return auth(c, async () => {
-      if ((route === SEND_ROUTE || route === BATCH_ROUTE) && c.req.method === "POST") return next();
       // A middleware's own Response must land on c.res when it runs nested like this.
       const outOfScope = await scope(c, async () => {
-        if (route === SEND_ROUTE) return next();
+        // Sending has its own limits (docs/contract.md §6): no request rate on top.
+        if ((route === SEND_ROUTE || route === BATCH_ROUTE) && c.req.method === "POST") return next();
         const refused = await rate(c, next);
         if (refused) c.res = refused;
       });

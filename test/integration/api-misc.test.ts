@@ -106,7 +106,16 @@ describe("API surface: 404, 405, trailing slashes, request ids, openapi, metrics
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/email", "/events", "/openapi.json", "/stats", "/suppressions", "/suppressions/{email}", "/webhooks", "/webhooks/{id}", "/webhooks/{id}/deliveries", "/webhooks/{id}/deliveries/{DeliveryID}", "/webhooks/{id}/deliveries/{DeliveryID}/retry", "/webhooks/{id}/enable", "/webhooks/{id}/replay"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      [
+        ...["/email", "/email/batch", "/email/scheduled", "/email/{MessageID}", "/email/{MessageID}/cancel", "/events"],
+        ...["/inbound/messages", "/inbound/messages/{MessageID}", "/inbound/messages/{MessageID}/raw", "/inbound/messages/{MessageID}/retry"],
+        ...["/inbound/routes", "/inbound/routes/{id}", "/openapi.json", "/stats", "/suppressions", "/suppressions/{email}"],
+        ...["/templates", "/templates/{id}", "/templates/{id}/render", "/templates/{id}/versions/{version}"],
+        ...["/webhooks", "/webhooks/{id}", "/webhooks/{id}/deliveries", "/webhooks/{id}/deliveries/{DeliveryID}"],
+        ...["/webhooks/{id}/deliveries/{DeliveryID}/retry", "/webhooks/{id}/enable", "/webhooks/{id}/replay"],
+      ].sort(),
+    );
     expect(Object.keys(doc.paths["/suppressions"]!).sort()).toEqual(["get", "post"]);
     expect(doc.paths["/suppressions/{email}"]).toHaveProperty("delete");
     expect(doc.components.schemas).toHaveProperty("AddSuppressionRequest");
