@@ -40,16 +40,7 @@ export async function apiClientFor(accountId: string): Promise<ApiClient> {
       ? configured
       : await dashboardKeyOf(accountId, ctx);
   if (!key) throw new Error("No such account");
-  const cacheKey = `${base} ${key}`;
-  const { clients } = ctx.dashboardApi;
-  let client = clients.get(cacheKey);
-  if (!client) {
-    // A revoked key's client is never used again: bounded like the other caches.
-    if (clients.size >= 1_000) clients.clear();
-    client = createApiClient({ baseUrl: base, apiKey: key });
-    clients.set(cacheKey, client);
-  }
-  return client;
+  return createApiClient({ baseUrl: base, apiKey: key });
 }
 
 /** The dashboard's secret, resolved at start by server.ts (docs/adr/0508). */
