@@ -23,18 +23,21 @@ export type { DnsRecord } from "../domain/sender-domains";
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const db = () => getServerContext().database.db;
 
+/** An API key as the Settings page shows it. */
+export interface ApiKeyView {
+  id: string;
+  label: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  /** docs/contract.md §17.2, §17.3 */
+  scope: ApiKeyScope;
+  senderDomains: string[] | null;
+}
+
 export interface SettingsData {
-  keys: {
-    id: string;
-    label: string;
-    prefix: string;
-    createdAt: string;
-    lastUsedAt: string | null;
-    revokedAt: string | null;
-    /** docs/contract.md §17.2, §17.3 */
-    scope: ApiKeyScope;
-    senderDomains: string[] | null;
-  }[];
+  keys: ApiKeyView[];
   domains: { id: string; name: string; status: string; verifiedAt: string | null; records: DnsRecord[] }[];
   suppressions: { email: string; reason: string; detail: string; createdAt: string; messageId: string | null }[];
   members: { email: string; name: string; role: string; lastLoginAt: string | null }[];

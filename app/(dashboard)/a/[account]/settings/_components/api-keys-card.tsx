@@ -9,20 +9,12 @@ import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-dialog";
 import { Field, Input, Select } from "@/components/ui/input";
 import type { ApiKeyScope } from "@/lib/contract/api-keys";
+import type { ApiKeyView } from "@/lib/dashboard/settings";
 import { Table, Td, Th } from "@/components/ui/table";
 import { createApiKeyAction, revokeApiKeyAction } from "../actions";
 import { formatIso, useSettingsAction } from "./use-action";
 
-export interface ApiKeyView {
-  id: string;
-  label: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  scope: ApiKeyScope;
-  senderDomains: string[] | null;
-}
+export type { ApiKeyView };
 
 /** What each scope may do (docs/contract.md §17.2), as the form and the table say it. */
 const SCOPE_TEXT: Record<ApiKeyScope, string> = {
