@@ -33,6 +33,7 @@ describe("POST /email under concurrency (group commit)", () => {
     const limited = await createTestAccount(app.ctx, { name: "limited", plan: "trial" });
     // A day window: no minute or hour boundary can split this burst.
     await setAccountLimits(app.ctx.database.db, limited.accountId, { perMinute: 1000, perHour: 1000, perDay: 3 });
+    app.ctx.apiKeyAuth.results.clear(); // as the dashboard does after changing an account: this process forgets its cached keys
     const suppressing = await createTestAccount(app.ctx, { name: "suppressing" });
     await addSuppression(app.ctx.database.db, { accountId: suppressing.accountId, email: "gone@example.net", reason: "unsubscribe" });
 

@@ -89,6 +89,7 @@ describe("sending limits (docs/contract.md §6)", () => {
     await inOneMinute(async () => {
       const a = await createTestAccount(app.ctx, { plan: "trial", name: "recipients" });
       await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 5 });
+      app.ctx.apiKeyAuth.results.clear(); // as the dashboard does after changing an account: this process forgets its cached keys
       expect((await send(a.apiKey, ["a@example.net", "b@example.net", "c@example.net", "d@example.net"])).status).toBe(200);
       const tooMany = await send(a.apiKey, ["e@example.net", "f@example.net"]);
       expect(tooMany.status).toBe(429);
@@ -112,6 +113,7 @@ describe("sending limits (docs/contract.md §6)", () => {
   it("answers 17 (HTTP 429) when the day window is used up, with Retry-After to the end of the UTC day", async () => {
     const a = await createTestAccount(app.ctx, { plan: "trial", name: "daily" });
     await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 100, perHour: 100, perDay: 3 });
+    app.ctx.apiKeyAuth.results.clear();
     for (let i = 0; i < 3; i++) expect((await send(a.apiKey, [`d${i}@example.net`])).status).toBe(200);
     const res = await send(a.apiKey, ["d9@example.net"]);
     expect(res.status).toBe(429);
@@ -125,6 +127,7 @@ describe("sending limits (docs/contract.md §6)", () => {
   it("answers 429 when the hour window is used up", async () => {
     const a = await createTestAccount(app.ctx, { plan: "trial", name: "hourly" });
     await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 100, perHour: 2, perDay: 100 });
+    app.ctx.apiKeyAuth.results.clear();
     await send(a.apiKey, ["h1@example.net", "h2@example.net"]);
     const res = await send(a.apiKey, ["h3@example.net"]);
     expect(res.status).toBe(429);
@@ -137,6 +140,7 @@ describe("sending limits (docs/contract.md §6)", () => {
     await inOneMinute(async () => {
       const a = await createTestAccount(app.ctx, { plan: "trial", name: "two keys" });
       await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 1 });
+      app.ctx.apiKeyAuth.results.clear();
       expect((await send(a.apiKey, ["k1@example.net"])).status).toBe(200);
       expect((await send(a.apiKey, ["k2@example.net"])).status).toBe(429);
       const second = await createApiKey(app.ctx.database.db, a.accountId, "second");
@@ -164,6 +168,7 @@ describe("sending limits (docs/contract.md §6)", () => {
     await inOneMinute(async () => {
       const a = await createTestAccount(app.ctx, { plan: "trial", name: "concurrent" });
       await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 7, perHour: 100, perDay: 100 });
+      app.ctx.apiKeyAuth.results.clear();
       const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => send(a.apiKey, [`m${i}a@example.net`, `m${i}b@example.net`])));
       expect(responses.filter((r) => r.status === 200)).toHaveLength(3);
       expect((await used(a.apiKeyId)).minute).toBe(6);
