@@ -9,7 +9,7 @@ import { loadState } from "./support/state";
  */
 
 const nav = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("link");
-const OWNER_AREAS = ["Overview", "Events", "Sandbox", "Compose", "Templates", "Webhooks", "Settings", "Accounts"];
+const OWNER_AREAS = ["Overview", "Events", "Sandbox", "Compose", "Templates", "Scheduled", "Webhooks", "Settings", "Accounts"];
 
 /** Why the element is not wholly shown: outside the viewport, its text cut, or cut by a scrolling/clipping ancestor; "" when wholly shown. */
 async function clipping(element: Locator): Promise<string> {
