@@ -72,6 +72,10 @@ const durationList = z
 const envSchema = z.object({
   NODE_ENV: z.string().default("production"),
   DATABASE_URL: z.string().url().optional(),
+  // A streaming replica of DATABASE_URL's database for the event reads (lib/storage/read-replica.ts, docs/adr/0035).
+  MAILROOM_READ_DATABASE_URL: z.string().url().optional(),
+  MAILROOM_READ_MAX_LAG: z.string().default("30s"),
+  MAILROOM_READ_CHECK_INTERVAL: z.string().default("250ms"),
   MAILROOM_DATA_DIR: z.string().default("./.data"),
   MAILROOM_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(54329),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -267,6 +271,19 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
     env: e.NODE_ENV,
     isProduction: e.NODE_ENV === "production",
     databaseUrl: e.DATABASE_URL,
+    /**
+     * The event reads' replica (GET /events, GET /stats and so the
+     * dashboard's reads): absent, they run on the primary. A replica further
+     * behind than maxLagMs, or unreachable, is left for the primary until it
+     * catches up (docs/adr/0035); its state is sampled every checkIntervalMs.
+     */
+    readReplica: e.MAILROOM_READ_DATABASE_URL
+      ? {
+          url: e.MAILROOM_READ_DATABASE_URL,
+          maxLagMs: requireLimit("MAILROOM_READ_MAX_LAG", e.MAILROOM_READ_MAX_LAG),
+          checkIntervalMs: Math.max(20, requireLimit("MAILROOM_READ_CHECK_INTERVAL", e.MAILROOM_READ_CHECK_INTERVAL, 60_000)),
+        }
+      : undefined,
     dataDir,
     embeddedPgPort: e.MAILROOM_EMBEDDED_PG_PORT,
     dbPoolSize: e.MAILROOM_DB_POOL_SIZE,

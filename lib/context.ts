@@ -11,6 +11,7 @@ import type { Logger } from "./logger";
 import type { AppMetrics } from "./metrics";
 import type { PgBoss } from "./queue/boss";
 import type { Database } from "./storage/database";
+import type { ReadRouter } from "./storage/read-replica";
 import type { DiskMonitor } from "./storage/disk-space";
 import type { OutageLog } from "./storage/outage-log";
 
@@ -30,6 +31,14 @@ export interface AppContext {
    * another process started.
    */
   databaseServer?: { isUp(): boolean };
+  /**
+   * The pool of the event reads' streaming replica (MAILROOM_READ_DATABASE_URL),
+   * or `database` itself when none is configured. Reads go through `reads`,
+   * which picks this or the primary per read (docs/adr/0035).
+   */
+  readDatabase: Database;
+  /** Which server an event read runs on: the replica's lag and the accounts' recent writes (docs/adr/0035, docs/adr/0036). */
+  reads: ReadRouter;
   boss: PgBoss;
   log: Logger;
   /**

@@ -17,6 +17,8 @@ import { openDatabase, type Database } from "./storage/database";
 import { createDiskMonitor, type DiskMonitor } from "./storage/disk-space";
 import { startEmbeddedPostgres } from "./storage/embedded";
 import { createOutageLog } from "./storage/outage-log";
+import { createReadRouter } from "./storage/read-replica";
+import { describeReplicaHealth } from "./storage/replica-lag";
 import { clusterDirOf } from "./storage/postgres-as-root";
 import { migrate } from "./storage/migrate";
 
@@ -49,7 +51,7 @@ export async function openProcessContext(
   config: Config,
   log: Logger,
   stack: StopStack,
-  options: { applicationName?: string; joinEmbeddedOnly?: boolean } = {},
+  options: { applicationName?: string; joinEmbeddedOnly?: boolean; readReplica?: boolean } = {},
 ): Promise<AppContext> {
   let url = config.databaseUrl;
   let databaseServer: AppContext["databaseServer"];
@@ -72,7 +74,16 @@ export async function openProcessContext(
   });
   stack.push(() => boss.stop({ graceful: true, timeout: 5000 }));
 
-  const ctx = buildAppContext({ config, database, boss, log, databaseServer });
+  // The event reads' replica (docs/adr/0035): a process that serves no reads (a worker) leaves it closed.
+  let readDatabase: Database | undefined;
+  if (config.readReplica && options.readReplica !== false) {
+    // A replica that went away must not hold a read for long before it falls back to the primary.
+    readDatabase = openDatabase(config.readReplica.url, { max: config.dbPoolSize, applicationName: `${options.applicationName ?? "mailroom"}-read`, connectionTimeoutMillis: 2_000 });
+    stack.push(() => readDatabase!.close());
+  }
+  const ctx = buildAppContext({ config, database, boss, log, databaseServer, readDatabase });
+  ctx.reads.start();
+  stack.push(async () => ctx.reads.stop());
   stack.push(async () => {
     ctx.disk.stop();
     ctx.outage.stop();
@@ -82,7 +93,15 @@ export async function openProcessContext(
 }
 
 /** The context of a process whose storage and queue are open: the per-process objects are built here, once. */
-export function buildAppContext(base: { config: Config; database: Database; boss: PgBoss; log: Logger; databaseServer?: AppContext["databaseServer"] }): AppContext {
+export function buildAppContext(base: {
+  config: Config;
+  database: Database;
+  boss: PgBoss;
+  log: Logger;
+  databaseServer?: AppContext["databaseServer"];
+  /** The replica's pool (MAILROOM_READ_DATABASE_URL); absent, the event reads run on `database`. */
+  readDatabase?: Database;
+}): AppContext {
   const httpMetrics = createHttpMetrics();
   const { disk: diskConfig } = base.config;
   const disk: DiskMonitor = createDiskMonitor({
@@ -95,19 +114,33 @@ export function buildAppContext(base: { config: Config; database: Database; boss
   // Single messages and batches share one group commit (docs/adr/0102, docs/adr/0126).
   const acceptUnit = createUnitAcceptor(base.database, base.boss);
   const acceptor = singleAcceptor(acceptUnit);
+  const { readDatabase, ...rest } = base;
+  const reads = createReadRouter({
+    primary: base.database,
+    replica: readDatabase,
+    maxLagMs: base.config.readReplica?.maxLagMs ?? 30_000,
+    checkIntervalMs: base.config.readReplica?.checkIntervalMs ?? 250,
+    onChange: (health) =>
+      health.state === "ok" ? base.log.info("read replica: serving the event reads") : base.log.warn({ replica: health }, `read replica: ${describeReplicaHealth(health)}`),
+  });
+  // Read-your-writes (docs/adr/0036): an account's reads after its acceptance wait for the replica to replay it.
+  const noted = <T>(accountId: string, accepted: Promise<T>): Promise<T> => accepted.finally(() => reads.noteWrite(accountId));
   return {
-    ...base,
+    ...rest,
+    readDatabase: reads.database,
+    reads,
     publicUrl: base.config.publicUrl,
     httpMetrics,
     metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk),
     // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
     accept: (acceptance) => {
       disk.assertAccepting();
-      return acceptor(acceptance);
+      return noted(acceptance.key.accountId, acceptor(acceptance));
     },
     acceptBatch: (unit) => {
       disk.assertAccepting();
-      return acceptUnit(unit);
+      const accountId = unit.items[0]?.key.accountId;
+      return accountId === undefined ? acceptUnit(unit) : noted(accountId, acceptUnit(unit));
     },
     outage: createOutageLog(base.log, () => base.database.pool.query("SELECT 1")),
     disk,

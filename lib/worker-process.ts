@@ -31,7 +31,7 @@ export async function startWorkerProcess(options: { config: Config }): Promise<R
         `No Mailroom database is running in ${config.dataDir}: start the app first (npm start, with MAILROOM_WORKERS=off to leave delivery to workers), or set DATABASE_URL`,
       );
     }
-    const ctx = await openProcessContext(config, log, stack, { applicationName: "mailroom-worker", joinEmbeddedOnly: true });
+    const ctx = await openProcessContext(config, log, stack, { applicationName: "mailroom-worker", joinEmbeddedOnly: true, readReplica: false });
 
     // A worker process never opens the inbound SMTP port: the app process owns it.
     const workers = await startWorkers(ctx, { workers: true, inbound: false });

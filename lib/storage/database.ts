@@ -23,13 +23,13 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function openDatabase(url: string, options: { max?: number; applicationName?: string } = {}): Database {
+export function openDatabase(url: string, options: { max?: number; applicationName?: string; connectionTimeoutMillis?: number } = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 20,
     application_name: options.applicationName ?? "mailroom",
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
   });
   // An idle client that loses its connection (server restart) must not crash
   // the process; the pool replaces it on next use.

@@ -23,14 +23,22 @@ const listEventsRoute = createRoute({
 export function addEventsRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
   app.openapi(listEventsRoute, async (c) => {
     const d = c.req.valid("query");
-    const result = await listEvents(ctx, c.get("auth").accountId, {
+    const accountId = c.get("auth").accountId;
+    const filter = {
       startDate: d.StartDate,
       endDate: d.EndDate,
       type: d.Event === ACCEPTED_ALIAS ? "accepted" : d.Event,
       messageId: d.MessageID,
       startFrom: d.StartFrom,
       retrieveCount: d.RetrieveCount,
-    }, (err) => c.get("log").warn({ err }, "event roll-up failed"));
+    } as const;
+    // On the read replica when it has this account's writes (docs/adr/0035, 0036). A message it does not
+    // know yet may be one another process just accepted: the primary is asked too.
+    const result = await ctx.reads.run(
+      accountId,
+      (database) => listEvents({ database, rollups: ctx.rollups }, accountId, filter, (err) => c.get("log").warn({ err }, "event roll-up failed")),
+      { retryOnPrimary: (r) => filter.messageId !== undefined && r.TotalRecords === 0 },
+    );
     return c.json(result, 200);
   });
 }

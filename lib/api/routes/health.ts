@@ -1,12 +1,15 @@
 import { Hono } from "hono";
 import type { AppContext } from "../../context";
 import { isMigrated } from "../../storage/migrate";
+import { describeReplicaHealth } from "../../storage/replica-lag";
 
 /**
  * /healthz: the process answers and the embedded PostgreSQL server it owns
  * runs (while that server is down the process is not healthy: a liveness
  * probe may restart it). /readyz: the database and the queue answer and
- * migrations are applied.
+ * migrations are applied. With a read replica configured, /readyz also
+ * tells its state (`readReplica`); it never makes the process unready: the
+ * event reads run on the primary meanwhile (docs/adr/0037).
  */
 export function createHealthRoutes(ctx: AppContext): Hono {
   const app = new Hono();
@@ -31,6 +34,8 @@ export function createHealthRoutes(ctx: AppContext): Hono {
       checks.queue = `unreachable: ${(err as Error).message}`;
     }
     const ready = Object.values(checks).every((v) => v === "ok");
+    const replica = ctx.reads.health();
+    if (replica.state !== "none") checks.readReplica = describeReplicaHealth(replica);
     return c.json({ status: ready ? "ready" : "not ready", checks }, ready ? 200 : 503);
   });
   return app;

@@ -27,8 +27,12 @@ export function addStatsRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void 
     if (bucketCount(StartDate, EndDate, Interval) > MAX_STATS_BUCKETS) {
       return errorResponse(c, [errorItem(422, "EndDate")]);
     }
-    const stats = await eventStats(ctx, c.get("auth").accountId, { startDate: StartDate, endDate: EndDate, interval: Interval }, (err) =>
-      c.get("log").warn({ err }, "event roll-up failed"),
+    const accountId = c.get("auth").accountId;
+    // On the read replica when it has this account's writes (docs/adr/0035, 0036).
+    const stats = await ctx.reads.run(accountId, (database) =>
+      eventStats({ database, rollups: ctx.rollups }, accountId, { startDate: StartDate, endDate: EndDate, interval: Interval }, (err) =>
+        c.get("log").warn({ err }, "event roll-up failed"),
+      ),
     );
     return c.json(stats, 200);
   });
