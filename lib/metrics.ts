@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { DiskMonitor, DiskStatus } from "./storage/disk-space";
+import type { ReplicaHealth } from "./storage/replica-lag";
 
 /**
  * What /metrics reports beyond HTTP (docs/OPERATIONS.md): deliveries by outcome and
@@ -15,7 +16,13 @@ export interface AppMetrics {
   webhookAttempts: Counter<"result">;
 }
 
-export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query">, disk?: Pick<DiskMonitor, "status">): AppMetrics {
+export function createAppMetrics(
+  registry: Registry,
+  pool: Pick<pg.Pool, "query">,
+  disk?: Pick<DiskMonitor, "status">,
+  /** The read replica's latest check (docs/adr/0037); absent or `none` without one. */
+  replica?: () => ReplicaHealth,
+): AppMetrics {
   const deliveries = new Counter({
     name: "mailroom_deliveries_total",
     help: "Delivery attempts by outcome (delivered, deferred, failed, rejected)",
@@ -106,6 +113,26 @@ export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query"
     diskGauge("mailroom_data_dir_size_bytes", "Size of the data directory's file system", (s) => s.totalBytes);
     diskGauge("mailroom_data_dir_min_free_bytes", "MAILROOM_DISK_MIN_FREE in bytes: below it new messages are refused with 503", (s) => s.minFreeBytes);
     diskGauge("mailroom_data_dir_space_level", "0 ok, 1 below MAILROOM_DISK_WARN_FREE, 2 below MAILROOM_DISK_MIN_FREE (acceptance refused)", (s) => level[s.level]);
+  }
+  if (replica && replica().state !== "none") {
+    new Gauge({
+      name: "mailroom_read_replica_serving",
+      help: "1 while the read replica (MAILROOM_READ_DATABASE_URL) serves the event reads, 0 while they run on the primary (down, behind or not in recovery)",
+      registers: [registry],
+      collect() {
+        this.set(replica().state === "ok" ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "mailroom_read_replica_lag_seconds",
+      help: "Age of the oldest change on the primary the read replica has not replayed, at its latest check; absent while it is unreachable",
+      registers: [registry],
+      collect() {
+        const h = replica();
+        this.reset();
+        if (h.state === "ok" || h.state === "behind") this.set(h.lagMs / 1000);
+      },
+    });
   }
   return { deliveries, webhookAttempts };
 }

@@ -131,7 +131,7 @@ export function buildAppContext(base: {
     reads,
     publicUrl: base.config.publicUrl,
     httpMetrics,
-    metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk),
+    metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk, reads.health),
     // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
     accept: (acceptance) => {
       disk.assertAccepting();

@@ -51,6 +51,10 @@ describe.skipIf(!bin)("event reads from a streaming replica", () => {
     await expect.poll(async () => (await pair.standbyQuery<{ s: string }>("SELECT pg_get_wal_replay_pause_state() AS s"))[0]!.s, { timeout: 10_000 }).toBe("paused");
     await primary.query("UPDATE events SET reason = $2 WHERE account_id = $1", [accountId, reason]);
   };
+  const serving = async () => {
+    const text = await (await app.fetch("/metrics", { headers: { Authorization: "Bearer metrics-token" } })).text();
+    return /^mailroom_read_replica_serving (\d)$/m.exec(text)?.[1];
+  };
   const resume = () => pair.standbyQuery("SELECT pg_wal_replay_resume()");
 
   beforeAll(async () => {
@@ -61,6 +65,7 @@ describe.skipIf(!bin)("event reads from a streaming replica", () => {
       MAILROOM_READ_CHECK_INTERVAL: "50ms",
       MAILROOM_READ_MAX_LAG: "60s",
       MAILROOM_WORKERS: "off",
+      MAILROOM_METRICS_TOKEN: "metrics-token",
     });
     primary = new pg.Pool({ connectionString: pair.primaryUrl, max: 2 });
     const account = await createTestAccount(app.ctx);
@@ -79,6 +84,7 @@ describe.skipIf(!bin)("event reads from a streaming replica", () => {
     await replicaServes();
     // The replica has replayed the acceptance: the account's reads go back to it.
     await expect.poll(() => app.ctx.reads.run(accountId, async (db) => db === app.ctx.readDatabase), { timeout: 10_000 }).toBe(true);
+    expect(await serving()).toBe("1");
     await diverge("changed on the primary");
     try {
       const body = await events(`?MessageID=${messageId}`);
@@ -120,6 +126,7 @@ describe.skipIf(!bin)("event reads from a streaming replica", () => {
     const ready = await readyz();
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe("ready");
+    expect(await serving()).toBe("0");
     const messageId = await send("while the replica is down");
     expect((await events(`?MessageID=${messageId}`)).TotalRecords).toBe(1);
     const stats = await app.fetch(`/api/v1/stats?StartDate=${Math.floor(Date.now() / 1000) - 3600}&EndDate=${Math.floor(Date.now() / 1000)}`, { headers: bearer(key) });
