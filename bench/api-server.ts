@@ -2,7 +2,9 @@
  * Child process of bench/api.ts: the Mailroom server (API only, no
  * dashboard, workers off) with an `unlimited` account and preloaded events.
  * Talks to its parent over IPC: sends {type:"ready", ...}, answers
- * {type:"rss"} and {type:"stop"}.
+ * {type:"rss"} and {type:"stop"}. With BENCH_READ_DATABASE_URL the event
+ * reads go to that replica (bench/read-replica.ts), and {type:"ryw"} measures
+ * how long an account's reads stay on the primary after a send.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -20,6 +22,7 @@ async function main() {
     NODE_ENV: "production",
     MAILROOM_DATA_DIR: dataDir,
     ...(process.env.BENCH_DATABASE_URL && { DATABASE_URL: process.env.BENCH_DATABASE_URL }),
+    ...(process.env.BENCH_READ_DATABASE_URL && { MAILROOM_READ_DATABASE_URL: process.env.BENCH_READ_DATABASE_URL }),
     MAILROOM_EMBEDDED_PG_PORT: "0",
     PORT: "0",
     MAILROOM_WORKERS: "off",
@@ -69,6 +72,8 @@ async function main() {
       const u = process.cpuUsage();
       send({ type: "cpu", micros: u.user + u.system });
     }
+    if (msg.type === "replica") send({ type: "replica", health: await server.ctx.reads.check() });
+    if (msg.type === "ryw") send({ type: "ryw", windows: await readYourWritesWindows(server, account.apiKey, account.accountId) });
     if (msg.type === "stop") {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -85,6 +90,26 @@ async function main() {
     messageId: rows[0]!.id,
     events: rows[0]!.n,
   });
+}
+
+/**
+ * For 100 sends, one every 100 ms: the milliseconds from POST /email's answer until
+ * the account's reads are routed to the replica again (docs/adr/0036).
+ */
+async function readYourWritesWindows(server: Awaited<ReturnType<typeof startServer>>, apiKey: string, accountId: string): Promise<number[]> {
+  const { reads, readDatabase } = server.ctx;
+  const onReplica = () => reads.run(accountId, async (db) => db === readDatabase);
+  const windows: number[] = [];
+  const body = JSON.stringify({ From: { email: "bench@example.com" }, To: [{ email: "r@example.net" }], Subject: "ryw", ContentType: "Text", PlainContent: "x" });
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${server.url}/api/v1/email`, { method: "POST", headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" }, body });
+    await res.arrayBuffer();
+    const t0 = performance.now();
+    while (!(await onReplica())) await new Promise((r) => setTimeout(r, 2));
+    windows.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return windows;
 }
 
 main().catch((err) => {

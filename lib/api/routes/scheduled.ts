@@ -114,7 +114,10 @@ export function addScheduledRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): v
   app.openapi(cancelRoute, async (c) => {
     const { MessageID } = c.req.valid("param");
     if (!isUuid(MessageID)) return apiError(c, 404);
-    const change = await cancelScheduledMessage(ctx.database, ctx.boss, c.get("auth").accountId, MessageID);
+    const accountId = c.get("auth").accountId;
+    const change = await cancelScheduledMessage(ctx.database, ctx.boss, accountId, MessageID);
+    // Its `failed` events are the caller's write: its event reads wait for the replica to have them (docs/adr/0036).
+    ctx.reads.noteWrite(accountId);
     return answer(c, change, MessageID);
   });
 }
