@@ -79,8 +79,12 @@ async function run(label: string, env: Record<string, string>) {
     console.error(`${label}: GET /events?${name} at 100/s  p50 ${g.p50} ms  p99 ${g.p99} ms  max ${g.max} ms  errors ${g.errors}`);
   }
   await autocannon({ ...post, connections, duration: 2 }); // warm-up
+  // The server's CPU per request: less sensitive to a busy machine than req/s.
+  const cpu0 = (await ask<{ micros: number }>(child, "cpu")).micros;
   const r = await autocannon({ ...post, connections, duration });
-  console.error(`${label}: POST /email ${Math.round(r.requests.average)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}`);
+  const cpu1 = (await ask<{ micros: number }>(child, "cpu")).micros;
+  const perRequest = Math.round((cpu1 - cpu0) / Math.max(1, r.requests.average * duration));
+  console.error(`${label}: POST /email ${Math.round(r.requests.average)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  server CPU ${perRequest} µs/req`);
   if (env.BENCH_READ_DATABASE_URL) {
     const { windows } = await ask<{ windows: number[] }>(child, "ryw");
     const sorted = windows.sort((a, b) => a - b);

@@ -62,3 +62,16 @@ describe("disk settings", () => {
     expect(() => buildConfig({ MAILROOM_DISK_MIN_FREE: "lots" })).toThrow(/MAILROOM_DISK_MIN_FREE/);
   });
 });
+
+describe("MAILROOM_READ_DATABASE_URL", () => {
+  it("is off by default (an empty value too), and carries its lag limit and check interval when set", () => {
+    expect(buildConfig({}).readReplica).toBeUndefined();
+    expect(buildConfig({ MAILROOM_READ_DATABASE_URL: "" }).readReplica).toBeUndefined();
+    const url = "postgres://mailroom@replica.internal:5432/mailroom";
+    expect(buildConfig({ MAILROOM_READ_DATABASE_URL: url }).readReplica).toEqual({ url, maxLagMs: 30_000, checkIntervalMs: 250 });
+    expect(buildConfig({ MAILROOM_READ_DATABASE_URL: url, MAILROOM_READ_MAX_LAG: "5s", MAILROOM_READ_CHECK_INTERVAL: "100ms" }).readReplica).toMatchObject({ maxLagMs: 5000, checkIntervalMs: 100 });
+    expect(() => buildConfig({ MAILROOM_READ_DATABASE_URL: "not a url" })).toThrow(ConfigError);
+    expect(() => buildConfig({ MAILROOM_READ_DATABASE_URL: url, MAILROOM_READ_MAX_LAG: "0" })).toThrow(ConfigError);
+    expect(() => buildConfig({ MAILROOM_READ_DATABASE_URL: url, MAILROOM_READ_CHECK_INTERVAL: "2m" })).toThrow(ConfigError);
+  });
+});
