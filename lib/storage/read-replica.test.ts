@@ -100,6 +100,18 @@ describe("the read router", () => {
     expect(answer).toBe(1);
   });
 
+  it("tells its first verdict and each change once", async () => {
+    const changes: string[] = [];
+    const replicaWal = { lsn: "0/1", down: true };
+    const router = createReadRouter({ primary: fakeServer("primary", { lsn: "0/1" }), replica: fakeServer("replica", replicaWal), maxLagMs: 5000, checkIntervalMs: 100, onChange: (h) => changes.push(h.state) });
+    await router.check();
+    await router.check();
+    replicaWal.down = false;
+    await router.check();
+    await router.check();
+    expect(changes).toEqual(["unreachable", "ok"]);
+  });
+
   it("never reads a server that is not in recovery", async () => {
     const { router, replicaWal, served, tick } = setup();
     replicaWal.standby = false;

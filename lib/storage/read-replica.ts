@@ -61,8 +61,11 @@ export function createReadRouter(options: ReadRouterOptions): ReadRouter {
   let timer: NodeJS.Timeout | undefined;
   let checking: Promise<ReplicaHealth> | undefined;
 
+  let checked = false;
   const setHealth = (next: ReplicaHealth) => {
-    const changed = next.state !== health.state;
+    // The first verdict is told too: a replica unreachable from the start is logged.
+    const changed = !checked || next.state !== health.state;
+    checked = true;
     health = next;
     if (changed) options.onChange?.(next);
   };

@@ -144,4 +144,25 @@ describe.skipIf(!bin)("event reads from a streaming replica", () => {
       await resume();
     }
   });
+
+  it("starts while the replica is down, reads from the primary, and takes the replica when it comes up", async () => {
+    await pair.stopStandby();
+    const second = await startTestApp({
+      DATABASE_URL: pair.primaryUrl,
+      MAILROOM_READ_DATABASE_URL: pair.standbyUrl,
+      MAILROOM_READ_CHECK_INTERVAL: "50ms",
+      MAILROOM_WORKERS: "off",
+    });
+    try {
+      const res = await second.fetch("/api/v1/events", { headers: bearer(key) });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as EventsBody).TotalRecords).toBeGreaterThan(0);
+      const checks = async () => ((await (await second.fetch("/readyz")).json()) as { checks: Record<string, string> }).checks.readReplica;
+      await expect.poll(checks, { timeout: 10_000 }).toMatch(/^unreachable: /);
+      await pair.startStandby();
+      await expect.poll(checks, { timeout: 30_000, interval: 100 }).toBe("ok");
+    } finally {
+      await second.stop();
+    }
+  });
 });
