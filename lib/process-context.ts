@@ -8,10 +8,12 @@ import { createApiKeyAuthCache } from "./domain/api-keys";
 import { createTrackingSecretSource } from "./domain/tracking-secret";
 import { createDashboardApiCache } from "./api-client/dashboard-cache";
 import { createRollupScheduler } from "./domain/event-counts";
+import { createBacklogMonitor } from "./domain/delivery-backlog";
 import { createMessageFactsWriter } from "./domain/tracked-links";
 import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
+import { waitingDeliverEntries } from "./queue/delivery-backlog-sql";
 import { setServerContext } from "./runtime";
 import { openDatabase, type Database } from "./storage/database";
 import { createDiskMonitor, type DiskMonitor } from "./storage/disk-space";
@@ -75,6 +77,7 @@ export async function openProcessContext(
   const ctx = buildAppContext({ config, database, boss, log, databaseServer });
   stack.push(async () => {
     ctx.disk.stop();
+    ctx.backlog.stop();
     ctx.outage.stop();
   });
   setServerContext(ctx);
@@ -92,6 +95,12 @@ export function buildAppContext(base: { config: Config; database: Database; boss
     intervalMs: diskConfig.checkIntervalMs,
     log: base.log,
   });
+  const backlog = createBacklogMonitor({
+    max: base.config.backlog.maxMessages,
+    intervalMs: base.config.backlog.checkIntervalMs,
+    read: (bound) => waitingDeliverEntries(base.database.pool, bound),
+    log: base.log,
+  });
   // Single messages and batches share one group commit (docs/adr/0102, docs/adr/0126).
   const acceptUnit = createUnitAcceptor(base.database, base.boss);
   const acceptor = singleAcceptor(acceptUnit);
@@ -101,16 +110,20 @@ export function buildAppContext(base: { config: Config; database: Database; boss
     httpMetrics,
     metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk),
     // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
+    // Past MAILROOM_MAX_BACKLOG waiting messages, nothing new for the workers (docs/adr/0322); a scheduled send waits for its time anyway.
     accept: (acceptance) => {
       disk.assertAccepting();
+      if (acceptance.sendAt === undefined) backlog.assertAccepting();
       return acceptor(acceptance);
     },
     acceptBatch: (unit) => {
       disk.assertAccepting();
+      if (unit.items.some((item) => item.sendAt === undefined)) backlog.assertAccepting();
       return acceptUnit(unit);
     },
     outage: createOutageLog(base.log, () => base.database.pool.query("SELECT 1")),
     disk,
+    backlog,
     deliveryLoader: createMessageLoader(base.database.pool),
     roundWriter: createRoundWriter(base.database, base.boss),
     messageFacts: createMessageFactsWriter(base.database),
