@@ -2,7 +2,7 @@
  * `npm run bench:e2e [-- --connections 16 --seconds 20 --warmup 3 --no-fault
  *   --fault-connections 8 --kill-after 3 --recovery-timeout 420 --drain-timeout 300
  *   --workers inline|process|off --dashboard --cpu-prof <dir> --json
- *   --against postfix --rounds 2 --postfix-messages 10000]`
+ *   --against postfix --rounds 2 --postfix-messages 10000 --idle 5]`
  *
  * The end-to-end benchmark (docs/BENCHMARKS.md), on the default topology started as
  * `npm start` does (test/support/topology.ts: `node --import tsx
@@ -32,6 +32,10 @@
  *    directory. Prints the seconds from the restart command until every
  *    recipient accepted (200 received) before the kill has its final event,
  *    and accepted / finalised / lost counts. Gives up after --recovery-timeout s.
+ *
+ * Before the main phase, --idle seconds with no load: the CPU each role spends
+ * per second doing nothing (pollers, timers), which every message's CPU
+ * figure carries in proportion to how few messages a second there are.
  *
  * With --against postfix (where Debian's postfix is installed; nothing is
  * installed here), the main phase runs --rounds times, each after a run of
@@ -75,6 +79,7 @@ const { values: args } = parseArgs({
     against: { type: "string" },
     rounds: { type: "string", default: "2" },
     "postfix-messages": { type: "string", default: "10000" },
+    idle: { type: "string", default: "5" },
   },
 });
 const connections = Number(args.connections);
@@ -116,6 +121,17 @@ function dbPool(url: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => {}); // the fault phase kills its server
   return pool;
+}
+
+/**
+ * The server's WAL position and pg_stat_wal's counters (the whole cluster, the benchmark's own reads
+ * included, which write none): bytes, records and full-page images.
+ */
+async function walPosition(pool: pg.Pool): Promise<{ bytes: number; records: number; fullPageImages: number }> {
+  const { rows } = await pool.query<{ bytes: string; records: string; fpi: string }>(
+    "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS bytes, wal_records AS records, wal_fpi AS fpi FROM pg_stat_wal",
+  );
+  return { bytes: Number(rows[0]!.bytes), records: Number(rows[0]!.records), fullPageImages: Number(rows[0]!.fpi) };
 }
 
 /** Polls until every recipient of `ids` has a final event, or the deadline. */
@@ -247,12 +263,14 @@ async function main() {
       return { ...roles, sink: readStat(sink.proc.pid!)?.cpuMs ?? NaN, load: readStat(load.proc.pid!)?.cpuMs ?? NaN };
     };
     const mainPhase = async () => {
+      const wal0 = await walPosition(pool);
       const sink0 = await sinkStats();
       const cpu0 = cpuOf();
       const memory = memorySampler(topology!, { sink: sink.proc.pid!, load: load.proc.pid! });
       const main = await run({ tag: "main", connections, seconds });
       const drained = await untilFinal(pool, account.accountId, main.ids, Number(args["drain-timeout"]) * 1000, 200);
       const cpu1 = cpuOf();
+      const wal1 = await walPosition(pool);
       const peaks = memory.stop();
       const sink1 = await sinkStats();
       const latency = await deliveryLatencies(pool, account.accountId, main.ids);
@@ -278,6 +296,9 @@ async function main() {
         acceptedToDelivered: { p50: pct(latency.ms, 50), p99: pct(latency.ms, 99), max: pct(latency.ms, 100) },
         cpuMsPerMessage: cpuPerMessage,
         cpuMsPerMessageTotal: cpuTotal,
+        walBytesPerMessage: (wal1.bytes - wal0.bytes) / Math.max(1, delivered),
+        walFullPageImagesPerMessage: (wal1.fullPageImages - wal0.fullPageImages) / Math.max(1, delivered),
+        walRecordsPerMessage: (wal1.records - wal0.records) / Math.max(1, delivered),
         peakMemoryKb: peaks,
         sinkMessages: sink1.messages - sink0.messages,
         non200: main.statuses,
@@ -291,11 +312,21 @@ main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipien
   POST /email         p50 ${ms(figures.post.p50)}, p99 ${ms(figures.post.p99)}, p99.9 ${ms(figures.post.p999)}, max ${ms(figures.post.max)}
   accepted→delivered  p50 ${ms(figures.acceptedToDelivered.p50)}, p99 ${ms(figures.acceptedToDelivered.p99)}, max ${ms(figures.acceptedToDelivered.max)}
   CPU ms/message      ${appLabel} ${cpuPerMessage.app.toFixed(2)}, worker processes ${cpuPerMessage.workers.toFixed(2)}, PostgreSQL ${cpuPerMessage.postgres.toFixed(2)}, other children ${cpuPerMessage.other.toFixed(2)}, sink ${cpuPerMessage.sink.toFixed(2)}, load ${cpuPerMessage.load.toFixed(2)}; total ${cpuTotal.toFixed(2)}
+  WAL                 ${(figures.walBytesPerMessage / 1024).toFixed(1)} KB and ${figures.walRecordsPerMessage.toFixed(0)} records per message, of them ${figures.walFullPageImagesPerMessage.toFixed(1)} full-page images
   peak memory         ${Object.entries(peaks).map(([k, v]) => `${k} ${mb(v)}`).join("; ")}`);
       // 429s are the backlog's pushback (docs/contract.md §18), not a loss: what was accepted must be final.
       const ok = drained.done && drained.counts.inDatabase === accepted && drained.counts.finalEvents === drained.counts.finalRecipients;
       return { figures, ok };
     };
+
+    const idleSeconds = Number(args.idle);
+    if (idleSeconds > 0) {
+      const before = cpuOf();
+      await sleep(idleSeconds * 1000);
+      const after = cpuOf();
+      const perSecond = Object.entries(after).map(([role, v]) => `${role} ${((v - before[role as keyof typeof before]) / idleSeconds).toFixed(1)}`);
+      console.log(`\nidle ${idleSeconds} s, no load: CPU ms per second ${perSecond.join(", ")}`);
+    }
 
     let ok = true;
     const rounds: { postfix?: PostfixFigures; mailroom: Awaited<ReturnType<typeof mainPhase>>["figures"] }[] = [];
