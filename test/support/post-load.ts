@@ -102,7 +102,10 @@ export function startPostLoad(options: PostLoadOptions): PostLoad {
         } else {
           result.statuses[res.status] = (result.statuses[res.status] ?? 0) + 1;
           // As a client should: a 429 (the delivery backlog's pushback, docs/contract.md §18) or 503 says when to come back.
-          if (res.retryAfter !== undefined) await new Promise((r) => setTimeout(r, Math.min(res.retryAfter! * 1000, Math.max(0, endAt - Date.now()))));
+          if (res.retryAfter !== undefined) {
+            const until = Math.min(Date.now() + res.retryAfter * 1000, endAt);
+            while (!stopped && Date.now() < until) await new Promise((r) => setTimeout(r, 50)); // stop() ends the wait
+          }
         }
       } catch {
         result.errors++;
