@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { DiskMonitor, DiskStatus } from "./storage/disk-space";
+import type { BacklogMonitor } from "./domain/delivery-backlog";
 
 /**
  * What /metrics reports beyond HTTP (docs/OPERATIONS.md): deliveries by outcome and
@@ -15,7 +16,12 @@ export interface AppMetrics {
   webhookAttempts: Counter<"result">;
 }
 
-export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query">, disk?: Pick<DiskMonitor, "status">): AppMetrics {
+export function createAppMetrics(
+  registry: Registry,
+  pool: Pick<pg.Pool, "query">,
+  disk?: Pick<DiskMonitor, "status">,
+  backlog?: Pick<BacklogMonitor, "depth">,
+): AppMetrics {
   const deliveries = new Counter({
     name: "mailroom_deliveries_total",
     help: "Delivery attempts by outcome (delivered, deferred, failed, rejected)",
@@ -106,6 +112,19 @@ export function createAppMetrics(registry: Registry, pool: Pick<pg.Pool, "query"
     diskGauge("mailroom_data_dir_size_bytes", "Size of the data directory's file system", (s) => s.totalBytes);
     diskGauge("mailroom_data_dir_min_free_bytes", "MAILROOM_DISK_MIN_FREE in bytes: below it new messages are refused with 503", (s) => s.minFreeBytes);
     diskGauge("mailroom_data_dir_space_level", "0 ok, 1 below MAILROOM_DISK_WARN_FREE, 2 below MAILROOM_DISK_MIN_FREE (acceptance refused)", (s) => level[s.level]);
+  }
+  // The delivery backlog's latest reading (docs/adr/0322: read on its interval, never per scrape); absent when not read.
+  if (backlog) {
+    new Gauge({
+      name: "mailroom_delivery_backlog_messages",
+      help: "Messages waiting for a delivery worker, counted up to MAILROOM_MAX_BACKLOG: at that value new mail is refused (429, SMTP 451)",
+      registers: [registry],
+      collect() {
+        const depth = backlog.depth();
+        this.reset();
+        if (depth !== undefined) this.set(depth);
+      },
+    });
   }
   return { deliveries, webhookAttempts };
 }

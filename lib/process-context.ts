@@ -108,7 +108,7 @@ export function buildAppContext(base: { config: Config; database: Database; boss
     ...base,
     publicUrl: base.config.publicUrl,
     httpMetrics,
-    metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk),
+    metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk, backlog),
     // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
     // Past MAILROOM_MAX_BACKLOG waiting messages, nothing new for the workers (docs/adr/0322); a scheduled send waits for its time anyway.
     accept: (acceptance) => {

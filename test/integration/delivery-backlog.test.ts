@@ -59,6 +59,7 @@ describe("the delivery backlog pushes acceptance back", () => {
   it("accepts up to the maximum, then answers 429 with Retry-After and the envelope, storing nothing", async () => {
     for (let i = 0; i < MAX; i++) expect((await post("/email", message())).status).toBe(200);
     expect(await app.ctx.backlog.sample()).toBe(MAX);
+    expect(await app.ctx.httpMetrics.registry.getSingleMetricAsString("mailroom_delivery_backlog_messages")).toMatch(new RegExp(`^mailroom_delivery_backlog_messages ${MAX}$`, "m"));
 
     const res = await post("/email", message());
     expect(res.status).toBe(429);
