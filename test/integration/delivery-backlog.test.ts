@@ -74,6 +74,20 @@ describe("the delivery backlog pushes acceptance back", () => {
     expect(await messageCount()).toBe(MAX);
   });
 
+  it("consumes nothing of a limited key's windows, and says so in its X-RateLimit headers", async () => {
+    const limited = await createTestAccount(app.ctx, { name: "Limited", plan: "starter", domain: "limited.example" });
+    const res = await app.fetch("/api/v1/email", {
+      method: "POST",
+      headers: bearer(limited.apiKey),
+      body: JSON.stringify(message({ From: { email: "ann@limited.example" } })),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("1");
+    // starter: 50 a minute, the tightest window; the refused message took none of it.
+    expect(res.headers.get("x-ratelimit-limit")).toBe("50");
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("50");
+  });
+
   it("still accepts a scheduled send: it waits for its time, not for a worker", async () => {
     const res = await post("/email", message({ SendAt: Math.floor(Date.now() / 1000) + 3600 }));
     expect(res.status).toBe(200);
