@@ -95,6 +95,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     // The data directory's free space, watched by the app process (docs/adr/0007): known before the first request.
     await ctx.disk.sample();
     ctx.disk.start();
+    // The delivery backlog, read by the process that accepts (docs/adr/0322): known before the first request.
+    await ctx.backlog.sample();
+    ctx.backlog.start();
     // Credentials a failed first start never printed are issued again only when this start prints them.
     const firstStart = await ensureFirstStart(ctx, { reissueUnshown: !config.quietStart });
     // Worker processes stop after HTTP has drained and before the database: their place on the stop stack is here.

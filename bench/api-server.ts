@@ -26,6 +26,8 @@ async function main() {
     MAILROOM_EMBEDDED_PG_PORT: "0",
     PORT: "0",
     MAILROOM_WORKERS: "off",
+    // Nothing delivers here: the API is measured alone, past any delivery backlog (docs/contract.md §18).
+    MAILROOM_MAX_BACKLOG: "0",
     MAILROOM_INBOUND_PORT: "0",
     MAILROOM_SUBMISSION_PORT: "0",
     MAILROOM_SUBMISSION_TLS_PORT: "0",

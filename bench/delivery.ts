@@ -137,6 +137,8 @@ async function main() {
     MAILROOM_SUBMISSION_PORT: "0",
     MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_WORKERS: "off",
+    // The queue is filled with nothing delivering: no backlog pushback (docs/contract.md §18).
+    MAILROOM_MAX_BACKLOG: "0",
     MAILROOM_DELIVERY: "relay",
     SMTP_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
     MAILROOM_QUIET_START: "true",

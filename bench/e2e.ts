@@ -1,7 +1,8 @@
 /**
  * `npm run bench:e2e [-- --connections 16 --seconds 20 --warmup 3 --no-fault
  *   --fault-connections 8 --kill-after 3 --recovery-timeout 420 --drain-timeout 300
- *   --workers inline|process|off --dashboard --cpu-prof <dir> --json]`
+ *   --workers inline|process|off --dashboard --cpu-prof <dir> --json
+ *   --against postfix --rounds 2 --postfix-messages 10000 --idle 5]`
  *
  * The end-to-end benchmark (docs/BENCHMARKS.md), on the default topology started as
  * `npm start` does (test/support/topology.ts: `node --import tsx
@@ -32,6 +33,18 @@
  *    recipient accepted (200 received) before the kill has its final event,
  *    and accepted / finalised / lost counts. Gives up after --recovery-timeout s.
  *
+ * Before the main phase, --idle seconds with no load: the CPU each role spends
+ * per second doing nothing (pollers, timers), which every message's CPU
+ * figure carries in proportion to how few messages a second there are.
+ *
+ * With --against postfix (where Debian's postfix is installed; nothing is
+ * installed here), the main phase runs --rounds times, each after a run of
+ * the Postfix reference (bench/postfix-reference.ts: Postfix's default relay
+ * to smtp-sink, fed --postfix-messages 2 KB messages by smtp-source on
+ * --connections connections), so that the two alternate in the same minutes;
+ * then Mailroom's delivered/s is printed as a multiple of Postfix's, with
+ * both figures and the CPU ms per message of all processes beside each.
+ *
  * CPU per message is less sensitive to a busy machine than rates; the load
  * average is printed at the start and the end. Exits non-zero when something
  * accepted was lost or not finalised.
@@ -46,6 +59,7 @@ import type { SinkStats } from "../test/support/counting-sink";
 import { activeDeliverJobs, deliveryLatencies, describeReconciliation, pendingRecipients, reconcile, type Reconciliation } from "../test/support/final-events";
 import { BENCH_HTML, type PostLoadOptions, type PostLoadResult } from "../test/support/post-load";
 import { readStat } from "../test/support/proc-stats";
+import { postfixMissing, runPostfixRound, type PostfixFigures } from "./postfix-reference";
 import { cpuByRole, createUnlimitedAccount, pssKb, rssKb, startTopology, type Topology } from "../test/support/topology";
 
 const { values: args } = parseArgs({
@@ -62,6 +76,10 @@ const { values: args } = parseArgs({
     dashboard: { type: "boolean", default: false },
     "cpu-prof": { type: "string" },
     json: { type: "boolean", default: false },
+    against: { type: "string" },
+    rounds: { type: "string", default: "2" },
+    "postfix-messages": { type: "string", default: "10000" },
+    idle: { type: "string", default: "5" },
   },
 });
 const connections = Number(args.connections);
@@ -70,6 +88,8 @@ const warmup = Number(args.warmup);
 const cpuProf = args["cpu-prof"] ? path.resolve(args["cpu-prof"]) : undefined;
 const fault = !args["no-fault"] && !cpuProf;
 const here = import.meta.dirname;
+if (args.against !== undefined && args.against !== "postfix") throw new Error(`--against: only "postfix" is known, not ${args.against}`);
+const againstPostfix = args.against === "postfix";
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN);
 const ms = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : "n/a");
@@ -101,6 +121,17 @@ function dbPool(url: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => {}); // the fault phase kills its server
   return pool;
+}
+
+/**
+ * The server's WAL position and pg_stat_wal's counters (the whole cluster, the benchmark's own reads
+ * included, which write none): bytes, records and full-page images.
+ */
+async function walPosition(pool: pg.Pool): Promise<{ bytes: number; records: number; fullPageImages: number }> {
+  const { rows } = await pool.query<{ bytes: string; records: string; fpi: string }>(
+    "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS bytes, wal_records AS records, wal_fpi AS fpi FROM pg_stat_wal",
+  );
+  return { bytes: Number(rows[0]!.bytes), records: Number(rows[0]!.records), fullPageImages: Number(rows[0]!.fpi) };
 }
 
 /** Polls until every recipient of `ids` has a final event, or the deadline. */
@@ -159,7 +190,36 @@ function memorySampler(topology: Topology, others: Record<string, number>) {
   };
 }
 
+function describePostfix(p: PostfixFigures): string {
+  const c = p.cpuMsPerMessage;
+  return `${p.delivered} delivered in ${p.seconds.toFixed(1)} s = ${p.deliveredPerSecond.toFixed(0)}/s (smtp-source done at ${p.acceptedPerSecond.toFixed(0)}/s); CPU ms/message Postfix ${c.postfix.toFixed(2)}, smtp-source ${c.smtpSource.toFixed(2)}, smtp-sink ${c.smtpSink.toFixed(2)}; total ${c.total.toFixed(2)}`;
+}
+
+/** Each pair, then the headline: the mean of Mailroom's rates over the mean of Postfix's. */
+function printComparison(rounds: { postfix: PostfixFigures; mailroom: { deliveredPerSecondWholeRun: number; cpuMsPerMessageTotal: number; post: { p99: number } } }[]): void {
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const lines = rounds.map(
+    ({ postfix: p, mailroom: m }, i) =>
+      `  round ${i + 1}  Postfix ${p.deliveredPerSecond.toFixed(0)}/s at ${p.cpuMsPerMessage.total.toFixed(2)} CPU ms/msg | Mailroom ${m.deliveredPerSecondWholeRun.toFixed(0)}/s at ${m.cpuMsPerMessageTotal.toFixed(2)} CPU ms/msg (POST p99 ${ms(m.post.p99)}) | ${(m.deliveredPerSecondWholeRun / p.deliveredPerSecond).toFixed(2)}×`,
+  );
+  const postfixRate = mean(rounds.map((r) => r.postfix.deliveredPerSecond));
+  const mailroomRate = mean(rounds.map((r) => r.mailroom.deliveredPerSecondWholeRun));
+  const postfixCpu = mean(rounds.map((r) => r.postfix.cpuMsPerMessage.total));
+  const mailroomCpu = mean(rounds.map((r) => r.mailroom.cpuMsPerMessageTotal));
+  console.log(`
+against Postfix (interleaved, all processes' CPU: Postfix's tree + smtp-source + smtp-sink | app + workers + PostgreSQL + sink + load)
+${lines.join("\n")}
+  Mailroom delivers ${(mailroomRate / postfixRate).toFixed(2)}× Postfix's rate: ${mailroomRate.toFixed(0)}/s at ${mailroomCpu.toFixed(2)} CPU ms/msg against ${postfixRate.toFixed(0)}/s at ${postfixCpu.toFixed(2)} (means of ${rounds.length} rounds)`);
+}
+
 async function main() {
+  if (againstPostfix) {
+    const missing = postfixMissing();
+    if (missing) {
+      console.error(`bench:e2e --against postfix: ${missing}`);
+      process.exit(2);
+    }
+  }
   const started = { loadavg: loadavg(), at: new Date().toISOString() };
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-e2e-"));
   const children: ChildProcess[] = [];
@@ -197,47 +257,54 @@ async function main() {
       await untilFinal(pool, account.accountId, w.ids, 120_000, 500);
     }
 
-    // 1. Main phase.
+    // 1. Main phase: once, or interleaved with the Postfix reference (postfix, mailroom, postfix, mailroom, …).
     const cpuOf = () => {
       const roles = cpuByRole(topology!.processes());
       return { ...roles, sink: readStat(sink.proc.pid!)?.cpuMs ?? NaN, load: readStat(load.proc.pid!)?.cpuMs ?? NaN };
     };
-    const sink0 = await sinkStats();
-    const cpu0 = cpuOf();
-    const memory = memorySampler(topology, { sink: sink.proc.pid!, load: load.proc.pid! });
-    const main = await run({ tag: "main", connections, seconds });
-    const drained = await untilFinal(pool, account.accountId, main.ids, Number(args["drain-timeout"]) * 1000, 200);
-    const cpu1 = cpuOf();
-    const peaks = memory.stop();
-    const sink1 = await sinkStats();
-    const latency = await deliveryLatencies(pool, account.accountId, main.ids);
-    const accepted = main.ids.length;
-    const delivered = drained.counts.delivered;
-    const loadSeconds = (main.lastAt - main.firstAt) / 1000;
-    const wholeSeconds = (latency.lastDeliveredAt - main.firstAt) / 1000;
-    const duringLoad = latency.deliveredAt.filter((t) => t <= main.lastAt).length;
-    const post = [...main.latenciesMs].sort((a, b) => a - b);
-    const cpuPerMessage = Object.fromEntries(
-      Object.entries(cpu1).map(([role, v]) => [role, (v - cpu0[role as keyof typeof cpu0]) / Math.max(1, delivered)]),
-    ) as Record<keyof typeof cpu1, number>;
-    const cpuTotal = Object.values(cpuPerMessage).reduce((s, v) => s + v, 0);
-    const appLabel = topology.processes().some((p) => p.role === "workers") ? "app (API)" : "app (API + inline workers)";
-    const figures = {
-      accepted,
-      acceptedPerSecond: accepted / loadSeconds,
-      delivered,
-      deliveredPerSecondWholeRun: delivered / wholeSeconds,
-      deliveredPerSecondDuringLoad: duringLoad / loadSeconds,
-      drainedSecondsAfterLoad: (latency.lastDeliveredAt - main.lastAt) / 1000,
-      post: { p50: pct(post, 50), p99: pct(post, 99), p999: pct(post, 99.9), max: pct(post, 100) },
-      acceptedToDelivered: { p50: pct(latency.ms, 50), p99: pct(latency.ms, 99), max: pct(latency.ms, 100) },
-      cpuMsPerMessage: cpuPerMessage,
-      peakMemoryKb: peaks,
-      sinkMessages: sink1.messages - sink0.messages,
-      non200: main.statuses,
-      errors: main.errors,
-    };
-    console.log(`
+    const mainPhase = async () => {
+      const wal0 = await walPosition(pool);
+      const sink0 = await sinkStats();
+      const cpu0 = cpuOf();
+      const memory = memorySampler(topology!, { sink: sink.proc.pid!, load: load.proc.pid! });
+      const main = await run({ tag: "main", connections, seconds });
+      const drained = await untilFinal(pool, account.accountId, main.ids, Number(args["drain-timeout"]) * 1000, 200);
+      const cpu1 = cpuOf();
+      const wal1 = await walPosition(pool);
+      const peaks = memory.stop();
+      const sink1 = await sinkStats();
+      const latency = await deliveryLatencies(pool, account.accountId, main.ids);
+      const accepted = main.ids.length;
+      const delivered = drained.counts.delivered;
+      const loadSeconds = (main.lastAt - main.firstAt) / 1000;
+      const wholeSeconds = (latency.lastDeliveredAt - main.firstAt) / 1000;
+      const duringLoad = latency.deliveredAt.filter((t) => t <= main.lastAt).length;
+      const post = [...main.latenciesMs].sort((a, b) => a - b);
+      const cpuPerMessage = Object.fromEntries(
+        Object.entries(cpu1).map(([role, v]) => [role, (v - cpu0[role as keyof typeof cpu0]) / Math.max(1, delivered)]),
+      ) as Record<keyof typeof cpu1, number>;
+      const cpuTotal = Object.values(cpuPerMessage).reduce((s, v) => s + v, 0);
+      const appLabel = topology!.processes().some((p) => p.role === "workers") ? "app (API)" : "app (API + inline workers)";
+      const figures = {
+        accepted,
+        acceptedPerSecond: accepted / loadSeconds,
+        delivered,
+        deliveredPerSecondWholeRun: delivered / wholeSeconds,
+        deliveredPerSecondDuringLoad: duringLoad / loadSeconds,
+        drainedSecondsAfterLoad: (latency.lastDeliveredAt - main.lastAt) / 1000,
+        post: { p50: pct(post, 50), p99: pct(post, 99), p999: pct(post, 99.9), max: pct(post, 100) },
+        acceptedToDelivered: { p50: pct(latency.ms, 50), p99: pct(latency.ms, 99), max: pct(latency.ms, 100) },
+        cpuMsPerMessage: cpuPerMessage,
+        cpuMsPerMessageTotal: cpuTotal,
+        walBytesPerMessage: (wal1.bytes - wal0.bytes) / Math.max(1, delivered),
+        walFullPageImagesPerMessage: (wal1.fullPageImages - wal0.fullPageImages) / Math.max(1, delivered),
+        walRecordsPerMessage: (wal1.records - wal0.records) / Math.max(1, delivered),
+        peakMemoryKb: peaks,
+        sinkMessages: sink1.messages - sink0.messages,
+        non200: main.statuses,
+        errors: main.errors,
+      };
+      console.log(`
 main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipient each, ${warmup} s warm-up before (not counted)
   accepted            ${accepted} in ${loadSeconds.toFixed(1)} s = ${figures.acceptedPerSecond.toFixed(0)}/s (non-200: ${JSON.stringify(main.statuses)}, no answer: ${main.errors})
   delivered           ${delivered} = ${figures.deliveredPerSecondWholeRun.toFixed(0)}/s over the whole run (first POST → last delivery ${wholeSeconds.toFixed(1)} s); ${figures.deliveredPerSecondDuringLoad.toFixed(0)}/s during the load
@@ -245,11 +312,39 @@ main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipien
   POST /email         p50 ${ms(figures.post.p50)}, p99 ${ms(figures.post.p99)}, p99.9 ${ms(figures.post.p999)}, max ${ms(figures.post.max)}
   accepted→delivered  p50 ${ms(figures.acceptedToDelivered.p50)}, p99 ${ms(figures.acceptedToDelivered.p99)}, max ${ms(figures.acceptedToDelivered.max)}
   CPU ms/message      ${appLabel} ${cpuPerMessage.app.toFixed(2)}, worker processes ${cpuPerMessage.workers.toFixed(2)}, PostgreSQL ${cpuPerMessage.postgres.toFixed(2)}, other children ${cpuPerMessage.other.toFixed(2)}, sink ${cpuPerMessage.sink.toFixed(2)}, load ${cpuPerMessage.load.toFixed(2)}; total ${cpuTotal.toFixed(2)}
+  WAL                 ${(figures.walBytesPerMessage / 1024).toFixed(1)} KB and ${figures.walRecordsPerMessage.toFixed(0)} records per message, of them ${figures.walFullPageImagesPerMessage.toFixed(1)} full-page images
   peak memory         ${Object.entries(peaks).map(([k, v]) => `${k} ${mb(v)}`).join("; ")}`);
+      // 429s are the backlog's pushback (docs/contract.md §18), not a loss: what was accepted must be final.
+      const ok = drained.done && drained.counts.inDatabase === accepted && drained.counts.finalEvents === drained.counts.finalRecipients;
+      return { figures, ok };
+    };
+
+    const idleSeconds = Number(args.idle);
+    if (idleSeconds > 0) {
+      const before = cpuOf();
+      await sleep(idleSeconds * 1000);
+      const after = cpuOf();
+      const perSecond = Object.entries(after).map(([role, v]) => `${role} ${((v - before[role as keyof typeof before]) / idleSeconds).toFixed(1)}`);
+      console.log(`\nidle ${idleSeconds} s, no load: CPU ms per second ${perSecond.join(", ")}`);
+    }
+
+    let ok = true;
+    const rounds: { postfix?: PostfixFigures; mailroom: Awaited<ReturnType<typeof mainPhase>>["figures"] }[] = [];
+    for (let i = 0; i < (againstPostfix ? Number(args.rounds) : 1); i++) {
+      let postfix: PostfixFigures | undefined;
+      if (againstPostfix) {
+        postfix = await runPostfixRound({ messages: Number(args["postfix-messages"]), connections, payloadBytes: 2048, warmupMessages: 500 });
+        console.log(`\npostfix round ${i + 1}: ${describePostfix(postfix)}`);
+      }
+      const m = await mainPhase();
+      ok &&= m.ok;
+      rounds.push({ postfix, mailroom: m.figures });
+    }
+    if (againstPostfix) printComparison(rounds.map((r) => ({ postfix: r.postfix!, mailroom: r.mailroom })));
+    const figures = rounds.at(-1)!.mailroom;
 
     // 2. Fault phase.
     let faultFigures: Record<string, unknown> | undefined;
-    let ok = drained.done && drained.counts.inDatabase === accepted && drained.counts.finalEvents === drained.counts.finalRecipients;
     if (fault) {
       const faultAccount = await createUnlimitedAccount(topology.databaseUrl(), "Fault", "fault.example");
       const faultConnections = Number(args["fault-connections"]);
@@ -301,7 +396,7 @@ fault phase: ${faultConnections} connections; SIGKILL of the whole process group
       ok &&= recovered.done && c.inDatabase === c.accepted && c.finalEvents === c.finalRecipients;
     }
     console.log(`\nload average at the end ${loadavg()} (at the start ${started.loadavg}; ${os.cpus().length} cores)`);
-    if (args.json) console.log(JSON.stringify({ started, connections, seconds, warmup, workers: workersMode, dashboard: topology.dashboard, main: figures, fault: faultFigures, endLoadavg: loadavg() }, null, 2));
+    if (args.json) console.log(JSON.stringify({ started, connections, seconds, warmup, workers: workersMode, dashboard: topology.dashboard, main: figures, ...(againstPostfix && { rounds }), fault: faultFigures, endLoadavg: loadavg() }, null, 2));
     await pool.end().catch(() => {});
     await cleanup();
     if (!ok) {

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/profile-top.ts <file.cpuprofile> [--top N]`: the hot spots
+ * `npx tsx bench/profile-top.ts <file.cpuprofile> [--top N] [--callers <name>] [--within <name>]`: the hot spots
  * of a V8 CPU profile (`node --cpu-prof`), without a browser.
  *
  * Prints the top N (default 25) functions by self time and by inclusive
@@ -129,4 +129,23 @@ if (callersIndex >= 0) {
     if (hit) paths.set(chain.join("\n          <- "), (paths.get(chain.join("\n          <- ")) ?? 0) + us);
   }
   print(`Heaviest call paths into *${wanted}*`, paths);
+}
+
+// --within <name>: the time spent under functions named exactly <name>, by the package of the leaf frame
+// (e.g. `--within enqueueMany`: how much of the typed enqueue is zod's parse, pg-boss, pg).
+const withinIndex = args.indexOf("--within");
+if (withinIndex >= 0) {
+  const wanted = args[withinIndex + 1]!;
+  const byPackage = new Map<string, number>();
+  let under = 0;
+  for (const [id, us] of nodeTime) {
+    let hit = false;
+    for (let cur: number | undefined = id; cur !== undefined && !hit; cur = parent.get(cur)) hit = byId.get(cur)!.callFrame.functionName === wanted;
+    if (!hit) continue;
+    under += us;
+    const k = pkgKey(byId.get(id)!.callFrame);
+    byPackage.set(k, (byPackage.get(k) ?? 0) + us);
+  }
+  console.log(`\n${wanted}: ${ms(under).trim()} ms inclusive (${pct(under).trim()}% of busy)`);
+  print(`Under ${wanted}, by the leaf frame's package`, byPackage);
 }

@@ -21,6 +21,8 @@ async function main() {
     MAILROOM_EMBEDDED_PG_PORT: "0",
     PORT: "0",
     MAILROOM_WORKERS: "off",
+    // The queue is filled with nothing delivering: no backlog pushback (docs/contract.md §18).
+    MAILROOM_MAX_BACKLOG: "0",
     MAILROOM_INBOUND_PORT: "0",
     MAILROOM_SUBMISSION_PORT: process.env.BENCH_SUBMISSION_PORT!,
     MAILROOM_SUBMISSION_TLS_PORT: "0",

@@ -160,6 +160,8 @@ const envSchema = z.object({
   MAILROOM_DISK_WARN_FREE: z.string().default("1GB"),
   MAILROOM_DISK_MIN_FREE: z.string().default("256MB"),
   MAILROOM_DISK_CHECK_INTERVAL: z.string().default("5s"),
+  // Messages waiting for a delivery worker past which new mail is refused (docs/contract.md §18, docs/adr/0322); 0: never.
+  MAILROOM_MAX_BACKLOG: z.coerce.number().int().min(0).default(1000),
   AUTH_SECRET: z.string().min(16).optional(),
   AUTH_URL: z.string().url().optional(),
   AUTH_OIDC_ISSUER: z.string().url().optional(),
@@ -408,6 +410,12 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       warnFree: requireSpace("MAILROOM_DISK_WARN_FREE", e.MAILROOM_DISK_WARN_FREE),
       minFree: requireSpace("MAILROOM_DISK_MIN_FREE", e.MAILROOM_DISK_MIN_FREE),
       checkIntervalMs: Math.max(100, requireDuration("MAILROOM_DISK_CHECK_INTERVAL", e.MAILROOM_DISK_CHECK_INTERVAL)),
+    },
+    backlog: {
+      /** Messages waiting for a delivery worker (due deliver-job entries) past which acceptance answers 429 / 451; 0 turns it off. */
+      maxMessages: e.MAILROOM_MAX_BACKLOG,
+      /** How often each app process reads the depth (one bounded statement, lib/queue/delivery-backlog-sql.ts). */
+      checkIntervalMs: 250,
     },
     logLevel: e.LOG_LEVEL,
   };

@@ -13,6 +13,7 @@ import type { PgBoss } from "./queue/boss";
 import type { Database } from "./storage/database";
 import type { ReadRouter } from "./storage/read-replica";
 import type { DiskMonitor } from "./storage/disk-space";
+import type { BacklogMonitor } from "./domain/delivery-backlog";
 import type { OutageLog } from "./storage/outage-log";
 
 /**
@@ -92,6 +93,12 @@ export interface AppContext {
    * (docs/adr/0007).
    */
   disk: DiskMonitor;
+  /**
+   * Messages waiting for a delivery worker, sampled on an interval once started
+   * (server.ts starts it): past MAILROOM_MAX_BACKLOG acceptance is refused with
+   * 429 / 451 until the workers catch up (docs/contract.md §18, docs/adr/0322).
+   */
+  backlog: BacklogMonitor;
   /** Where this process's inbound SMTP server listens, once started (lib/inbound/inbound-server.ts). */
   inbound: { address?: { host: string; port: number } };
 }

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { DiskMonitor, DiskStatus } from "./storage/disk-space";
+import type { BacklogMonitor } from "./domain/delivery-backlog";
 import type { ReplicaHealth } from "./storage/replica-lag";
 
 /**
@@ -22,6 +23,7 @@ export function createAppMetrics(
   disk?: Pick<DiskMonitor, "status">,
   /** The read replica's latest check (docs/adr/0037); absent or `none` without one. */
   replica?: () => ReplicaHealth,
+  backlog?: Pick<BacklogMonitor, "depth">,
 ): AppMetrics {
   const deliveries = new Counter({
     name: "mailroom_deliveries_total",
@@ -131,6 +133,19 @@ export function createAppMetrics(
         const h = replica();
         this.reset();
         if (h.state === "ok" || h.state === "behind") this.set(h.lagMs / 1000);
+      },
+    });
+  }
+  // The delivery backlog's latest reading (docs/adr/0322: read on its interval, never per scrape); absent when not read.
+  if (backlog) {
+    new Gauge({
+      name: "mailroom_delivery_backlog_messages",
+      help: "Messages waiting for a delivery worker, counted up to MAILROOM_MAX_BACKLOG: at that value new mail is refused (429, SMTP 451)",
+      registers: [registry],
+      collect() {
+        const depth = backlog.depth();
+        this.reset();
+        if (depth !== undefined) this.set(depth);
       },
     });
   }

@@ -8,10 +8,12 @@ import { createApiKeyAuthCache } from "./domain/api-keys";
 import { createTrackingSecretSource } from "./domain/tracking-secret";
 import { createDashboardApiCache } from "./api-client/dashboard-cache";
 import { createRollupScheduler } from "./domain/event-counts";
+import { createBacklogMonitor } from "./domain/delivery-backlog";
 import { createMessageFactsWriter } from "./domain/tracked-links";
 import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
+import { waitingDeliverEntries } from "./queue/delivery-backlog-sql";
 import { setServerContext } from "./runtime";
 import { openDatabase, type Database } from "./storage/database";
 import { createDiskMonitor, type DiskMonitor } from "./storage/disk-space";
@@ -86,6 +88,7 @@ export async function openProcessContext(
   stack.push(async () => ctx.reads.stop());
   stack.push(async () => {
     ctx.disk.stop();
+    ctx.backlog.stop();
     ctx.outage.stop();
   });
   setServerContext(ctx);
@@ -111,6 +114,12 @@ export function buildAppContext(base: {
     intervalMs: diskConfig.checkIntervalMs,
     log: base.log,
   });
+  const backlog = createBacklogMonitor({
+    max: base.config.backlog.maxMessages,
+    intervalMs: base.config.backlog.checkIntervalMs,
+    read: (bound) => waitingDeliverEntries(base.database.pool, bound),
+    log: base.log,
+  });
   // Single messages and batches share one group commit (docs/adr/0102, docs/adr/0126).
   const acceptUnit = createUnitAcceptor(base.database, base.boss);
   const acceptor = singleAcceptor(acceptUnit);
@@ -131,19 +140,23 @@ export function buildAppContext(base: {
     reads,
     publicUrl: base.config.publicUrl,
     httpMetrics,
-    metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk, reads.health),
+    metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk, reads.health, backlog),
     // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
+    // Past MAILROOM_MAX_BACKLOG waiting messages, nothing new for the workers (docs/adr/0322); a scheduled send waits for its time anyway.
     accept: (acceptance) => {
       disk.assertAccepting();
+      if (acceptance.sendAt === undefined) backlog.assertAccepting();
       return noted(acceptance.key.accountId, acceptor(acceptance));
     },
     acceptBatch: (unit) => {
       disk.assertAccepting();
+      if (unit.items.some((item) => item.sendAt === undefined)) backlog.assertAccepting();
       const accountId = unit.items[0]?.key.accountId;
       return accountId === undefined ? acceptUnit(unit) : noted(accountId, acceptUnit(unit));
     },
     outage: createOutageLog(base.log, () => base.database.pool.query("SELECT 1")),
     disk,
+    backlog,
     deliveryLoader: createMessageLoader(base.database.pool),
     roundWriter: createRoundWriter(base.database, base.boss),
     messageFacts: createMessageFactsWriter(base.database),

@@ -78,7 +78,12 @@ const ERROR_STATUSES = {
     name: "UnprocessableEntity",
     what: "Malformed JSON, wrong types, bad query parameters, invalid webhook input, body too large (code 422, `Field` names the input); every recipient suppressed (code 14).",
   },
-  429: { name: "TooManyRequests", what: "Sending rate, daily quota or request rate exceeded; `Retry-After` says when to retry." },
+  429: {
+    name: "TooManyRequests",
+    what:
+      "Sending rate, daily quota or request rate exceeded; on POST /email and the batch endpoint also more than MAILROOM_MAX_BACKLOG messages " +
+      "waiting for delivery (code 429, nothing stored, docs/contract.md §18). `Retry-After` says when to retry.",
+  },
   500: { name: "InternalServerError", what: "A defect; never a stack trace (it is logged with the request id)." },
   503: {
     name: "ServiceUnavailable",

@@ -13,6 +13,7 @@ import { MAX_REPORTED_ERRORS, validateEmailRequest } from "./email-request/valid
 import { parseSendAt, SEND_AT_FIELD } from "../contract/scheduled";
 import { acceptUnits, type AcceptOutcome, type Acceptance, type AcceptRecipient, type AcceptUnit } from "./accept-messages";
 import { nowSeconds } from "./event-log";
+import { BacklogFullError } from "./delivery-backlog";
 import { keyMaySendFrom } from "./key-scope";
 import { CLAIM_LOST, refusedAnswer } from "./idempotency-key";
 import { storeIdempotentAnswer } from "./idempotency-keys";
@@ -82,7 +83,14 @@ export async function sendClaiming(
     return refuse(prepared.errors);
   }
   const messageId = prepared.acceptance.messageId;
-  const outcome = await deps.accept({ ...prepared.acceptance, ...(claim && { idempotency: claim }) });
+  let outcome: AcceptOutcome;
+  try {
+    outcome = await deps.accept({ ...prepared.acceptance, ...(claim && { idempotency: claim }) });
+  } catch (err) {
+    // The delivery backlog is at its maximum (docs/contract.md §18): nothing was stored or claimed, retry shortly.
+    if (err instanceof BacklogFullError) return { ok: false, errors: [errorItem(429)], retryAfter: err.retryAfter, rateLimit: await currentHeaders(deps, key, now) };
+    throw err;
+  }
   if (outcome.ok) return { ok: true, messageId, rateLimit: rateLimitHeaders(outcome.usages, now) };
   if (outcome.reason === "duplicate") return CLAIM_LOST;
   return { ...refusalOf(outcome, now), rateLimit: await currentHeaders(deps, key, now) };

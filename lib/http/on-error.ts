@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { BacklogFullError } from "../domain/delivery-backlog";
 import type { Logger } from "../logger";
 import type { OutageLog } from "../storage/outage-log";
 import { databaseFaultOf } from "../storage/unavailable";
@@ -15,6 +16,8 @@ export const RETRY_AFTER_SECONDS = { unavailable: 2, "disk-full": 30 } as const;
 export function onApiError(log: Logger, outage?: Pick<OutageLog, "report">) {
   return (err: Error, c: Context): Response => {
     const reqLog = (c.get("log") as Logger | undefined) ?? log;
+    // The delivery backlog at its maximum (docs/contract.md §18), met by a send path other than POST /email's own answer.
+    if (err instanceof BacklogFullError) return apiError(c, 429, undefined, { "Retry-After": String(err.retryAfter) });
     if (err instanceof HTTPException && err.status < 500) {
       // Hono's own client errors (e.g. a malformed URL): never a 500.
       return apiError(c, err.status === 404 ? 404 : 422);

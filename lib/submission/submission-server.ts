@@ -6,6 +6,7 @@ import type { AppContext } from "../context";
 import { authenticateApiKey, type AuthenticatedKey } from "../domain/api-keys";
 import { keyMaySendFrom, scopeMaySubmit } from "../domain/key-scope";
 import { emailDomain, isValidEmail } from "../domain/email-request/addresses";
+import { BacklogFullError } from "../domain/delivery-backlog";
 import { isVerifiedDomain } from "../domain/send-email";
 import { MAX_ENVELOPE_RECIPIENTS } from "../domain/submission/recipient-kinds";
 import { REPLY, type SmtpReply } from "../domain/submission/replies";
@@ -73,6 +74,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
    * and answered 451 or 452; anything else is a defect, logged at error.
    */
   const failed = (err: Error, what: string, detail: Record<string, unknown> = {}): SmtpReply => {
+    if (err instanceof BacklogFullError) return REPLY.backlogFull;
     const fault = ctx.outage.report("smtp", err, detail);
     if (!fault) ctx.log.error({ err, ...detail }, what);
     return fault === "disk-full" ? REPLY.diskFull : REPLY.temporary;
@@ -154,6 +156,8 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
       if (!isValidEmail(address.address)) return callback(refuse(REPLY.badSender));
       // Below MAILROOM_DISK_MIN_FREE nothing new is accepted: say so before the client sends the message.
       if (ctx.disk.status()?.level === "critical") return callback(refuse(REPLY.diskFull));
+      // Too many messages wait for delivery (docs/contract.md §18): the client retries later, as after a 4xx it must.
+      if (ctx.backlog.full()) return callback(refuse(REPLY.backlogFull));
       const domain = emailDomain(address.address);
       if (!keyMaySendFrom(keyOf(session).senderDomains, domain)) return callback(refuse(REPLY.senderNotAllowedForKey(domain)));
       isVerifiedDomain(ctx, keyOf(session).accountId, domain).then(

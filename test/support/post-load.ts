@@ -59,7 +59,7 @@ export function startPostLoad(options: PostLoadOptions): PostLoad {
   let next = 0;
 
   const post = (body: string) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
+    new Promise<{ status: number; text: string; retryAfter?: number }>((resolve, reject) => {
       const req = http.request(
         target,
         {
@@ -71,7 +71,8 @@ export function startPostLoad(options: PostLoadOptions): PostLoad {
           let text = "";
           res.setEncoding("utf8");
           res.on("data", (d: string) => (text += d));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+          const retryAfter = Number(res.headers["retry-after"]);
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text, ...(retryAfter > 0 && { retryAfter }) }));
           res.on("error", reject);
         },
       );
@@ -100,6 +101,11 @@ export function startPostLoad(options: PostLoadOptions): PostLoad {
           result.lastAt = Date.now();
         } else {
           result.statuses[res.status] = (result.statuses[res.status] ?? 0) + 1;
+          // As a client should: a 429 (the delivery backlog's pushback, docs/contract.md §18) or 503 says when to come back.
+          if (res.retryAfter !== undefined) {
+            const until = Math.min(Date.now() + res.retryAfter * 1000, endAt);
+            while (!stopped && Date.now() < until) await new Promise((r) => setTimeout(r, 50)); // stop() ends the wait
+          }
         }
       } catch {
         result.errors++;

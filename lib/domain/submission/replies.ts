@@ -45,5 +45,7 @@ export const REPLY = {
   temporary: reply(451, "4.3.0 Temporary failure, try again later"),
   /** The server's disk is full or below its reserve (MAILROOM_DISK_MIN_FREE): RFC 5321 452, RFC 3463 4.3.1 "mail system full". */
   diskFull: reply(452, "4.3.1 Mail system full: the server's disk is full, try again later"),
+  /** Too many messages wait for delivery (MAILROOM_MAX_BACKLOG, docs/contract.md §18): RFC 3463 4.3.2 "system not accepting network messages". */
+  backlogFull: reply(451, "4.3.2 Too many messages wait for delivery: try again in a few seconds"),
   accepted: (messageId: string): SmtpReply => reply(250, `2.0.0 OK ${messageId}`),
 } as const;
