@@ -12,6 +12,7 @@ import path from "node:path";
 import { buildConfig } from "../lib/config";
 import { createAccount } from "../lib/domain/accounts";
 import { rollupEventCounts } from "../lib/domain/event-counts";
+import { DAY, dropEventPartition, ensureEventPartitions, listEventPartitions } from "../lib/storage/event-partitions";
 import { startServer } from "../server";
 
 const send = (msg: unknown) => process.send!(msg);
@@ -52,14 +53,21 @@ async function main() {
      FROM generate_series(1, $3)`,
     [account.accountId, headers, Math.ceil(events / perMessage)],
   );
+  // The day partitions of the 30 days loaded (the server made only the last two and the days ahead), as a live installation has them.
+  await ensureEventPartitions(pool, now - 31 * DAY, now + DAY);
+  const loadStarted = Date.now();
   await pool.query(
     `INSERT INTO events (account_id, message_id, type, logged_at, log_level, recipient)
      SELECT $1, m.id, (ARRAY['accepted','delivered','opened','clicked','failed'])[k], $2 - (random() * 30 * 86400)::int, 'info', 'r@example.net'
      FROM messages m CROSS JOIN generate_series(1, ${perMessage}) k WHERE m.account_id = $1`,
     [account.accountId, now],
   );
+  const loadSeconds = (Date.now() - loadStarted) / 1000;
   await pool.query("VACUUM ANALYZE events");
   await pool.query("VACUUM ANALYZE messages");
+  const { rows: size } = await pool.query<{ bytes: number }>(
+    "SELECT sum(pg_total_relation_size(inhrelid))::bigint AS bytes FROM pg_inherits WHERE inhparent = 'events'::regclass",
+  );
   // Steady state: the hourly summaries of the preloaded past exist and autovacuum has seen them.
   await rollupEventCounts(server.ctx.database, account.accountId);
   await pool.query("VACUUM ANALYZE event_hour_counts");
@@ -76,6 +84,19 @@ async function main() {
     }
     if (msg.type === "replica") send({ type: "replica", health: await server.ctx.reads.check() });
     if (msg.type === "ryw") send({ type: "ryw", windows: await readYourWritesWindows(server, account.apiKey, account.accountId) });
+    if (msg.type === "drop-oldest-day") {
+      // Retention of one day: the oldest day partition detached and dropped (lib/domain/event-partitions.ts).
+      // The oldest day partition that holds events (the first one made may be empty).
+      let oldest = { name: "", rows: 0 };
+      for (const p of (await listEventPartitions(pool)).filter((p) => p.name.startsWith("events_p"))) {
+        const { rows: n } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${p.name}`);
+        oldest = { name: p.name, rows: n[0]!.n };
+        if (oldest.rows > 0) break;
+      }
+      const t0 = performance.now();
+      await dropEventPartition(pool, oldest.name);
+      send({ type: "dropped", name: oldest.name, rows: oldest.rows, ms: Math.round(performance.now() - t0) });
+    }
     if (msg.type === "stop") {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -91,6 +112,8 @@ async function main() {
     accountId: account.accountId,
     messageId: rows[0]!.id,
     events: rows[0]!.n,
+    loadSeconds,
+    eventBytes: size[0]!.bytes,
   });
 }
 

@@ -20,8 +20,8 @@ import { pacedLoad } from "./paced-load";
 
 const duration = Number(process.env.BENCH_DURATION ?? 15);
 const PACED_RATE = 100;
-// BENCH_ONLY=post,events,stats,ceiling runs only those groups (default: all).
-const only = new Set((process.env.BENCH_ONLY ?? "post,events,stats,ceiling").split(",").map((s) => s.trim()));
+// BENCH_ONLY=post,events,stats,retention,ceiling runs only those groups (default: all).
+const only = new Set((process.env.BENCH_ONLY ?? "post,events,stats,retention,ceiling").split(",").map((s) => s.trim()));
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const here = import.meta.dirname;
 
@@ -33,6 +33,8 @@ interface Ready {
   accountId?: string;
   messageId?: string;
   events?: number;
+  loadSeconds?: number;
+  eventBytes?: number;
 }
 
 function start(file: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: Ready }> {
@@ -112,6 +114,8 @@ async function main() {
   const mailroom = await start("api-server.ts");
   const m = mailroom.ready;
   console.error(`server ${m.url}, ${m.events} events stored`);
+  if (m.loadSeconds !== undefined)
+    console.error(`load into the day partitions: ${m.loadSeconds.toFixed(1)} s; events on disk ${(m.eventBytes! / 1024 / 1024).toFixed(0)} MB, ${(m.eventBytes! / m.events! * 1e6 / 1024 / 1024).toFixed(0)} MB per million events (indexes included)`);
   const auth = { Authorization: `Bearer ${m.apiKey}`, "Content-Type": "application/json" };
   const results: Figures[] = [];
   const post = { url: `${m.url}/api/v1/email`, method: "POST", headers: auth, body: emailBody };
@@ -143,6 +147,19 @@ async function main() {
     results.push((postFigures = await measure("POST /email", mailroom.child, post)));
     results.push(await measure("POST /email, 1 connection", mailroom.child, post, 1));
   }
+  let retention: { rows: number; ms: number; baselineP99: number; duringP99: number } | undefined;
+  if (only.has("retention")) {
+    // POST /email p99 at a steady 100/s, without and then with the oldest day partition dropped 2 s in.
+    const rate = { ...post, connections: 8, overallRate: 100, duration: 10 };
+    const baseline = await autocannon(rate);
+    const during = autocannon(rate);
+    await new Promise((r) => setTimeout(r, 2000));
+    const dropped = await ask<{ name: string; rows: number; ms: number }>(mailroom.child, "drop-oldest-day", "dropped");
+    const d = await during;
+    retention = { rows: dropped.rows, ms: dropped.ms, baselineP99: baseline.latency.p99, duringP99: d.latency.p99 };
+    console.error(`retention of one day: ${dropped.name} (${dropped.rows} events) detached and dropped in ${dropped.ms} ms`);
+    console.error(`POST /email at 100/s: p99 ${baseline.latency.p99} ms without, ${d.latency.p99} ms during the drop (non-2xx ${baseline.non2xx}/${d.non2xx})`);
+  }
   let ratio: number | undefined;
   if (only.has("ceiling")) {
     const ceiling = await start("api-ceiling.ts", { BENCH_CEILING_DATABASE_URL: m.databaseUrl!, BENCH_CEILING_ACCOUNT: m.accountId! });
@@ -158,7 +175,7 @@ async function main() {
   const load = (await import("node:os")).loadavg()[0]!.toFixed(1);
   if (ratio !== undefined) console.error(`POST /email / ceiling = ${ratio.toFixed(2)} (req/s)`);
   console.error(`machine load average ${load}`);
-  if (process.env.BENCH_JSON) console.log(JSON.stringify({ duration, connections, events: m.events, results, paced, ratio }, null, 2));
+  if (process.env.BENCH_JSON) console.log(JSON.stringify({ duration, connections, events: m.events, loadSeconds: m.loadSeconds, eventBytes: m.eventBytes, results, paced, retention, ratio }, null, 2));
 }
 
 main().catch((err) => {

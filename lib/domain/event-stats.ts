@@ -40,12 +40,13 @@ export async function eventStats(
         WHERE account_id = $1 AND hour >= $5 AND hour < $6
        UNION ALL
        SELECT logged_at - logged_at % $2, type, count(*) FROM events
-        WHERE account_id = $1 AND type = ANY($7::text[]) AND logged_at >= $3 AND logged_at < $5 GROUP BY 1, 2
+        WHERE account_id = $1 AND type = ANY($7::text[]) AND logged_at >= $3 AND logged_at >= $8 AND logged_at < $5 GROUP BY 1, 2
        UNION ALL
        SELECT logged_at - logged_at % $2, type, count(*) FROM events
-        WHERE account_id = $1 AND type = ANY($7::text[]) AND logged_at >= $6 AND logged_at <= $4 GROUP BY 1, 2
+        WHERE account_id = $1 AND type = ANY($7::text[]) AND logged_at >= $6 AND logged_at >= $8 AND logged_at <= $4 GROUP BY 1, 2
      ) x GROUP BY 1, 2`,
-    [accountId, size, from, q.endDate, a, b, EVENT_TYPES],
+    // $8: read-time retention (docs/adr/0031); the summarised span [a, b) starts inside it already.
+    [accountId, size, from, q.endDate, a, b, EVENT_TYPES, view.retainedFrom ?? 0],
   );
   const buckets = new Map(starts.map((s) => [s, emptyCounts()]));
   const totals = emptyCounts();

@@ -35,9 +35,14 @@ interface Row extends Omit<EventRow, "account_id" | "details"> {
   tags: string[] | null;
 }
 
+/** The first second inside account $1's retention period (an init plan: partitions before it are pruned at run time). */
+export const RETAINED_FROM = "(SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1)";
+
 export function whereClause(accountId: string, f: EventFilter): { sql: string; params: unknown[] } {
   const params: unknown[] = [accountId];
-  const conds = ["e.account_id = $1"];
+  // Read-time retention (docs/contract.md §7.4, docs/adr/0031): rows past the account's
+  // retention may wait for their day's partition to be dropped, but are never returned.
+  const conds = ["e.account_id = $1", `e.logged_at >= ${RETAINED_FROM}`];
   if (f.type) conds.push(`e.type = $${params.push(f.type)}`);
   if (f.messageId) conds.push(`e.message_id = $${params.push(f.messageId.toLowerCase())}::uuid`);
   if (f.startDate !== undefined) conds.push(`e.logged_at >= $${params.push(f.startDate)}`);

@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
 import type { MaintenanceJob } from "./maintenance-job";
+import { purgeEventsPastRetention } from "../domain/event-partitions";
 
 /**
  * Retention: events older than their account's retention period
@@ -8,6 +9,7 @@ import type { MaintenanceJob } from "./maintenance-job";
  * sandbox captures older than MAILROOM_SANDBOX_RETENTION, rate-limit counters
  * of past windows, and the hourly event-count summaries past retention.
  * Deletes in batches so that no statement holds locks for long.
+ * Events go by whole day partitions (lib/domain/event-partitions.ts, docs/adr/0031).
  */
 
 async function deleteInBatches(ctx: AppContext, sql: string, params: unknown[]): Promise<number> {
@@ -21,13 +23,7 @@ async function deleteInBatches(ctx: AppContext, sql: string, params: unknown[]):
 
 export async function purgePastRetention(ctx: AppContext, now = new Date()) {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const events = await deleteInBatches(
-    ctx,
-    `DELETE FROM events WHERE id IN (
-       SELECT e.id FROM events e JOIN accounts a ON a.id = e.account_id
-        WHERE e.logged_at < $1::bigint - a.retention_days::bigint * 86400 LIMIT 5000)`,
-    [nowSeconds],
-  );
+  const { events, eventPartitionsDropped, eventPartitionsWaiting } = await purgeEventsPastRetention(ctx.database, nowSeconds);
   const messages = await deleteInBatches(
     ctx,
     `DELETE FROM messages WHERE id IN (
@@ -55,7 +51,7 @@ export async function purgePastRetention(ctx: AppContext, now = new Date()) {
       WHERE a.id = c.account_id AND c.hour + 3600 <= $1::bigint - a.retention_days::bigint * 86400`,
     [nowSeconds],
   );
-  return { events, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0 };
+  return { events, eventPartitionsDropped, eventPartitionsWaiting, messages, sandboxMessages, limitCounters, eventSummaries: eventSummaries ?? 0 };
 }
 
 export const retentionPurge: MaintenanceJob = {

@@ -9,9 +9,10 @@ import { strandedRecipientSweep } from "./stranded-recipients";
 import { webhookRetention } from "./webhook-retention";
 import { webhookSweep } from "./webhook-sweep";
 import { inboundRetention } from "./inbound-retention";
+import { eventPartitions } from "./event-partitions";
 
 /** Every maintenance job, each a pg-boss schedule run on the job runner. */
-export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention];
+export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, eventPartitions, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention];
 
 /** The schedule of versions before the job runner (one `maintenance` queue for everything): no longer worked. */
 const LEGACY_SCHEDULE = "maintenance";

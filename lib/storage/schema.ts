@@ -12,6 +12,7 @@ import {
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
 import type { ApiKeyScope } from "../contract/api-keys";
 import type { EventType } from "../contract/events";
 import type { StaffRole } from "../contract/staff-roles";
@@ -135,8 +136,11 @@ export const deliveryAttempts = pgTable("delivery_attempts", {
   durationMs: integer("duration_ms").notNull().default(0),
 });
 
+/** Partitioned by day on logged_at (migration 0952, docs/adr/0030): no primary key, ids from events_id_seq. */
 export const events = pgTable("events", {
-  id: bigserial("id", { mode: "number" }).primaryKey(),
+  id: bigint("id", { mode: "number" })
+    .notNull()
+    .default(sql`nextval('events_id_seq')`),
   accountId: uuid("account_id").notNull(),
   messageId: uuid("message_id").notNull(),
   type: text("type").$type<EventType>().notNull(),
@@ -150,6 +154,12 @@ export const events = pgTable("events", {
   geoCountry: text("geo_country"),
   url: text("url"),
   details: jsonb("details").$type<Record<string, unknown>>(),
+});
+
+/** Where the unpartitioned event log of an upgraded installation ends (migration 0950). */
+export const eventLogLayout = pgTable("event_log_layout", {
+  onlyRow: boolean("only_row").primaryKey().default(true),
+  legacyBefore: bigint("legacy_before", { mode: "number" }).notNull(),
 });
 
 export const webhooks = pgTable("webhooks", {

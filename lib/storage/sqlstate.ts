@@ -8,3 +8,6 @@ export function isRowDataError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^(22|23|54)/.test(code);
 }
+
+/** lock_not_available: a lock not granted within lock_timeout (or NOWAIT). */
+export const LOCK_NOT_AVAILABLE = "55P03";

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rollupEventCounts } from "../../lib/domain/event-counts";
+import { RETAINED_FROM } from "../../lib/domain/list-events";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
  * TotalRecords and GET /stats stay exact when hourly summaries
  * (migration 0100) replace counting rows: before and after a roll-up, after
- * a late event lands in a summarised hour, and after old events are purged.
+ * a late event lands in a summarised hour, and after old events are purged
+ * (rows past the account's retention count nowhere, purged or not: docs/adr/0031).
  */
 describe("exact counts with hourly summaries", () => {
   let app: TestApp;
@@ -25,7 +27,7 @@ describe("exact counts with hourly summaries", () => {
     );
 
   const direct = async (where: string, params: unknown[]) =>
-    (await app.ctx.database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE account_id = $1 ${where}`, [accountId, ...params])).rows[0]!.n;
+    (await app.ctx.database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE account_id = $1 AND logged_at >= ${RETAINED_FROM} ${where}`, [accountId, ...params])).rows[0]!.n;
 
   const total = async (query: string) => {
     const res = await app.fetch(`/api/v1/events?RetrieveCount=1&${query}`, { headers: bearer(key) });

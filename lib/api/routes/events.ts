@@ -12,6 +12,7 @@ const listEventsRoute = createRoute({
   path: "/events",
   operationId: "listEvents",
   summary: "Read the event log, newest first",
+  description: "Events older than the account's retention period are never returned nor counted in TotalRecords, even before the purge removes them.",
   request: { query: queryInput(eventsQuerySchema, { MessageId: "MessageID" }) },
   parameters: [{ name: "MessageId", in: "query", required: false, description: "Alias of MessageID", schema: { type: "string" } }],
   responses: {
