@@ -9,6 +9,7 @@ describe("isDatabaseUnavailable", () => {
     [new Error("Connection terminated unexpectedly")],
     [new Error("timeout exceeded when trying to connect")],
     [new Error("Failed query", { cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }) })],
+    [new Error("Cannot use a pool after calling end on the pool")],
   ])("treats %s as unavailable", (err) => {
     expect(isDatabaseUnavailable(err)).toBe(true);
   });

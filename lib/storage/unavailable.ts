@@ -24,6 +24,8 @@ const UNAVAILABLE_MESSAGES = [
   /terminating connection due to administrator command/i,
   /terminating connection because of crash of another server process/i,
   /server closed the connection unexpectedly/i,
+  // A request still in flight while the process stops: the pool is closed under it. The client retries elsewhere.
+  /Cannot use a pool after calling end on the pool/i,
 ];
 /** 53100 disk_full; ENOSPC from a file write of this process (EDQUOT: a quota, the same for the client). */
 const DISK_FULL_CODES = new Set(["53100", "ENOSPC", "EDQUOT"]);
