@@ -14,6 +14,7 @@
  *      BENCH_EVENTS, BENCH_DATABASE_URL, BENCH_JSON=1 (machine-readable output).
  */
 import { fork, type ChildProcess } from "node:child_process";
+import { ask } from "./child-ipc";
 import path from "node:path";
 import autocannon from "autocannon";
 import { pacedLoad } from "./paced-load";
@@ -44,19 +45,6 @@ function start(file: string, env: Record<string, string> = {}): Promise<{ child:
     child.on("message", (msg: { type: string }) => {
       if (msg.type === "ready") resolve({ child, ready: msg as Ready });
     });
-  });
-}
-
-function ask<T>(child: ChildProcess, type: string, answer: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (msg: { type: string }) => {
-      if (msg.type === answer) {
-        child.off("message", on);
-        resolve(msg as T);
-      }
-    };
-    child.on("message", on);
-    child.send({ type });
   });
 }
 

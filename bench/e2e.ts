@@ -50,6 +50,7 @@
  * accepted was lost or not finalised.
  */
 import { fork, type ChildProcess } from "node:child_process";
+import { ask } from "./child-ipc";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -102,18 +103,6 @@ function child(file: string): Promise<{ proc: ChildProcess; ready: Record<string
   return new Promise((resolve, reject) => {
     proc.once("exit", (code) => reject(new Error(`${file} exited with ${code}`)));
     proc.once("message", (msg: { type: string }) => (msg.type === "ready" ? resolve({ proc, ready: msg }) : reject(new Error(`${file}: ${JSON.stringify(msg)}`))));
-  });
-}
-
-function ask<T>(proc: ChildProcess, msg: object, answer: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string }) => {
-      if (m.type !== answer) return;
-      proc.off("message", on);
-      resolve(m as T);
-    };
-    proc.on("message", on);
-    proc.send(msg);
   });
 }
 

@@ -24,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { isAlive, processTree, readStat } from "../test/support/proc-stats";
+import { freePort } from "../lib/storage/embedded";
 
 const run = promisify(execFile);
 
@@ -55,17 +56,6 @@ export function postfixMissing(): string | undefined {
   if (missing.length) return `Postfix is not installed (missing ${missing.join(", ")}); on Debian: apt-get install postfix`;
   if (process.getuid?.() !== 0) return "Postfix's master must be started as root: run the benchmark as root";
   return undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function untilListening(port: number, timeoutMs: number): Promise<void> {

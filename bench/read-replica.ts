@@ -14,6 +14,7 @@
  * Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS, BENCH_EVENTS.
  */
 import { fork, type ChildProcess } from "node:child_process";
+import { ask } from "./child-ipc";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -42,19 +43,6 @@ function start(env: Record<string, string>): Promise<{ child: ChildProcess; read
     child.on("message", (msg: { type: string }) => {
       if (msg.type === "ready") resolve({ child, ready: msg as Ready });
     });
-  });
-}
-
-function ask<T>(child: ChildProcess, type: string, answer = type): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (msg: { type: string }) => {
-      if (msg.type === answer) {
-        child.off("message", on);
-        resolve(msg as T);
-      }
-    };
-    child.on("message", on);
-    child.send({ type });
   });
 }
 

@@ -14,9 +14,10 @@
  * Env: BENCH_DURATION (s, default 10), BENCH_DATABASE_URL, BENCH_JSON=1.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { connect, createServer, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import path from "node:path";
 import nodemailer from "nodemailer";
+import { freePort } from "../lib/storage/embedded";
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = [1, 4, 16];
@@ -27,16 +28,6 @@ interface Ready {
   url: string;
   port: number;
   apiKey: string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function start(port: number): Promise<{ child: ChildProcess; ready: Ready }> {

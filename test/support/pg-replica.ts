@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { freePort } from "../../lib/storage/embedded";
 
 const run = promisify(execFile);
 
@@ -34,17 +34,6 @@ export function postgresServerBin(): string | undefined {
     if (existsSync(path.join(bin, "initdb")) && existsSync(path.join(bin, "pg_basebackup"))) return bin;
   }
   return undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startReplicatedPair(bin: string): Promise<ReplicatedPair> {
