@@ -224,6 +224,15 @@ export async function listInboundMessages(client: Client, f: InboundListFilter):
   return { total: total.rows[0]!.n, rows };
 }
 
+/** The account's received messages that answer the outbound message `messageId`, oldest first (at most `limit`). */
+export async function listInboundRepliesTo(client: Client, accountId: string, messageId: string, limit: number): Promise<InboundMessageRow[]> {
+  const { rows } = await client.query<InboundMessageRow>(
+    `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages WHERE account_id = $1 AND replied_to_message_id = $2 ORDER BY received_at, id LIMIT ${limit}`,
+    [accountId, messageId],
+  );
+  return rows;
+}
+
 /** Deletes messages past their expiry (attempts go with them), at most `limit` per call. */
 export async function purgeExpiredInbound(client: Client, now: Date, limit = 1000): Promise<number> {
   const { rowCount } = await client.query(
