@@ -138,24 +138,37 @@ export async function findInboundRaw(client: Client, accountId: string, id: stri
   return rows[0]?.raw;
 }
 
-/** What the posting job needs: the row, its raw MIME and the account's signing key. */
+/** Raw MIME read in pieces of this many bytes: bytea arrives as hex text, and one 10 MB read would be decoded in one block. */
+const RAW_PIECE_BYTES = 1024 * 1024;
+
+/** What the posting job needs: the row (`payload` as its JSON text), its raw MIME and the account's signing key. */
 export async function loadInboundForPost(client: Client, id: string): Promise<(InboundMessageRow & { raw: Buffer; signing_key: string }) | undefined> {
-  const { rows } = await client.query<InboundMessageRow & { raw: Buffer; signing_key: string }>(
-    `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1")}, m.raw, a.webhook_signing_key AS signing_key
+  const { rows } = await client.query<InboundMessageRow & { raw: Buffer | null; signing_key: string }>(
+    `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
+            CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key
        FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
     [id],
   );
-  return rows[0];
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.raw) return { ...row, raw: row.raw };
+  const pieces: Buffer[] = [];
+  for (let from = 0; from < row.size; from += RAW_PIECE_BYTES) {
+    const piece = await client.query<{ raw: Buffer }>("SELECT substring(raw FROM $2 FOR $3) AS raw FROM inbound_messages WHERE id = $1", [id, from + 1, RAW_PIECE_BYTES]);
+    if (!piece.rows[0]) return undefined;
+    pieces.push(piece.rows[0].raw);
+  }
+  return { ...row, raw: Buffer.concat(pieces) };
 }
 
 export async function savePayload(
   client: Client,
   id: string,
-  built: { payload: unknown; subject: string; fromEmail: string; repliedToMessageId: string | null },
+  built: { payloadJson: string; subject: string; fromEmail: string; repliedToMessageId: string | null },
 ): Promise<void> {
   await client.query("UPDATE inbound_messages SET payload = $2, subject = $3, from_email = $4, replied_to_message_id = $5 WHERE id = $1", [
     id,
-    JSON.stringify(built.payload),
+    built.payloadJson,
     built.subject,
     built.fromEmail,
     built.repliedToMessageId,
