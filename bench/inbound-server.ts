@@ -2,7 +2,7 @@
  * Child process of bench/inbound.ts: the Mailroom server (API, inbound SMTP,
  * workers inline: the inbound-post loop posts what is received) with an
  * account whose domain `in.example.com` routes to BENCH_RECEIVER_URL.
- * Sends {type:"ready", host, port}; answers {type:"stop"}.
+ * Sends {type:"ready", host, port}; answers {type:"cpu"} with its CPU time so far (ms) and {type:"stop"}.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -26,6 +26,7 @@ async function main() {
     MAILROOM_WORKERS: process.env.BENCH_WORKERS ?? "inline",
     MAILROOM_INBOUND_PORT: "0",
     MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: "100000",
+    MAILROOM_INBOUND_CONNECTIONS_PER_ADDRESS: "1000",
     MAILROOM_SUBMISSION_PORT: "0",
     MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_SANDBOX_PORT: "0",
@@ -41,6 +42,11 @@ async function main() {
   const account = await createAccount(server.ctx.database.db, { name: "Bench", plan: "unlimited", domain: "in.example.com", verified: true });
   await createInboundRoute(server.ctx.database, account.accountId, { match: "*@in.example.com", webhookUrl: process.env.BENCH_RECEIVER_URL! }, async () => {});
   process.on("message", async (msg: { type: string }) => {
+    if (msg.type === "cpu") {
+      const { user, system } = process.cpuUsage();
+      send({ type: "cpu", cpuMs: (user + system) / 1000 });
+      return;
+    }
     if (msg.type === "stop") {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -6,9 +6,10 @@
  * nodemailer connections (pooled, one each, TCP_NODELAY) send 10 KB messages back to back
  * for BENCH_DURATION seconds (default 10). Prints messages/s received (250,
  * after COMMIT), the accept latency p50/p99, how many were posted, and the
- * receive→POST latency p50/p99 (from the 250 to the receiver's request).
+ * receive→POST latency p50/p99 (from the 250 to the receiver's request), and the
+ * server process's CPU time per message (user + system, warm-up excluded).
  *
- * Env: BENCH_DURATION (s), BENCH_CONNECTIONS (default 16), BENCH_DATABASE_URL, BENCH_JSON=1,
+ * Env: BENCH_DURATION (s), BENCH_CONNECTIONS (default 16), BENCH_DATABASE_URL, BENCH_JSON=1, BENCH_APP_PROFILE=<dir>,
  * BENCH_WORKERS=off (receiving alone: nothing is posted).
  */
 import { fork, type ChildProcess } from "node:child_process";
@@ -43,7 +44,8 @@ async function main() {
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/inbound`;
 
   const child: ChildProcess = fork(path.join(import.meta.dirname, "inbound-server.ts"), [], {
-    execArgv: ["--import", "tsx"],
+    // BENCH_APP_PROFILE=<dir>: a V8 CPU profile of the server process, written when it exits.
+    execArgv: ["--import", "tsx", ...(process.env.BENCH_APP_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_APP_PROFILE}`] : [])],
     env: { ...process.env, BENCH_RECEIVER_URL: receiverUrl },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -82,6 +84,13 @@ async function main() {
   await Promise.all(transports.map(sendOne));
   accepted.clear();
   latencies.length = 0;
+  // The server process's CPU time from here to the last post: per message, a figure the machine's load hardly moves.
+  const cpuAt = () =>
+    new Promise<number>((resolve) => {
+      child.once("message", (msg: { type: string; cpuMs: number }) => resolve(msg.cpuMs));
+      child.send({ type: "cpu" });
+    });
+  const cpuStart = await cpuAt();
   const started = performance.now();
   const until = started + duration * 1000;
   await Promise.all(
@@ -95,6 +104,7 @@ async function main() {
   // Wait (up to 60 s) for every accepted message to be posted.
   const deadline = performance.now() + (process.env.BENCH_WORKERS === "off" ? 0 : 60_000);
   while (performance.now() < deadline && [...accepted.keys()].some((s) => !posted.has(s))) await new Promise((r) => setTimeout(r, 200));
+  const serverCpuMs = (await cpuAt()) - cpuStart;
   const delays = [...accepted].flatMap(([s, at]) => (posted.has(s) ? [posted.get(s)! - at] : [])).sort((a, b) => a - b);
   latencies.sort((a, b) => a - b);
   const figures = {
@@ -108,12 +118,14 @@ async function main() {
     posted: delays.length,
     receiveToPostP50: Math.round(percentile(delays, 50)),
     receiveToPostP99: Math.round(percentile(delays, 99)),
+    serverCpuMsPerMessage: Number((serverCpuMs / Math.max(1, accepted.size)).toFixed(2)),
   };
   if (process.env.BENCH_JSON) console.log(JSON.stringify(figures));
   else {
     console.log(`inbound: ${figures.connections} connections, ${figures.seconds} s, 10 KB messages`);
     console.log(`  received ${figures.received} (${figures.perSecond} msg/s), errors ${figures.errors}, accept p50 ${figures.acceptP50} ms p99 ${figures.acceptP99} ms`);
     console.log(`  posted ${figures.posted}/${figures.received}, receive→POST p50 ${figures.receiveToPostP50} ms p99 ${figures.receiveToPostP99} ms`);
+    console.log(`  server process CPU ${figures.serverCpuMsPerMessage} ms per message (received and posted)`);
   }
   child.send({ type: "stop" });
   await new Promise<void>((r) => {

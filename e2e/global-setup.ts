@@ -8,7 +8,7 @@ import { readAuthSecretFile } from "../lib/domain/dashboard-auth-secret";
 import { addStaffUser } from "../lib/domain/staff-users";
 import { openDatabase } from "../lib/storage/database";
 import { startEmbeddedPostgres } from "../lib/storage/embedded";
-import { startApp } from "./support/start-app";
+import { freePort, startApp } from "./support/start-app";
 import { seedTraffic } from "./support/seed";
 import { ARTIFACTS, STATE_FILE, type E2eState } from "./support/state";
 
@@ -22,11 +22,13 @@ export default async function globalSetup() {
   mkdirSync(ARTIFACTS, { recursive: true });
   const port = process.env.E2E_PORT!;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-e2e-"));
+  // A known port, so that the inbound spec can send mail to it.
+  const inboundPort = await freePort();
   const env: Record<string, string> = {
     PORT: port,
     MAILROOM_DATA_DIR: dataDir,
     MAILROOM_EMBEDDED_PG_PORT: "0",
-    MAILROOM_INBOUND_PORT: "0",
+    MAILROOM_INBOUND_PORT: String(inboundPort),
     MAILROOM_SUBMISSION_PORT: "0",
     MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_SANDBOX_PORT: "0",
@@ -66,7 +68,7 @@ export default async function globalSetup() {
       await database.close();
     }
     const messages = await seedTraffic(app.url, app.apiKey, databaseUrl);
-    const state: E2eState = { url: app.url, apiKey: app.apiKey, accountId, dashboardKey, dashboardSecret, dataDir, databaseUrl, pid: app.child.pid!, users, messages };
+    const state: E2eState = { url: app.url, inboundPort, apiKey: app.apiKey, accountId, dashboardKey, dashboardSecret, dataDir, databaseUrl, pid: app.child.pid!, users, messages };
     writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
     (globalThis as { __mailroomApp?: typeof app }).__mailroomApp = app;
   } catch (err) {

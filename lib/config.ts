@@ -102,6 +102,7 @@ const envSchema = z.object({
   MAILROOM_INBOUND_MAX_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(100),
   MAILROOM_INBOUND_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
   MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  MAILROOM_INBOUND_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
   MAILROOM_INBOUND_RETENTION: z.string().default("7d"),
   MAILROOM_INBOUND_INLINE_BYTES: z.coerce.number().int().min(0).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
   // SMTP submission (lib/submission, docs/smtp.md); unset ports take the defaults of lib/submission/ports.ts.
@@ -343,6 +344,8 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       maxMessageBytes: e.MAILROOM_INBOUND_MAX_MESSAGE_BYTES,
       /** New connections per client address (IPv6: per /64) per minute; more are answered 421. */
       connectionsPerMinute: e.MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE,
+      /** Open sessions per client address (IPv6: per /64); one more is answered 421 (the submission server's rule). */
+      connectionsPerAddress: e.MAILROOM_INBOUND_CONNECTIONS_PER_ADDRESS,
       /** How long a received message (raw MIME, payload, attempts) is kept (docs/adr/0800). */
       retentionMs: requireDuration("MAILROOM_INBOUND_RETENTION", e.MAILROOM_INBOUND_RETENTION),
       /** Attachments larger than this are posted as a signed, expiring download URL instead of base64. */

@@ -17,9 +17,9 @@ export function actionId(exportedName: string, filename: string): string {
   return hit[0];
 }
 
-export async function callAction(request: APIRequestContext, path: string, id: string, args: unknown[]) {
+export async function callAction(request: APIRequestContext, path: string, id: string, args: unknown[], headers: Record<string, string> = {}) {
   const res = await request.post(path, {
-    headers: { "Next-Action": id, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component" },
+    headers: { "Next-Action": id, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component", ...headers },
     data: JSON.stringify(args),
     maxRedirects: 0,
   });

@@ -4,6 +4,8 @@ import path from "node:path";
 /** What the global setup produced, for the tests (e2e/artifacts/state-<port>.json). */
 export interface E2eState {
   url: string;
+  /** The inbound SMTP server's port on 127.0.0.1 (MAILROOM_INBOUND_PORT). */
+  inboundPort: number;
   apiKey: string;
   /** The Demo account (the default): its pages are under /a/<accountId> (ADR 0510). */
   accountId: string;

@@ -10,6 +10,18 @@ import {
   type MessageSchedule,
   type ScheduledList,
 } from "../contract/scheduled";
+import {
+  createInboundRouteResponseSchema,
+  inboundEmptyResponseSchema,
+  inboundMessageDetailSchema,
+  listInboundMessagesResponseSchema,
+  listInboundRoutesResponseSchema,
+  type CreateInboundRouteRequest,
+  type InboundMessageDetail,
+  type InboundStatusName,
+  type ListInboundMessagesResponse,
+  type ListInboundRoutesResponse,
+} from "../contract/inbound";
 import { statsResponseSchema, type StatsInterval, type StatsResponse } from "../contract/stats";
 import {
   archiveTemplateResponseSchema,
@@ -106,6 +118,16 @@ export interface DeliveriesParams {
   RetrieveCount?: number;
 }
 
+/** GET /inbound/messages (docs/contract.md §13.5). */
+export interface InboundMessagesParams {
+  StartDate?: number;
+  EndDate?: number;
+  Recipient?: string;
+  Status?: InboundStatusName;
+  StartFrom?: number;
+  RetrieveCount?: number;
+}
+
 export interface ApiClient {
   readonly baseUrl: string;
   listEvents(params?: EventsParams, init?: { signal?: AbortSignal }): Promise<EventsResponse>;
@@ -140,6 +162,13 @@ export interface ApiClient {
   rescheduleEmail(messageId: string, sendAt: number | string): Promise<MessageSchedule>;
   /** POST /email/{MessageID}/cancel (§15.3). */
   cancelEmail(messageId: string): Promise<MessageSchedule>;
+  // Inbound routes and received messages (docs/contract.md §13); an unknown or another account's message is undefined.
+  listInboundRoutes(): Promise<ListInboundRoutesResponse>;
+  createInboundRoute(request: CreateInboundRouteRequest): Promise<{ RouteID: number }>;
+  deleteInboundRoute(id: number): Promise<void>;
+  listInboundMessages(params?: InboundMessagesParams): Promise<ListInboundMessagesResponse>;
+  getInboundMessage(messageId: string): Promise<InboundMessageDetail | undefined>;
+  retryInboundMessage(messageId: string): Promise<void>;
 }
 
 function queryString(params: object): string {
@@ -284,6 +313,24 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     async cancelEmail(messageId) {
       return (await call("POST", `/email/${encodeURIComponent(messageId)}/cancel`, messageScheduleSchema))!;
+    },
+    async listInboundRoutes() {
+      return (await call("GET", "/inbound/routes", listInboundRoutesResponseSchema))!;
+    },
+    async createInboundRoute(request) {
+      return (await call("POST", "/inbound/routes", createInboundRouteResponseSchema, { body: request }))!;
+    },
+    async deleteInboundRoute(id) {
+      await call("DELETE", `/inbound/routes/${templateId(id)}`, inboundEmptyResponseSchema);
+    },
+    async listInboundMessages(params = {}) {
+      return (await call("GET", `/inbound/messages${queryString(params)}`, listInboundMessagesResponseSchema))!;
+    },
+    async getInboundMessage(messageId) {
+      return call("GET", `/inbound/messages/${encodeURIComponent(messageId)}`, inboundMessageDetailSchema, { allow404: true });
+    },
+    async retryInboundMessage(messageId) {
+      await call("POST", `/inbound/messages/${encodeURIComponent(messageId)}/retry`, inboundEmptyResponseSchema);
     },
   };
 }

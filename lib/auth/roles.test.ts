@@ -3,12 +3,12 @@ import { canAccess, groupNav, homeFor, isRole, NAV_ITEMS, navFor } from "./roles
 
 describe("roles", () => {
   it("gives admin every area", () => {
-    expect(navFor("admin").map((i) => i.area)).toEqual(["overview", "events", "sandbox", "compose", "templates", "scheduled", "webhooks", "settings"]);
+    expect(navFor("admin").map((i) => i.area)).toEqual(["overview", "events", "sandbox", "inbound", "compose", "templates", "scheduled", "webhooks", "settings"]);
     expect(canAccess("admin", "messages")).toBe(true);
   });
 
-  it("gives support events, messages, compose, templates, scheduled and sandbox only", () => {
-    expect(navFor("support").map((i) => i.area)).toEqual(["events", "sandbox", "compose", "templates", "scheduled"]);
+  it("gives support events, messages, compose, templates, scheduled, sandbox and inbound only", () => {
+    expect(navFor("support").map((i) => i.area)).toEqual(["events", "sandbox", "inbound", "compose", "templates", "scheduled"]);
     expect(canAccess("support", "messages")).toBe(true);
     expect(canAccess("support", "overview")).toBe(false);
     expect(canAccess("support", "webhooks")).toBe(false);
@@ -31,7 +31,7 @@ describe("roles", () => {
 
   it("groups the navigation under headings, leaving out a group the role has nothing in", () => {
     expect(groupNav(navFor("admin")).map((g) => [g.group, g.items.map((i) => i.area)])).toEqual([
-      ["Activity", ["overview", "events", "sandbox"]],
+      ["Activity", ["overview", "events", "sandbox", "inbound"]],
       ["Send", ["compose", "templates", "scheduled"]],
       ["Configure", ["webhooks", "settings"]],
     ]);

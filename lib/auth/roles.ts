@@ -11,7 +11,7 @@ import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
 export const ROLES = STAFF_ROLES;
 export type Role = StaffRole;
 
-export type Area = "overview" | "events" | "messages" | "compose" | "templates" | "scheduled" | "sandbox" | "webhooks" | "settings";
+export type Area = "overview" | "events" | "messages" | "compose" | "templates" | "scheduled" | "sandbox" | "inbound" | "webhooks" | "settings";
 
 export const AREA_ROLES: Record<Area, readonly Role[]> = {
   overview: ["admin", "marketing"],
@@ -21,6 +21,9 @@ export const AREA_ROLES: Record<Area, readonly Role[]> = {
   // The account's scheduled sends, with a Cancel button (docs/contract.md §15).
   scheduled: ["admin", "support"],
   sandbox: ["admin", "support"],
+  // Received mail and its posts (docs/contract.md §13): read and retried by support, who answers the replies;
+  // adding or deleting a route names a URL, as a webhook does, so that part needs the webhooks area (admin).
+  inbound: ["admin", "support"],
   webhooks: ["admin"],
   settings: ["admin"],
   // Templates are what Compose starts from: the same roles (docs/contract.md §14).
@@ -47,6 +50,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { area: "overview", href: "/", label: "Overview", group: "Activity" },
   { area: "events", href: "/events", label: "Events", group: "Activity" },
   { area: "sandbox", href: "/sandbox", label: "Sandbox", group: "Activity" },
+  { area: "inbound", href: "/inbound", label: "Inbound", group: "Activity" },
   { area: "compose", href: "/compose", label: "Compose", group: "Send" },
   { area: "templates", href: "/templates", label: "Templates", group: "Send" },
   { area: "scheduled", href: "/scheduled", label: "Scheduled", group: "Send" },

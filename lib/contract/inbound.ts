@@ -77,6 +77,11 @@ export const listInboundMessagesResponseSchema = z.object({
   InboundMessages: z.array(inboundMessageSummarySchema),
 });
 
+export type ListInboundMessagesResponse = z.infer<typeof listInboundMessagesResponseSchema>;
+
+/** DELETE /inbound/routes/{id} and POST /inbound/messages/{MessageID}/retry answer an empty object. */
+export const inboundEmptyResponseSchema = z.object({});
+
 export const inboundAttemptSchema = z.object({
   At: z.string(),
   DurationMs: z.number().int(),

@@ -2,7 +2,7 @@ import nodemailer from "nodemailer";
 import { SMTPServer } from "smtp-server";
 import type { AppContext } from "../context";
 import { handleInboundMessage } from "./handle-message";
-import { ConnectionRate, readBoundedMessage } from "./smtp-limits";
+import { ConcurrentConnections, ConnectionRate, openConnectionOf, readBoundedMessage } from "./smtp-limits";
 import { createInboundStore, decideRecipient, storeRoutedMessage, type RcptDecision } from "./route-recipient";
 
 /**
@@ -28,6 +28,9 @@ export interface InboundServer {
 export async function startInboundServer(ctx: AppContext, secret: string): Promise<InboundServer> {
   const limits = ctx.config.inbound;
   const rate = new ConnectionRate(limits.connectionsPerMinute);
+  // Open sessions per client address: one host cannot hold every maxClients slot (as on the submission server).
+  const openPerAddress = new ConcurrentConnections(limits.connectionsPerAddress);
+  const slotOf = new WeakMap<object, string>();
   // What RCPT decided for each accepted recipient of a session's transaction.
   const decisions = new WeakMap<object, Map<string, RcptDecision>>();
   // Messages for routes received at the same time commit together (group commit, as acceptances do).
@@ -45,9 +48,26 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
     size: limits.maxMessageBytes,
     disableReverseLookup: true,
     onConnect(session, callback) {
-      if (rate.allow(session.remoteAddress)) return callback();
-      ctx.log.warn({ remote: session.remoteAddress }, "inbound SMTP connection refused: connection rate exceeded");
-      return callback(Object.assign(new Error("4.7.0 Too many connections from your address, try again later"), { responseCode: 421 }));
+      const tooMany = () => callback(Object.assign(new Error("4.7.0 Too many connections from your address, try again later"), { responseCode: 421 }));
+      if (!rate.allow(session.remoteAddress)) {
+        ctx.log.warn({ remote: session.remoteAddress }, "inbound SMTP connection refused: connection rate exceeded");
+        return tooMany();
+      }
+      // Gone already (closed while its greeting was pending): onClose has run, nothing to count.
+      if (!openConnectionOf([server], session)) return tooMany();
+      const key = openPerAddress.admit(session.remoteAddress);
+      if (key === undefined) {
+        ctx.log.warn({ remote: session.remoteAddress, limit: limits.connectionsPerAddress }, "inbound SMTP connection refused: too many open from this address");
+        return tooMany();
+      }
+      slotOf.set(session, key);
+      return callback();
+    },
+    onClose(session) {
+      const key = slotOf.get(session);
+      if (key === undefined) return;
+      slotOf.delete(session);
+      openPerAddress.release(key);
     },
     onMailFrom(_address, session, callback) {
       decisions.set(session, new Map());

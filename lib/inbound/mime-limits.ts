@@ -1,6 +1,7 @@
-import { Readable, Writable } from "node:stream";
+import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Splitter, type MimeNode } from "@zone-eu/mailsplit";
+import { rawSlices } from "../domain/inbound/slices";
 
 /**
  * The structure of a message for an inbound route, checked before it is
@@ -44,11 +45,7 @@ export async function mimeLimitViolation(raw: Buffer, limits: MimeLimits = INBOU
       done();
     },
   });
-  const source = Readable.from(
-    (function* () {
-      for (let i = 0; i < raw.length; i += SLICE) yield raw.subarray(i, i + SLICE);
-    })(),
-  );
+  const source = rawSlices(raw, SLICE);
   try {
     await pipeline(source, new Splitter({ maxHeadSize: limits.maxHeadBytes, maxChildNodes: limits.maxParts + 1 }), check);
     return undefined;

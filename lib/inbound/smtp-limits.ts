@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import ipaddr from "ipaddr.js";
+import type { SMTPServer, SMTPServerSession } from "smtp-server";
 
 /**
  * Limits of the SMTP servers Mailroom runs (the inbound server, the sandbox
@@ -121,4 +122,18 @@ export class ConcurrentConnections {
   get size(): number {
     return this.open.size;
   }
+}
+
+/**
+ * The live connection of a session on one of `servers`, undefined once it
+ * has closed: a session whose socket closed before onConnect ran has had its
+ * onClose already, and must not take a slot it would never give back. At
+ * most maxClients per server to look through.
+ */
+export function openConnectionOf(servers: readonly (SMTPServer | undefined)[], session: SMTPServerSession): { session: SMTPServerSession } | undefined {
+  for (const server of servers) {
+    if (!server) continue;
+    for (const c of server.connections as Set<{ session: SMTPServerSession }>) if (c.session === session) return c;
+  }
+  return undefined;
 }

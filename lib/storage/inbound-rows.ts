@@ -72,13 +72,31 @@ export interface NewInboundMessage {
   expiresAt: Date;
 }
 
+/** Rows per INSERT statement, and raw bytes: a few statements per group commit, none of them huge. */
+const INSERT_MAX_ROWS = 500;
+const INSERT_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The rows of a group commit in as few statements as the bounds allow (one
+ * round trip each), instead of one per row.
+ */
 export async function insertInboundMessages(client: Client, messages: NewInboundMessage[]): Promise<void> {
-  for (const m of messages) {
+  for (let start = 0; start < messages.length; ) {
+    let end = start + 1;
+    let bytes = messages[start]!.raw.length;
+    while (end < messages.length && end - start < INSERT_MAX_ROWS && bytes + messages[end]!.raw.length <= INSERT_MAX_BYTES) bytes += messages[end++]!.raw.length;
+    const values: unknown[] = [];
+    const tuples = messages.slice(start, end).map((m) => {
+      const at = values.length;
+      values.push(m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.raw.length, m.raw, m.expiresAt);
+      return `(${Array.from({ length: 12 }, (_, i) => `$${at + i + 1}`).join(", ")}, now())`;
+    });
     await client.query(
       `INSERT INTO inbound_messages (id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, size, raw, expires_at, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())`,
-      [m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.raw.length, m.raw, m.expiresAt],
+       VALUES ${tuples.join(", ")}`,
+      values,
     );
+    start = end;
   }
 }
 
@@ -120,24 +138,37 @@ export async function findInboundRaw(client: Client, accountId: string, id: stri
   return rows[0]?.raw;
 }
 
-/** What the posting job needs: the row, its raw MIME and the account's signing key. */
+/** Raw MIME read in pieces of this many bytes: bytea arrives as hex text, and one 10 MB read would be decoded in one block. */
+const RAW_PIECE_BYTES = 1024 * 1024;
+
+/** What the posting job needs: the row (`payload` as its JSON text), its raw MIME and the account's signing key. */
 export async function loadInboundForPost(client: Client, id: string): Promise<(InboundMessageRow & { raw: Buffer; signing_key: string }) | undefined> {
-  const { rows } = await client.query<InboundMessageRow & { raw: Buffer; signing_key: string }>(
-    `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1")}, m.raw, a.webhook_signing_key AS signing_key
+  const { rows } = await client.query<InboundMessageRow & { raw: Buffer | null; signing_key: string }>(
+    `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
+            CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key
        FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
     [id],
   );
-  return rows[0];
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.raw) return { ...row, raw: row.raw };
+  const pieces: Buffer[] = [];
+  for (let from = 0; from < row.size; from += RAW_PIECE_BYTES) {
+    const piece = await client.query<{ raw: Buffer }>("SELECT substring(raw FROM $2 FOR $3) AS raw FROM inbound_messages WHERE id = $1", [id, from + 1, RAW_PIECE_BYTES]);
+    if (!piece.rows[0]) return undefined;
+    pieces.push(piece.rows[0].raw);
+  }
+  return { ...row, raw: Buffer.concat(pieces) };
 }
 
 export async function savePayload(
   client: Client,
   id: string,
-  built: { payload: unknown; subject: string; fromEmail: string; repliedToMessageId: string | null },
+  built: { payloadJson: string; subject: string; fromEmail: string; repliedToMessageId: string | null },
 ): Promise<void> {
   await client.query("UPDATE inbound_messages SET payload = $2, subject = $3, from_email = $4, replied_to_message_id = $5 WHERE id = $1", [
     id,
-    JSON.stringify(built.payload),
+    built.payloadJson,
     built.subject,
     built.fromEmail,
     built.repliedToMessageId,
@@ -222,6 +253,15 @@ export async function listInboundMessages(client: Client, f: InboundListFilter):
     values,
   );
   return { total: total.rows[0]!.n, rows };
+}
+
+/** The account's received messages that answer the outbound message `messageId`, oldest first (at most `limit`). */
+export async function listInboundRepliesTo(client: Client, accountId: string, messageId: string, limit: number): Promise<InboundMessageRow[]> {
+  const { rows } = await client.query<InboundMessageRow>(
+    `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages WHERE account_id = $1 AND replied_to_message_id = $2 ORDER BY received_at, id LIMIT ${limit}`,
+    [accountId, messageId],
+  );
+  return rows;
 }
 
 /** Deletes messages past their expiry (attempts go with them), at most `limit` per call. */

@@ -1,5 +1,6 @@
 import type { SMTPServer, SMTPServerSession } from "smtp-server";
 import type { SmtpReply } from "../domain/submission/replies";
+import { openConnectionOf } from "../inbound/smtp-limits";
 
 /**
  * What the submission server does to a session before AUTH (docs/smtp.md
@@ -37,13 +38,9 @@ export interface SmtpConnection {
   handler_AUTH(command: Buffer | string, callback: Callback): void;
 }
 
-/** The live connection of a session (undefined once it has closed). At most maxClients per server to look through. */
+/** The live connection of a session (undefined once it has closed): lib/inbound/smtp-limits.ts's, typed for the guard. */
 export function connectionOf(servers: readonly (SMTPServer | undefined)[], session: SMTPServerSession): SmtpConnection | undefined {
-  for (const server of servers) {
-    if (!server) continue;
-    for (const c of server.connections as Set<SmtpConnection>) if (c.session === session) return c;
-  }
-  return undefined;
+  return openConnectionOf(servers, session) as SmtpConnection | undefined;
 }
 
 export interface GuardOptions {

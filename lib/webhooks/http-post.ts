@@ -80,7 +80,7 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 
 export async function postJson(
   urlText: string,
-  body: string,
+  body: string | Buffer,
   headers: Record<string, string>,
   options: PostOptions,
 ): Promise<AttemptResult> {

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { setImmediate as turn } from "node:timers/promises";
 
 /**
  * Notification signatures (docs/contract.md §10.3). Pure functions.
@@ -36,6 +37,20 @@ export function mailgunSignature(signingKey: string, timestamp: number, token: s
 export function standardWebhookSignature(signingKey: string, webhookId: string, timestamp: number, body: string): string {
   const mac = createHmac("sha256", decodeSigningKey(signingKey)).update(`${webhookId}.${timestamp}.${body}`).digest("base64");
   return `v1,${mac}`;
+}
+
+/**
+ * The same signature over a body of several megabytes (a received message
+ * with its attachments): hashed in 1 MB steps with a turn of the event loop
+ * between them, so that no single step holds it (docs/adr/0803).
+ */
+export async function standardWebhookSignatureInSteps(signingKey: string, webhookId: string, timestamp: number, body: Buffer, step = 1024 * 1024): Promise<string> {
+  const mac = createHmac("sha256", decodeSigningKey(signingKey)).update(`${webhookId}.${timestamp}.`);
+  for (let i = 0; i < body.length; i += step) {
+    if (i > 0) await turn();
+    mac.update(body.subarray(i, i + step));
+  }
+  return `v1,${mac.digest("base64")}`;
 }
 
 /** The Standard Webhooks `webhook-id` of a notification: stable across its retries. */

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import type { AppContext } from "../../context";
 import { readAttachmentByToken } from "../../domain/inbound/messages";
-import { getTrackingSecret } from "../../domain/tracking-secret";
 
 /**
  * GET /t/inbound/:token (docs/contract.md §13.4): a large attachment of a
@@ -11,7 +10,7 @@ import { getTrackingSecret } from "../../domain/tracking-secret";
 export function createInboundDownloadRoutes(ctx: AppContext): Hono {
   const app = new Hono({ strict: false });
   app.get("/inbound/:token", async (c) => {
-    const secret = await getTrackingSecret(ctx.database.db, ctx.config.tracking.secret);
+    const secret = await ctx.trackingSecret();
     const found = await readAttachmentByToken(ctx.database, secret, c.req.param("token"));
     if (!found) return c.text("Not found", 404, { "Cache-Control": "no-store" });
     // The name as a plain token for the header: anything but letters, digits, dot, dash and space becomes "_".

@@ -3,6 +3,7 @@ import type { AppContext } from "../../context";
 import {
   createInboundRouteRequestSchema,
   createInboundRouteResponseSchema,
+  inboundEmptyResponseSchema,
   inboundMessageDetailSchema,
   inboundMessageIdParamSchema,
   inboundMessagesQuerySchema,
@@ -63,7 +64,7 @@ const deleteRouteDef = createRoute({
   operationId: "deleteInboundRoute",
   summary: "Extension: delete an inbound route",
   request: { params: z.object({ id: inboundRouteIdParamSchema }) },
-  responses: { 200: json(z.object({}), "Deleted"), ...errorResponses(404, 422, ...COMMON_ERRORS) },
+  responses: { 200: json(inboundEmptyResponseSchema, "Deleted"), ...errorResponses(404, 422, ...COMMON_ERRORS) },
 });
 
 const listMessagesDef = createRoute({
@@ -104,7 +105,7 @@ const retryDef = createRoute({
   operationId: "retryInboundMessage",
   summary: "Extension: post a received message to its URL again now",
   request: { params: messageParams },
-  responses: { 200: json(z.object({}), "Queued"), ...errorResponses(404, 422, ...COMMON_ERRORS) },
+  responses: { 200: json(inboundEmptyResponseSchema, "Queued"), ...errorResponses(404, 422, ...COMMON_ERRORS) },
 });
 
 const iso = (d: Date) => d.toISOString();

@@ -1,5 +1,13 @@
 import type { InboundAttemptRow, InboundMessageRow, InboundStatus } from "../../storage/inbound-rows";
-import { findInboundMessage, findInboundRaw, findInboundRawById, listInboundAttempts, listInboundMessages, purgeExpiredInbound } from "../../storage/inbound-rows";
+import {
+  findInboundMessage,
+  findInboundRaw,
+  findInboundRawById,
+  listInboundAttempts,
+  listInboundMessages,
+  listInboundRepliesTo,
+  purgeExpiredInbound,
+} from "../../storage/inbound-rows";
 import type { Database } from "../../storage/database";
 import { attachmentOf } from "./payload";
 import { verifyDownloadToken } from "./download-token";
@@ -26,6 +34,11 @@ export async function readMessage(database: Database, accountId: string, id: str
   const row = await findInboundMessage(database.pool, accountId, id);
   if (!row) return undefined;
   return { row, attempts: await listInboundAttempts(database.pool, id) };
+}
+
+/** The received replies to an outbound message of the account (its timeline), oldest first; a bounded list. */
+export async function repliesTo(database: Database, accountId: string, messageId: string, limit = 50): Promise<InboundMessageRow[]> {
+  return isUuid(messageId) ? listInboundRepliesTo(database.pool, accountId, messageId.toLowerCase(), limit) : [];
 }
 
 export async function readRaw(database: Database, accountId: string, id: string): Promise<Buffer | undefined> {

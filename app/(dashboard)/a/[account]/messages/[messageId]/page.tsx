@@ -9,6 +9,7 @@ import { describeApiError, iterateEvents } from "@/lib/dashboard/public-api";
 import { requireAccess } from "@/lib/dashboard/access";
 import { apiFor } from "@/lib/dashboard/api-for";
 import { messageTemplate } from "@/lib/dashboard/templates";
+import { repliesToMessage, type ReplySummary } from "@/lib/dashboard/inbound";
 import { canAccess } from "@/lib/auth/roles";
 import type { EventRecord } from "@/lib/contract/events";
 import { buildMessageStory } from "../_lib/timeline";
@@ -32,8 +33,10 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
   let events: EventRecord[] = [];
   let error: string | undefined;
   let template: { templateId: number; version: number } | undefined;
+  let replies: ReplySummary[] = [];
   try {
     template = await messageTemplate(access, messageId);
+    replies = await repliesToMessage(access, messageId);
     const client = await apiFor(access, "messages");
     for await (const ev of iterateEvents(client, { MessageID: messageId })) {
       events.push(ev);
@@ -120,6 +123,26 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
               )}
             </dl>
           </Card>
+          {replies.length > 0 && (
+            <Card data-testid="message-replies">
+              <CardHeader title={`Replies (${replies.length})`} description="Received on an inbound route and linked to this message by its In-Reply-To or References header." />
+              <ul className="divide-y divide-slate-200 text-sm dark:divide-slate-800">
+                {replies.map((r) => (
+                  <li key={r.messageId} className="flex flex-wrap items-baseline gap-x-3 gap-y-1 px-4 py-3" data-testid="message-reply">
+                    <span className="font-mono text-xs text-slate-600 dark:text-slate-400">{r.receivedAt.replace("T", " ").slice(0, 19)} UTC</span>
+                    <span className="break-all">{r.from}</span>
+                    {canAccess(access.role, "inbound") ? (
+                      <Link className="min-w-0 break-words font-medium underline" href={`${access.base}/inbound/${r.messageId}`}>
+                        {r.subject || "(no subject)"}
+                      </Link>
+                    ) : (
+                      <span className="min-w-0 break-words font-medium">{r.subject || "(no subject)"}</span>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </Card>
+          )}
           <section aria-labelledby="recipients-heading" className="flex flex-col gap-3">
             <h2 id="recipients-heading" className="text-lg font-semibold">
               Recipients ({story.recipients.length})
