@@ -23,6 +23,7 @@ import { createStopStack, openProcessContext } from "./lib/process-context";
 import { startWorkers, type WorkerOptions } from "./lib/workers/start-workers";
 import { startSupervisor, type Supervisor } from "./lib/workers/supervisor";
 import { startSubmissionServer } from "./lib/submission/submission-server";
+import { dashboardOrigins, requestCrossSiteRefusal } from "./lib/dashboard/same-origin";
 
 export interface StartOptions {
   config?: Config;
@@ -126,6 +127,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       setClientAddress(req, clientAddress(req.socket.remoteAddress, req.headersDistinct["x-forwarded-for"], ctx.config.trustProxyHops));
       const pathname = (req.url ?? "/").split("?", 1)[0]!;
       if (isApiPath(pathname) || !nextHandler) return api(req, res);
+      // A server action from another site: Next.js would refuse it with a 500; this is the 403 of the route handlers (docs/adr/0506).
+      if (req.method === "POST" && req.headers["next-action"] !== undefined) {
+        const header = (name: string) => req.headersDistinct[name]?.[0] ?? null;
+        const refusal = requestCrossSiteRefusal(header, { trustProxyHops: ctx.config.trustProxyHops, allowedOrigins: dashboardOrigins(ctx) });
+        if (refusal) {
+          res.writeHead(403, { "Content-Type": "application/json", "Cache-Control": "no-store" }).end(JSON.stringify({ error: refusal }));
+          return;
+        }
+      }
       return nextHandler(req, res);
     });
     server.keepAliveTimeout = 65_000;

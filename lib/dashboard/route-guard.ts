@@ -1,6 +1,6 @@
 import "server-only";
 import { getServerContext } from "../runtime";
-import { crossSiteRefusal } from "./same-origin";
+import { dashboardOrigins, requestCrossSiteRefusal } from "./same-origin";
 
 /**
  * THE guard of every route handler the session cookie authenticates
@@ -13,24 +13,9 @@ import { crossSiteRefusal } from "./same-origin";
  */
 export function sameOriginRoute<C>(handler: (request: Request, context: C) => Promise<Response>): (request: Request, context: C) => Promise<Response> {
   return async (request, context) => {
-    const refusal = crossSiteRefusal({
-      origin: request.headers.get("origin"),
-      secFetchSite: request.headers.get("sec-fetch-site"),
-      host: requestHost(request),
-      allowedOrigins: allowedOrigins(),
-    });
+    const ctx = getServerContext();
+    const refusal = requestCrossSiteRefusal((name) => request.headers.get(name), { trustProxyHops: ctx.config.trustProxyHops, allowedOrigins: dashboardOrigins(ctx) });
     if (refusal) return Response.json({ error: refusal }, { status: 403, headers: { "Cache-Control": "no-store" } });
     return handler(request, context);
   };
-}
-
-function requestHost(request: Request): string | null {
-  const ctx = getServerContext();
-  const forwarded = ctx.config.trustProxyHops > 0 ? request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
-  return forwarded || request.headers.get("host");
-}
-
-function allowedOrigins(): string[] {
-  const ctx = getServerContext();
-  return [...new Set([ctx.config.publicUrl, ctx.publicUrl, ...(ctx.config.auth.url ? [ctx.config.auth.url] : [])])];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { crossSiteRefusal, type SameOriginInput } from "./same-origin";
+import { crossSiteRefusal, requestCrossSiteRefusal, type SameOriginInput } from "./same-origin";
 
 const base: SameOriginInput = { origin: null, secFetchSite: null, host: "mail.example.com", allowedOrigins: ["https://mail.example.com"] };
 const check = (over: Partial<SameOriginInput>) => crossSiteRefusal({ ...base, ...over });
@@ -43,5 +43,22 @@ describe("crossSiteRefusal", () => {
     expect(check({ origin: "https://mail.example.com:443", host: null })).toBeUndefined();
     expect(check({ origin: "https://mail.example.com", host: null, allowedOrigins: ["https://mail.example.com/dashboard/"] })).toBeUndefined();
     expect(check({ origin: "https://mail.example.com", host: null, allowedOrigins: ["not a url"] })).toBeDefined();
+  });
+});
+
+describe("requestCrossSiteRefusal", () => {
+  const headers = (h: Record<string, string>) => (name: string) => h[name] ?? null;
+  const own = ["https://mail.example.com"];
+
+  it("compares the Origin with X-Forwarded-Host only behind a trusted proxy", () => {
+    const viaProxy = headers({ origin: "https://alias.example.com", host: "10.0.0.5:3000", "x-forwarded-host": "alias.example.com, evil.example" });
+    expect(requestCrossSiteRefusal(viaProxy, { trustProxyHops: 1, allowedOrigins: own })).toBeUndefined();
+    expect(requestCrossSiteRefusal(viaProxy, { trustProxyHops: 0, allowedOrigins: own })).toMatch(/^Refused/);
+  });
+
+  it("refuses a server action posted from another site, whatever Host it names", () => {
+    expect(requestCrossSiteRefusal(headers({ origin: "https://evil.example", host: "mail.example.com" }), { trustProxyHops: 0, allowedOrigins: own })).toMatch(/^Refused/);
+    expect(requestCrossSiteRefusal(headers({ "sec-fetch-site": "cross-site", host: "mail.example.com" }), { trustProxyHops: 0, allowedOrigins: own })).toMatch(/^Refused/);
+    expect(requestCrossSiteRefusal(headers({ origin: "https://mail.example.com", "sec-fetch-site": "same-origin" }), { trustProxyHops: 0, allowedOrigins: own })).toBeUndefined();
   });
 });

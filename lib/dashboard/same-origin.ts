@@ -52,3 +52,25 @@ function sameOrigin(allowed: string, origin: string): boolean {
     return false;
   }
 }
+
+/** Header access of both a fetch `Request` and Node's `IncomingMessage` (server.ts). */
+export type HeaderGetter = (name: string) => string | null;
+
+/**
+ * The rule above read off a request's headers: the Host is X-Forwarded-Host's
+ * first entry only behind a trusted proxy (MAILROOM_TRUST_PROXY).
+ */
+export function requestCrossSiteRefusal(header: HeaderGetter, options: { trustProxyHops: number; allowedOrigins: readonly string[] }): string | undefined {
+  const forwarded = options.trustProxyHops > 0 ? header("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
+  return crossSiteRefusal({
+    origin: header("origin"),
+    secFetchSite: header("sec-fetch-site"),
+    host: forwarded || header("host"),
+    allowedOrigins: options.allowedOrigins,
+  });
+}
+
+/** The origins that are the instance's own: the configured and the effective public URL, and Auth.js's URL. */
+export function dashboardOrigins(ctx: { publicUrl: string; config: { publicUrl: string; auth: { url?: string } } }): string[] {
+  return [...new Set([ctx.config.publicUrl, ctx.publicUrl, ...(ctx.config.auth.url ? [ctx.config.auth.url] : [])])];
+}
