@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { WorkerPool } from "./worker-pool";
 
 /**
  * JSON of large documents (a 10 MB request body, a message's stored content)
@@ -101,75 +102,10 @@ parentPort.on("message", ({ op, data }) => {
 });
 `;
 
-type Job = {
-  op: "parse" | "parseText" | "parseItems" | "stringify";
-  data: unknown;
-  /** Moved to the worker rather than copied. */
-  transfer?: ArrayBuffer[];
-  resolve: (m: unknown) => void;
-  reject: (e: unknown) => void;
-};
+const pool = new WorkerPool(WORKERS, () => new Worker(SOURCE, { eval: true }), "JSON worker");
 
-class Slot {
-  private worker: Worker | undefined;
-  private current: Job | undefined;
-  readonly queue: Job[] = [];
-
-  get load(): number {
-    return this.queue.length + (this.current ? 1 : 0);
-  }
-
-  run(job: Job): void {
-    this.queue.push(job);
-    this.next();
-  }
-
-  private next(): void {
-    if (this.current || this.queue.length === 0) return;
-    const job = (this.current = this.queue.shift()!);
-    const worker = this.spawn();
-    worker.ref();
-    try {
-      worker.postMessage({ op: job.op, data: job.data }, job.transfer);
-    } catch (err) {
-      this.finish(undefined, err);
-    }
-  }
-
-  private spawn(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(SOURCE, { eval: true });
-    worker.unref();
-    worker.on("message", (m) => this.finish(m));
-    // A reply the event loop's side cannot deserialise, or a worker that died: the job is done here instead.
-    worker.on("messageerror", (err) => this.finish(undefined, err));
-    const lost = (err: unknown) => {
-      if (this.worker !== worker) return; // an old worker's late event
-      this.worker = undefined;
-      void worker.terminate();
-      this.finish(undefined, err);
-    };
-    worker.on("error", lost);
-    worker.on("exit", () => lost(new Error("JSON worker exited")));
-    return (this.worker = worker);
-  }
-
-  private finish(message: unknown, err?: unknown): void {
-    const job = this.current;
-    if (!job) return;
-    this.current = undefined;
-    if (err === undefined) job.resolve(message);
-    else job.reject(err);
-    if (this.queue.length === 0) this.worker?.unref();
-    this.next();
-  }
-}
-
-const slots = Array.from({ length: WORKERS }, () => new Slot());
-
-function submit(op: Job["op"], data: unknown, transfer?: ArrayBuffer[]): Promise<unknown> {
-  const slot = slots.reduce((a, b) => (b.load < a.load ? b : a));
-  return new Promise((resolve, reject) => slot.run({ op, data, transfer, resolve, reject }));
+function submit(op: "parse" | "parseText" | "parseItems" | "stringify", data: unknown, transfer?: ArrayBuffer[]): Promise<unknown> {
+  return pool.submit({ op, data }, transfer ? { transfer } : {});
 }
 
 /**
