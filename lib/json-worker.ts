@@ -1,5 +1,5 @@
-import v8 from "node:v8";
 import { Worker } from "node:worker_threads";
+import { WorkerPool } from "./worker-pool";
 
 /**
  * JSON of large documents (a 10 MB request body, a message's stored content)
@@ -24,26 +24,61 @@ const WORKERS = 2;
 
 const SOURCE = `
 const { parentPort } = require("node:worker_threads");
-const v8 = require("node:v8");
 const decoder = new TextDecoder("utf-8", { fatal: true });
+// Start and end offsets of the top-level items of bytes that JSON.parse has just accepted as an
+// array of count items. Only ASCII bytes are structural in UTF-8 JSON, and a valid document needs
+// no error handling: a depth counter that skips strings (and their escapes) finds every item.
+function itemRanges(bytes, count) {
+  const ranges = new Uint32Array(count * 2);
+  const space = (b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+  let i = 0;
+  while (bytes[i] !== 0x5b) i++;
+  i++;
+  let depth = 0, inString = false, n = 0, start = -1, last = -1;
+  for (; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === 0x5c) i++;
+      else if (b === 0x22) inString = false;
+      last = i;
+      continue;
+    }
+    if (space(b)) continue;
+    if (depth === 0 && (b === 0x2c || b === 0x5d)) {
+      if (start >= 0) {
+        ranges[n * 2] = start;
+        ranges[n * 2 + 1] = last + 1;
+        n++;
+      }
+      start = -1;
+      if (b === 0x5d) break;
+      continue;
+    }
+    if (start < 0) start = i;
+    last = i;
+    if (b === 0x22) inString = true;
+    else if (b === 0x5b || b === 0x7b) depth++;
+    else if (b === 0x5d || b === 0x7d) depth--;
+  }
+  return ranges;
+}
 parentPort.on("message", ({ op, data }) => {
   if (op === "parseItems") {
-    // A JSON array whose items come back one serialised buffer each (moved, not copied), so that the
-    // event loop deserialises them one at a time rather than the whole document in one step.
+    // A JSON array, validated whole by JSON.parse, whose items come back as byte ranges of the same
+    // bytes (moved there and back, not copied): the event loop parses each item in its own step, and
+    // no second copy of the document (a clone, or one buffer per item) ever exists beside the bytes.
     let value;
     try {
       value = JSON.parse(decoder.decode(data));
     } catch {
       return parentPort.postMessage({ ok: false, bytes: data }, [data.buffer]);
     }
-    // Not an array, or one of more items than any caller takes (a batch has 500): refused by the caller, nothing crosses.
+    // Not an array, or one of more items than any caller takes (a batch has 500): refused by the caller.
     if (!Array.isArray(value) || value.length > 10000) return parentPort.postMessage({ ok: true, notArray: true, bytes: data }, [data.buffer]);
-    try {
-      const items = value.map((v) => new Uint8Array(v8.serialize(v)));
-      parentPort.postMessage({ ok: true, items, bytes: data }, [data.buffer, ...items.map((b) => b.buffer)]);
-    } catch {
-      parentPort.postMessage({ unclonable: true, bytes: data }, [data.buffer]);
-    }
+    const count = value.length;
+    value = undefined;
+    const ranges = itemRanges(data, count);
+    parentPort.postMessage({ ok: true, ranges, bytes: data }, [data.buffer, ranges.buffer]);
   } else if (op === "parse" || op === "parseText") {
     // Bytes given to the worker go back with the answer (moved, not copied): the caller may still need them.
     const back = op === "parse" ? [data.buffer] : [];
@@ -67,75 +102,10 @@ parentPort.on("message", ({ op, data }) => {
 });
 `;
 
-type Job = {
-  op: "parse" | "parseText" | "parseItems" | "stringify";
-  data: unknown;
-  /** Moved to the worker rather than copied. */
-  transfer?: ArrayBuffer[];
-  resolve: (m: unknown) => void;
-  reject: (e: unknown) => void;
-};
+const pool = new WorkerPool(WORKERS, () => new Worker(SOURCE, { eval: true }), "JSON worker");
 
-class Slot {
-  private worker: Worker | undefined;
-  private current: Job | undefined;
-  readonly queue: Job[] = [];
-
-  get load(): number {
-    return this.queue.length + (this.current ? 1 : 0);
-  }
-
-  run(job: Job): void {
-    this.queue.push(job);
-    this.next();
-  }
-
-  private next(): void {
-    if (this.current || this.queue.length === 0) return;
-    const job = (this.current = this.queue.shift()!);
-    const worker = this.spawn();
-    worker.ref();
-    try {
-      worker.postMessage({ op: job.op, data: job.data }, job.transfer);
-    } catch (err) {
-      this.finish(undefined, err);
-    }
-  }
-
-  private spawn(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(SOURCE, { eval: true });
-    worker.unref();
-    worker.on("message", (m) => this.finish(m));
-    // A reply the event loop's side cannot deserialise, or a worker that died: the job is done here instead.
-    worker.on("messageerror", (err) => this.finish(undefined, err));
-    const lost = (err: unknown) => {
-      if (this.worker !== worker) return; // an old worker's late event
-      this.worker = undefined;
-      void worker.terminate();
-      this.finish(undefined, err);
-    };
-    worker.on("error", lost);
-    worker.on("exit", () => lost(new Error("JSON worker exited")));
-    return (this.worker = worker);
-  }
-
-  private finish(message: unknown, err?: unknown): void {
-    const job = this.current;
-    if (!job) return;
-    this.current = undefined;
-    if (err === undefined) job.resolve(message);
-    else job.reject(err);
-    if (this.queue.length === 0) this.worker?.unref();
-    this.next();
-  }
-}
-
-const slots = Array.from({ length: WORKERS }, () => new Slot());
-
-function submit(op: Job["op"], data: unknown, transfer?: ArrayBuffer[]): Promise<unknown> {
-  const slot = slots.reduce((a, b) => (b.load < a.load ? b : a));
-  return new Promise((resolve, reject) => slot.run({ op, data, transfer, resolve, reject }));
+function submit(op: "parse" | "parseText" | "parseItems" | "stringify", data: unknown, transfer?: ArrayBuffer[]): Promise<unknown> {
+  return pool.submit({ op, data }, transfer ? { transfer } : {});
 }
 
 /**
@@ -164,21 +134,24 @@ export async function parseJsonOffThread(
 }
 
 /**
- * A JSON array of UTF-8 bytes parsed on a worker, its items handed back one
- * by one (v8 serialisation, the structured clone's format): the caller
- * deserialises each in its own step (`deserializeItem`) and may yield
- * between them, where a 50 MB document cloned back whole would hold the
- * event loop for its whole size. `notArray`: valid JSON, but no array.
- * An array of more than 10,000 items counts as `notArray` (no caller takes
- * that many). `ok: undefined`: the caller must parse the bytes itself (no worker). The
- * bytes move to the worker and back as with parseJsonOffThread.
+ * A JSON array of UTF-8 bytes validated by JSON.parse on a worker, which
+ * answers where each item lies in the bytes (`ranges`: start and end offset
+ * per item). The caller parses each item from its range in its own step and
+ * may yield between them: no whole-document step on the event loop, and no
+ * copy of the document beside its bytes (a 50 MB batch cloned back, or
+ * serialised item by item, was 50 MB more of heap or of external memory,
+ * whose garbage collection held the event loop past the stall budget).
+ * `notArray`: valid JSON, but no array; an array of more than 10,000 items
+ * counts as `notArray` (no caller takes that many). `ok: undefined`: the
+ * caller must parse the bytes itself (no worker). The bytes move to the
+ * worker and back as with parseJsonOffThread.
  */
 export async function parseJsonItemsOffThread(
   bytes: Uint8Array,
-): Promise<({ ok: true; items?: Uint8Array[]; notArray?: true } | { ok: false } | { ok: undefined }) & { bytes: Uint8Array }> {
+): Promise<({ ok: true; ranges?: Uint32Array; notArray?: true } | { ok: false } | { ok: undefined }) & { bytes: Uint8Array }> {
   const movable = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
   if (!movable) return { ok: undefined, bytes };
-  let reply: { ok?: boolean; items?: Uint8Array[]; notArray?: true; unclonable?: boolean; bytes?: Uint8Array };
+  let reply: { ok?: boolean; ranges?: Uint32Array; notArray?: true; bytes?: Uint8Array };
   try {
     reply = (await submit("parseItems", bytes, [bytes.buffer as ArrayBuffer])) as typeof reply;
   } catch (err) {
@@ -186,14 +159,8 @@ export async function parseJsonItemsOffThread(
     return { ok: undefined, bytes };
   }
   const back = reply.bytes ?? bytes;
-  if (reply.unclonable) return { ok: undefined, bytes: back };
   if (!reply.ok) return { ok: false, bytes: back };
-  return reply.notArray ? { ok: true, notArray: true, bytes: back } : { ok: true, items: reply.items ?? [], bytes: back };
-}
-
-/** One item of parseJsonItemsOffThread. */
-export function deserializeItem(item: Uint8Array): unknown {
-  return v8.deserialize(item);
+  return reply.notArray ? { ok: true, notArray: true, bytes: back } : { ok: true, ranges: reply.ranges ?? new Uint32Array(0), bytes: back };
 }
 
 /** JSON.parse(text), on a worker when `text` is large; throws as JSON.parse does. */

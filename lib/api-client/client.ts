@@ -31,6 +31,7 @@ import {
   templateSavedResponseSchema,
   templateVersionSchema,
   type ListTemplatesResponse,
+  type RenderDraftRequest,
   type RenderTemplateResponse,
   type TemplateDetail,
   type TemplateEmailRequest,
@@ -152,6 +153,8 @@ export interface ApiClient {
   updateTemplate(id: number, request: TemplateRequest): Promise<TemplateSavedResponse>;
   archiveTemplate(id: number): Promise<void>;
   renderTemplate(id: number, model: Record<string, unknown>, version?: number): Promise<RenderTemplateResponse>;
+  /** POST /templates/render (§14.4): unsaved content rendered with a model; nothing is stored. */
+  renderTemplateDraft(draft: RenderDraftRequest): Promise<RenderTemplateResponse>;
   /** POST /email/batch (docs/contract.md §15.4): one result per item, in order. */
   sendBatch(requests: EmailRequest[]): Promise<BatchItemResult[]>;
   /** GET /email/{MessageID} (§15.2). */
@@ -295,6 +298,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     async archiveTemplate(id) {
       await call("DELETE", `/templates/${templateId(id)}`, archiveTemplateResponseSchema);
+    },
+    async renderTemplateDraft(draft) {
+      return (await call("POST", "/templates/render", renderTemplateResponseSchema, { body: draft }))!;
     },
     async renderTemplate(id, model, version) {
       return (await call("POST", `/templates/${templateId(id)}/render`, renderTemplateResponseSchema, { body: { TemplateModel: model, ...(version !== undefined && { TemplateVersion: version }) } }))!;

@@ -6,7 +6,7 @@ import { eventRecordSchema, eventsResponseSchema } from "../contract/events";
 import { statsResponseSchema } from "../contract/stats";
 import { replayRequestSchema } from "../contract/webhook-deliveries";
 import { createWebhookRequestSchema } from "../contract/webhooks";
-import { renderTemplateRequestSchema, templateRequestSchema } from "../contract/templates";
+import { renderTemplateRequestSchema, renderDraftRequestSchema, templateRequestSchema } from "../contract/templates";
 import { createInboundRouteRequestSchema } from "../contract/inbound";
 import type { ApiEnv } from "../http/env";
 
@@ -49,6 +49,7 @@ const BODY_SCHEMAS = {
   ReplayRequest: replayRequestSchema,
   TemplateRequest: templateRequestSchema,
   RenderTemplateRequest: renderTemplateRequestSchema,
+  RenderDraftRequest: renderDraftRequestSchema,
   CreateInboundRouteRequest: createInboundRouteRequestSchema,
 };
 export const bodyOf = (name: keyof typeof BODY_SCHEMAS) => ({

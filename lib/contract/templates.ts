@@ -71,6 +71,10 @@ export const templateModelSchema = z.record(z.string(), z.unknown()).describe("T
 export const renderTemplateRequestSchema = z.object({ TemplateModel: templateModelSchema.optional() });
 export type RenderTemplateRequest = z.infer<typeof renderTemplateRequestSchema>;
 
+/** POST /templates/render (§14.4): unsaved content and a model; nothing is stored or sent. */
+export const renderDraftRequestSchema = templateRequestSchema.omit({ Name: true }).extend({ TemplateModel: templateModelSchema.optional() });
+export type RenderDraftRequest = z.infer<typeof renderDraftRequestSchema>;
+
 export const renderTemplateResponseSchema = z.object({
   Subject: z.string(),
   HTMLContent: z.string().optional(),

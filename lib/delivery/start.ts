@@ -83,7 +83,7 @@ export async function startDelivery(
     applicationName: "mailroom-delivery-listen",
   });
   // Scheduled sends are released into this queue by every delivering process (docs/adr/0125).
-  const release = startScheduledRelease(ctx);
+  const release = await startScheduledRelease(ctx);
   return {
     async stop() {
       await release.stop();

@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { errorItem } from "../contract/errors";
 import type { MessageHeaders } from "../contract/events";
 import { stringifyJson } from "../json-worker";
+import { announceScheduled } from "./scheduled-sends";
 import { enqueueMany, type PgBoss } from "../queue/boss";
 import { packDeliverEntries, type SizedEntry } from "../queue/deliver-packing";
 import { deliverQueue } from "../queue/jobs";
@@ -133,6 +134,8 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[], 
     // A scheduled message gets its jobs when it is released (lib/domain/scheduled-sends.ts).
     if (item.sendAt === undefined) entries.push(...deliverEntriesOf(item, rows, sizes.get(item.messageId)!));
   });
+  // The release loops sleep until the earliest SendAt they know: a new one wakes them (NOTIFY is sent at commit).
+  if (items.some((item, i) => item.sendAt !== undefined && outcomes[i]?.ok)) await announceScheduled(tx.client);
   await settleKeysOf(tx, claims, outcomes);
   await answerBatchKeys(tx, batches, outcomes as AcceptOutcome[]);
   await logEvents(tx, boss, events);

@@ -18,6 +18,28 @@ import { logEvents, nowSeconds, type NewEvent } from "./event-log";
  * point leaves it either still scheduled or released with its jobs.
  */
 
+/** Channel on which a new or earlier SendAt wakes the release loops of every process (docs/adr/0128). */
+export const SCHEDULED_CHANNEL = "mailroom_scheduled";
+
+/** Wakes the release loops; in a transaction, at its commit (NOTIFY is transactional). */
+export async function announceScheduled(client: { query(text: string): Promise<unknown> }): Promise<void> {
+  await client.query(`SELECT pg_notify('${SCHEDULED_CHANNEL}', '')`);
+}
+
+/**
+ * Milliseconds from now (the database's clock, the one `send_at <= now()`
+ * is decided by) until the earliest scheduled message is due; undefined when
+ * none is scheduled. Negative or zero: one is due already.
+ */
+export async function nextReleaseInMs(database: Database): Promise<number | undefined> {
+  const { rows } = await database.pool.query<{ ms: number | null }>({
+    name: "mailroom_next_scheduled",
+    text: `SELECT (extract(epoch FROM min(send_at) - now()) * 1000)::float8 AS ms FROM messages WHERE schedule_status = 'scheduled'`,
+  });
+  const ms = rows[0]?.ms;
+  return ms === null || ms === undefined ? undefined : Number(ms);
+}
+
 /** The Reason of the `failed` event of each recipient of a cancelled message. */
 export const CANCELLED_REASON = "cancelled before sending";
 
@@ -44,7 +66,11 @@ export async function rescheduleMessage(database: Database, accountId: string, m
     `UPDATE messages SET send_at = to_timestamp($3) WHERE id = $1 AND account_id = $2 AND schedule_status = 'scheduled'`,
     [messageId, accountId, at ?? nowSeconds()],
   );
-  if (rowCount === 1) return "ok";
+  if (rowCount === 1) {
+    // An earlier time than the loops sleep until: wake them (a later one costs them one pass).
+    await announceScheduled(database.pool);
+    return "ok";
+  }
   return (await exists(database, accountId, messageId)) ? "started" : "not-found";
 }
 

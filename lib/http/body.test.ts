@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { JsonNumberText } from "../domain/json-number";
 import { OFFLOAD_MIN_BYTES } from "../json-worker";
-import { MAX_VALUES_FOR_SOURCE, readJsonBody } from "./body";
+import { MAX_VALUES_FOR_SOURCE, readJsonArrayBody, readJsonBody } from "./body";
 
 const post = (text: string) => new Request("http://localhost/api/v1/email", { method: "POST", body: text, headers: { "content-type": "application/json" } });
 const keys = { exactNumbersAt: ["ContentId", "ContentID"] };
@@ -99,5 +99,37 @@ describe("readJsonBody: a large body is parsed on a worker thread, with the same
     expect(r.ok).toBe(true);
     expect(r.value.pad).toBe(big);
     expect(Array.isArray(r.value.deep)).toBe(true);
+  });
+});
+
+describe("readJsonArrayBody: a large array is validated on a worker and parsed item by item", () => {
+  const big = "x".repeat(OFFLOAD_MIN_BYTES);
+  const postArray = (text: string) => {
+    const bytes = new TextEncoder().encode(text);
+    return new Request("http://localhost/api/v1/email/batch", { method: "POST", headers: { "Content-Length": String(bytes.byteLength) }, body: bytes });
+  };
+
+  it("gives each item as JSON.parse gives it: strings holding brackets, commas, quotes and escapes, nesting, unicode, white space", async () => {
+    const text = ` \n[ {"pad":"${big}"} ,\r\n\t{"s":"a\\"]},[\\\\","t":"\\\\"} ,[1,[2,{"x":[]}],"]"],"é😀 \\u00e9",-0 , 1e308,null,true,false,{},[] ]\n`;
+    const r = (await readJsonArrayBody(postArray(text), 1e7, keys)) as { ok: true; value: unknown[] };
+    expect(r.ok).toBe(true);
+    const expected = JSON.parse(text) as unknown[];
+    expect(r.value).toHaveLength(expected.length);
+    expect(r.value).toEqual(expected);
+    expect(Object.is(r.value[4], -0)).toBe(true);
+  });
+
+  it("keeps a ContentId beyond 2^53 exactly in a large batch, as in a small body", async () => {
+    const text = `[{"pad":"${big}"},{"Attachments":[{"ContentId":-4200931286474238466,"n":1.5}]}]`;
+    const r = (await readJsonArrayBody(postArray(text), 1e7, keys)) as { ok: true; value: { Attachments?: { ContentId: unknown; n: number }[] }[] };
+    expect(r.value[1]!.Attachments![0]).toEqual({ ContentId: new JsonNumberText("-4200931286474238466"), n: 1.5 });
+  });
+
+  it("answers null for a large body that is no array, and refuses malformed JSON and invalid UTF-8", async () => {
+    expect(await readJsonArrayBody(postArray(`{"pad":"${big}"}`), 1e7)).toMatchObject({ ok: true, value: null });
+    expect(await readJsonArrayBody(postArray(`[{"pad":"${big}"},]`), 1e7)).toEqual({ ok: false, reason: "malformed" });
+    const bad = new Uint8Array([...new TextEncoder().encode(`[{"a":"${big}`), 0xff, 0x22, 0x7d, 0x5d]);
+    const req = new Request("http://localhost/", { method: "POST", headers: { "Content-Length": String(bad.byteLength) }, body: bad });
+    expect(await readJsonArrayBody(req, 1e7)).toEqual({ ok: false, reason: "malformed" });
   });
 });

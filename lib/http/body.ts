@@ -1,7 +1,7 @@
 import { setImmediate as checkPhase, setTimeout as timersPhase } from "node:timers/promises";
 import v8 from "node:v8";
 import { JsonNumberText } from "../domain/json-number";
-import { deserializeItem, OFFLOAD_MIN_BYTES, parseJsonItemsOffThread, parseJsonOffThread } from "../json-worker";
+import { OFFLOAD_MIN_BYTES, parseJsonItemsOffThread, parseJsonOffThread } from "../json-worker";
 import { readBytes } from "../read-bytes";
 
 export { readBytes };
@@ -112,25 +112,29 @@ export async function readJsonBody(
     }
   }
   const keys = new Set(options.exactNumbersAt ?? []);
-  if (keys.size === 0 || !sourceAccess || !needsSource(value, keys)) return { ok: true, value, bytes };
-  text ??= decoder.decode(bytes);
+  return { ok: true, value: await withExactNumbers(value, () => (text ??= decoder.decode(bytes)), keys), bytes };
+}
+
+/** `value`, parsed again from its text with the exact source of the numbers under `keys` when JSON.parse may have changed one. */
+async function withExactNumbers(value: unknown, textOf: () => string, keys: ReadonlySet<string>): Promise<unknown> {
+  if (keys.size === 0 || !sourceAccess || !needsSource(value, keys)) return value;
+  const text = textOf();
   // The first parse of a large body took its share of the loop: let timers and I/O run before the second.
   await timersPhase(0);
   await checkPhase();
-  const exact = parseWithSource(text, (key, v, context) =>
+  return parseWithSource(text, (key, v, context) =>
     keys.has(key) && typeof v === "number" && !Number.isSafeInteger(v) && context?.source !== undefined ? new JsonNumberText(context.source) : v,
   );
-  return { ok: true, value: exact, bytes };
 }
 
 /**
  * A JSON array body (POST /email/batch): `value` is the array, or anything
  * else the body held (the caller refuses what is not an array). A large body
- * (50 MB of 500 items) is parsed on a worker and its items come back one by
- * one, with a turn of the event loop between two, never the whole
- * document in one step (docs/adr/0310). A small one is read by readJsonBody,
- * exact numbers included; in a large one a ContentId beyond 2^53 stays a
- * (rounded) number.
+ * (50 MB of 500 items) is validated on a worker, which answers where each
+ * item lies in the bytes; each item is then parsed from its own bytes, one
+ * per turn of the event loop, never the whole document in one step and
+ * never a second copy of it (docs/adr/0310, docs/adr/0127). Exact numbers
+ * are kept per item as readJsonBody keeps them.
  */
 export async function readJsonArrayBody(
   request: Request,
@@ -155,11 +159,15 @@ export async function readJsonArrayBody(
     }
   }
   if (parsed.notArray) return { ok: true, value: null, bytes: parsed.bytes };
+  const keys = new Set(options.exactNumbersAt ?? []);
+  const ranges = parsed.ranges ?? new Uint32Array(0);
   const items: unknown[] = [];
-  for (const item of parsed.items ?? []) {
-    // One item per turn: an item is at most one message (10 MB of content).
+  for (let i = 0; i < ranges.length; i += 2) {
+    // One item per turn: an item is at most one message (10 MB of content). The worker's
+    // JSON.parse accepted the whole document, so each item's bytes are valid JSON on their own.
     await checkPhase();
-    items.push(deserializeItem(item));
+    const text = decoder.decode(parsed.bytes.subarray(ranges[i], ranges[i + 1]));
+    items.push(await withExactNumbers(JSON.parse(text), () => text, keys));
   }
   return { ok: true, value: items, bytes: parsed.bytes };
 }

@@ -116,6 +116,26 @@ describe("templates API and sending with a template", () => {
     expect(errorsOf(bad.json)).toEqual([{ Code: 422, Field: "TemplateModel" }]);
   });
 
+  it("renders unsaved content (POST /templates/render), checked as a save is, and stores nothing", async () => {
+    const before = await call(account.apiKey, "GET", "/templates");
+    const { Name: _name, ...content } = receipt;
+    const model = { name: "<Ann>", order: 7, items: ["tea"], footer: "<i>f</i>" };
+    const res = await call(account.apiKey, "POST", "/templates/render", { ...content, TemplateModel: model });
+    expect(res).toEqual({
+      status: 200,
+      json: { Subject: "Receipt 7 for <Ann>", HTMLContent: "<p>Hello &lt;Ann&gt;</p><ul><li>tea</li></ul><footer><i>f</i></footer>", PlainContent: "Hello <Ann>" },
+    });
+    expect((await call(account.apiKey, "POST", "/templates/render", { Subject: "Hi", PlainContent: "only text" })).json).toEqual({ Subject: "Hi", PlainContent: "only text" });
+    expect(errorsOf((await call(account.apiKey, "POST", "/templates/render", { HTMLContent: "<p>x</p>" })).json)).toEqual([{ Code: 8, Field: "Subject" }]);
+    expect(errorsOf((await call(account.apiKey, "POST", "/templates/render", { Subject: "s", HTMLContent: "<p>{{#items}}</p>" })).json)).toEqual([{ Code: 422, Field: "HTMLContent" }]);
+    expect(errorsOf((await call(account.apiKey, "POST", "/templates/render", { Subject: "s", PlainContent: "x".repeat(1024 * 1024 + 1) })).json)).toEqual([{ Code: 422, Field: "PlainContent" }]);
+    expect(errorsOf((await call(account.apiKey, "POST", "/templates/render", { Subject: "s", PlainContent: "x", TemplateModel: "no" })).json)).toEqual([{ Code: 422, Field: "TemplateModel" }]);
+    const nested = "{{#a}}{{#a}}{{#a}}{{#a}}{{#a}}{{x}}{{/a}}{{/a}}{{/a}}{{/a}}{{/a}}";
+    const bounded = await call(account.apiKey, "POST", "/templates/render", { Subject: "s", PlainContent: nested, TemplateModel: { a: Array.from({ length: 100 }, () => 1), x: "y" } });
+    expect(errorsOf(bounded.json)).toEqual([{ Code: 422, Field: "TemplateModel" }]);
+    expect((await call(account.apiKey, "GET", "/templates")).json).toEqual(before.json);
+  });
+
   it("another account's template is 404 on its resources and code 15 on a send", async () => {
     const id = await create(account.apiKey);
     expect((await call(other.apiKey, "GET", `/templates/${id}`)).status).toBe(404);

@@ -16,6 +16,7 @@ import {
   getTemplate,
   getTemplateVersion,
   listTemplates,
+  renderDraft,
   testRenderTemplate,
   updateTemplate,
 } from "../../domain/templates/templates";
@@ -97,12 +98,30 @@ const renderTemplateRoute = createRoute({
   responses: { 200: json("The rendered content", renderTemplateResponseSchema), ...errorResponses(404, 422, ...COMMON_ERRORS) },
 });
 
+const renderDraftRoute = createRoute({
+  method: "post",
+  path: "/templates/render",
+  operationId: "renderTemplateDraft",
+  summary: "Render unsaved content (Subject, HTMLContent, PlainContent) with TemplateModel, checked as a save is; nothing is stored or sent",
+  request: { body: bodyOf("RenderDraftRequest") },
+  responses: { 200: json("The rendered content", renderTemplateResponseSchema), ...errorResponses(400, 422, ...COMMON_ERRORS) },
+});
+
 export function addTemplateRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
   const body = async (request: Request) => {
     const read = await readJsonBody(request, ctx.config.api.maxBodyBytes);
     return read.ok ? { ok: true as const, value: read.value } : { ok: false as const };
   };
   const id = (param: string) => Number(param);
+
+  // Before /templates/{id}: the route table's first match wins, and "render" is no id.
+  app.openapi(renderDraftRoute, async (c) => {
+    const input = await body(c.req.raw);
+    if (!input.ok) return apiError(c, 422);
+    const result = await renderDraft(input.value);
+    if (!result.ok) return errorResponse(c, result.errors);
+    return c.json(result.rendered, 200);
+  });
 
   app.openapi(createTemplateRoute, async (c) => {
     const input = await body(c.req.raw);

@@ -50,12 +50,17 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  */
 export async function parseTemplateRequest(body: unknown): Promise<{ ok: true; name: string; content: TemplateContentRow } | Refused> {
   if (!isPlainObject(body)) return { ok: false, errors: [errorItem(422)] };
-  const errors: ApiErrorItem[] = [];
   const name = templateNameSchema.safeParse(body.Name);
-  if (!name.success) errors.push(errorItem(422, "Name"));
+  const content = await parseTemplateContent(body, name.success ? [] : [errorItem(422, "Name")]);
+  if (!content.ok) return content;
+  return name.success ? { ok: true, name: name.data, content: content.content } : { ok: false, errors: [errorItem(422, "Name")] };
+}
+
+/** Subject and bodies of a template body, checked as parseTemplateRequest checks them (`earlier`: errors found before, reported first). */
+async function parseTemplateContent(body: Record<string, unknown>, earlier: ApiErrorItem[] = []): Promise<{ ok: true; content: TemplateContentRow } | Refused> {
   const fields = validateSubjectAndBodies(body);
-  if (!fields.ok) errors.push(...fields.errors);
-  if (!name.success || !fields.ok) return { ok: false, errors };
+  if (!fields.ok) return { ok: false, errors: [...earlier, ...fields.errors] };
+  if (earlier.length > 0) return { ok: false, errors: earlier };
   const sizes: [TemplatePart, number][] = [
     ["subject", Buffer.byteLength(fields.subject, "utf8")],
     ["html", fields.html ? Buffer.byteLength(fields.html, "utf8") : 0],
@@ -67,7 +72,7 @@ export async function parseTemplateRequest(body: unknown): Promise<{ ok: true; n
   }
   const unparsable = await unparsablePart(fields);
   if (unparsable) return { ok: false, errors: [errorItem(422, FIELD_OF_PART[unparsable])] };
-  return { ok: true, name: name.data, content: { subject: fields.subject, html: fields.html ?? null, plain: fields.text ?? null } };
+  return { ok: true, content: { subject: fields.subject, html: fields.html ?? null, plain: fields.text ?? null } };
 }
 
 export async function createTemplate(database: Database, accountId: string, body: unknown): Promise<{ ok: true; saved: TemplateSavedResponse } | Refused> {
@@ -160,7 +165,24 @@ export async function testRenderTemplate(
   if (!row) return undefined;
   const model = templateModelSchema.nullish().safeParse(body.TemplateModel);
   if (!model.success) return { ok: false, errors: [errorItem(422, "TemplateModel")] };
-  const outcome = await renderTemplate(partsOf(row), model.data ?? {});
+  return renderedOf(await renderTemplate(partsOf(row), model.data ?? {}));
+}
+
+/**
+ * POST /templates/render (docs/contract.md §14.4): content that is not saved
+ * (the dashboard editor's unsaved edits) checked as a save checks it, then
+ * rendered with `TemplateModel` under the same bounds; nothing is stored or sent.
+ */
+export async function renderDraft(body: unknown): Promise<{ ok: true; rendered: RenderTemplateResponse } | Refused> {
+  if (!isPlainObject(body)) return { ok: false, errors: [errorItem(422)] };
+  const content = await parseTemplateContent(body);
+  if (!content.ok) return content;
+  const model = templateModelSchema.nullish().safeParse(body.TemplateModel);
+  if (!model.success) return { ok: false, errors: [errorItem(422, "TemplateModel")] };
+  return renderedOf(await renderTemplate(partsOf(content.content), model.data ?? {}));
+}
+
+function renderedOf(outcome: RenderOutcome): { ok: true; rendered: RenderTemplateResponse } | Refused {
   if (!outcome.ok) return renderRefusal(outcome);
   const r = outcome.rendered;
   return { ok: true, rendered: { Subject: r.subject, ...(r.html !== undefined && { HTMLContent: r.html }), ...(r.text !== undefined && { PlainContent: r.text }) } };

@@ -10,7 +10,7 @@ import type { AccountAccess } from "@/lib/dashboard/decide";
 /**
  * Templates (admin and support of the account), all through the public API
  * as the account (docs/contract.md §14): create, save a version, archive,
- * the preview (the render endpoint), a test send, and loading one into Compose.
+ * the preview of unsaved edits (POST /templates/render), a test send, and loading one into Compose.
  */
 
 const templateId = z.coerce.number({ error: "Not a template id" }).int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -99,9 +99,10 @@ function modelOf(text: string): Record<string, unknown> {
 
 const modelInput = z.object({ id: templateId, version, model: z.string().max(1024 * 1024) });
 
-export const renderTemplateAction = staffAction("templates", modelInput, async (input, access) => {
+/** The editor's preview: what is being typed (not saved), rendered with the sample model by the API, as a save would check it. */
+export const renderDraftAction = staffAction("templates", content.omit({ Name: true }).extend({ model: z.string().max(1024 * 1024) }), async (input, access) => {
   try {
-    return await (await apiFor(access, "templates")).renderTemplate(input.id, modelOf(input.model), input.version);
+    return await (await apiFor(access, "templates")).renderTemplateDraft({ ...request({ ...input, Name: "" }), TemplateModel: modelOf(input.model) });
   } catch (err) {
     refuseNamed(err);
   }

@@ -10,14 +10,18 @@ import { cn } from "@/components/ui/cn";
 import { Field, fieldClass, Input } from "@/components/ui/input";
 import { useAccountBase, useAccountId } from "@/components/shell/use-account";
 import type { RenderTemplateResponse } from "@/lib/contract/templates";
-import { archiveTemplateAction, renderTemplateAction, saveTemplateAction, sendTestAction } from "../actions";
+import { archiveTemplateAction, renderDraftAction, saveTemplateAction, sendTestAction } from "../actions";
 import { TemplateFields, type TemplateDraft } from "./template-fields";
+
+/** The editor's labels of the fields the API names in a refusal of the typed content. */
+const PART_LABEL: Record<string, string> = { Subject: "Subject", HTMLContent: "HTML", PlainContent: "Plain text" };
 
 /**
  * The editor of a template: its fields (saving makes a new version), a
- * sample model and the preview of the saved version rendered with it by the
- * API's render endpoint (updated shortly after the model changes or a save),
- * a test send, and archiving.
+ * sample model and the live preview of what is being typed, rendered with
+ * that model by the API without saving anything (POST /templates/render,
+ * updated 400 ms after the last keystroke in either), a test send of the
+ * saved version, and archiving.
  */
 export function TemplateEditor({
   id,
@@ -45,17 +49,23 @@ export function TemplateEditor({
   const [to, setTo] = useState("");
   const [sent, setSent] = useState<string | null>(null);
 
-  // The preview follows the saved version and the model, 400 ms after the last keystroke.
+  const unsaved = draft.Subject !== initial.Subject || draft.HTMLContent !== initial.HTMLContent || draft.PlainContent !== initial.PlainContent;
+  const { Subject, HTMLContent, PlainContent } = draft;
+
+  // The preview follows what is typed (content and model), 400 ms after the last keystroke; nothing is saved.
   useEffect(() => {
     let cancelled = false;
     const t = setTimeout(async () => {
       try {
-        const result = await renderTemplateAction(accountId, { id, version, model });
+        const result = await renderDraftAction(accountId, { Subject, HTMLContent, PlainContent, model });
         if (cancelled) return;
         if (result.ok) {
           setPreview(result.data);
           setPreviewError(null);
-        } else setPreviewError(result.fieldErrors?.TemplateModel ?? result.error);
+        } else {
+          const field = result.fieldErrors && Object.entries(result.fieldErrors)[0];
+          setPreviewError(result.fieldErrors?.TemplateModel ?? (field ? `${PART_LABEL[field[0]] ?? field[0]} cannot be previewed: ${field[1]}` : result.error));
+        }
       } catch {
         if (!cancelled) setPreviewError("The preview could not be loaded");
       }
@@ -64,7 +74,7 @@ export function TemplateEditor({
       cancelled = true;
       clearTimeout(t);
     };
-  }, [accountId, id, version, model]);
+  }, [accountId, Subject, HTMLContent, PlainContent, model]);
 
   async function save(e: React.FormEvent) {
     e.preventDefault();
@@ -120,7 +130,10 @@ export function TemplateEditor({
         </CardBody>
       </Card>
       <Card>
-        <CardHeader title={`Preview of version ${version}`} description="Rendered by the API with the sample model (POST /templates/{id}/render)." />
+        <CardHeader
+          title={unsaved ? "Preview of your unsaved edits" : `Preview of version ${version}`}
+          description="What is typed on the left, rendered by the API with the sample model (POST /templates/render); nothing is saved until you save."
+        />
         <CardBody className="flex flex-col gap-3">
           <Field id="template-model" label="Sample model (JSON)" error={previewError ?? undefined}>
             <textarea
@@ -165,7 +178,7 @@ export function TemplateEditor({
             <Field
               id="template-test-to"
               label="Send a test to"
-              hint={sandbox ? "Sandbox mode: the test lands in the Sandbox inbox." : "This server delivers for real: the test goes to this address."}
+              hint={`Sends saved version ${version}${unsaved ? " (not your unsaved edits)" : ""}. ${sandbox ? "Sandbox mode: the test lands in the Sandbox inbox." : "This server delivers for real: the test goes to this address."}`}
             >
               <Input id="template-test-to" type="email" value={to} onChange={(e) => setTo(e.target.value)} placeholder="you@example.org" />
             </Field>
