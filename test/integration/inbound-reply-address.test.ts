@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CreatedAccount } from "../../lib/domain/accounts";
 import { getInboundAddress } from "../../lib/inbound/inbound-server";
 import { replyTag } from "../../lib/tracking/verp";
-import { sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";
+import { expectNoRecipientLeftQueued, sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { startReceiver, type Received, type Receiver } from "./webhooks-helpers";
@@ -52,6 +52,7 @@ describe("per-message reply addresses", () => {
     expect(res.status).toBe(200);
   }, 120_000);
   afterAll(async () => {
+    if (app) await expectNoRecipientLeftQueued(app.ctx);
     await app?.stop();
     await receiver?.close();
   });
@@ -75,9 +76,9 @@ describe("per-message reply addresses", () => {
   }
 
   /** A reply over SMTP to `to`, with no In-Reply-To or References; the JSON posted for it, signature verified. */
-  async function reply(to: string): Promise<InboundJson> {
+  async function reply(to: string, inReplyTo?: string): Promise<InboundJson> {
     const t = nodemailer.createTransport({ host: inbound.host, port: inbound.port, secure: false, ignoreTLS: true, connectionTimeout: 10_000 });
-    await t.sendMail({ from: "customer@sender.example", to, subject: "Re: Hello", text: "Thanks!" });
+    await t.sendMail({ from: "customer@sender.example", to, subject: "Re: Hello", text: "Thanks!", ...(inReplyTo && { inReplyTo }) });
     t.close();
     received += 1;
     const req: Received = (await receiver.waitFor(received))[received - 1]!;
@@ -126,6 +127,14 @@ describe("per-message reply addresses", () => {
     const foreignReply = await reply(`replies+${foreign}@a-mail.example`);
     expect(foreignReply.RepliedToMessageID).toBeNull();
     expect(foreignReply.MailboxHash).toBe(foreign);
+  });
+
+  it("In-Reply-To wins over the reply address when both name a message of the account", async () => {
+    const secret = await app.ctx.trackingSecret();
+    const first = await sendViaApi(app, a.apiKey, simpleEmail("fay@example.org", { From: { name: "", email: "shop@a-mail.example" } }));
+    const second = await sendViaApi(app, a.apiKey, simpleEmail("gus@example.org", { From: { name: "", email: "shop@a-mail.example" } }));
+    const p = await reply(`replies+${replyTag(secret, second)}@a-mail.example`, `<${first}@a-mail.example>`);
+    expect(p.RepliedToMessageID).toBe(first);
   });
 
   it("a message whose Reply-To no route receives goes out unchanged", async () => {
