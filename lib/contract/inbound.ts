@@ -68,7 +68,10 @@ export const inboundMessageSummarySchema = z.object({
   Size: z.number().int(),
   Attempts: z.number().int(),
   RouteID: z.number().int().nullable(),
-  RepliedToMessageID: z.string().nullable(),
+  RepliedToMessageID: z
+    .string()
+    .nullable()
+    .describe("The account's message this mail answers: from In-Reply-To/References, else from a per-message reply address (`local+r-<token>@domain`); null when none"),
 });
 export type InboundMessageSummary = z.infer<typeof inboundMessageSummarySchema>;
 
@@ -98,7 +101,7 @@ export const inboundMessageDetailSchema = z
     ReceivedAt: z.string(),
     ExpiresAt: z.string(),
     OriginalRecipient: z.string(),
-    MailboxHash: z.string(),
+    MailboxHash: z.string().describe("The `+tag` of the recipient address; a per-message reply address's `r-<token>` too, as received"),
     RouteID: z.number().int().nullable(),
     WebhookURL: z.string(),
     DeliveryAttempts: z.array(inboundAttemptSchema),

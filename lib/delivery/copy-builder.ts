@@ -6,6 +6,7 @@ import type { MessageContent } from "../domain/email-request/message-content";
 import { encodeTrackingToken } from "../tracking/tracking-tokens";
 import { planTracking, renderTrackingPieces } from "../tracking/tracking-html";
 import { bounceDomainFor, signedAddress, verpAddress } from "../tracking/verp";
+import { withReplyAddress } from "./reply-address";
 import type { Logger } from "../logger";
 import type { MessageRow, RecipientRow } from "./load-messages";
 import type { Envelope } from "./transports";
@@ -48,11 +49,13 @@ export interface CopyOptions {
   log: Logger;
 }
 
-export async function prepareCopies({ message, content, recipientCount, secret, publicUrl, bounceDomain: configured, log }: CopyOptions): Promise<CopyBuilder> {
+export async function prepareCopies({ message, content: stored, recipientCount, secret, publicUrl, bounceDomain: configured, log }: CopyOptions): Promise<CopyBuilder> {
   const dkim: DkimKey | undefined =
     message.dkim_private_key && message.dkim_domain && message.dkim_selector
       ? { domainName: domainToASCII(message.dkim_domain) || message.dkim_domain, keySelector: message.dkim_selector, privateKey: message.dkim_private_key }
       : undefined;
+  // The reply address is in the content before any copy is composed, so DKIM signs it (docs/adr/0804).
+  const content = withReplyAddress(stored, (message.inbound_matches ?? []).map((match) => ({ match })), secret, message.id);
   const tracking = trackingFor(content, message);
   const base = publicUrl.replace(/\/+$/, "");
   const fromDomain = domainToASCII(message.from_domain) || message.from_domain;

@@ -20,6 +20,8 @@ export interface MessageRow {
   dkim_domain: string | null;
   dkim_selector: string | null;
   dkim_private_key: string | null;
+  /** The matches of the account's inbound routes (null when none): its reply addresses (reply-address.ts). */
+  inbound_matches?: string[] | null;
 }
 
 export interface RecipientRow {
@@ -45,6 +47,7 @@ async function loadMessages(pool: Pick<pg.Pool, "query">, requests: LoadRequest[
                   CASE WHEN m.size > ${OFFLOAD_MIN_BYTES} THEN m.content::text END AS content_text, m.size, a.track_opens, a.track_clicks,
                   m.tracked_links IS NOT NULL AS links_listed,
                   d.name AS dkim_domain, d.dkim_selector, d.dkim_private_key,
+                  (SELECT array_agg(ir.match) FROM inbound_routes ir WHERE ir.account_id = m.account_id) AS inbound_matches,
                   (SELECT json_agg(json_build_object('id', r.id, 'email', r.email, 'attempts', r.attempts) ORDER BY r.id)
                      FROM message_recipients r
                     WHERE r.message_id = m.id AND r.id = ANY (string_to_array(j.ids, ',')::bigint[]) AND r.status IN ('queued', 'deferred')

@@ -288,6 +288,12 @@ export async function findRepliedMessage(client: Client, accountId: string, refe
   return rows[0]?.id;
 }
 
+/** `id` when it is a message of the account (a per-message reply address names it, docs/adr/0804). */
+export async function findAccountMessage(client: Client, accountId: string, id: string): Promise<string | undefined> {
+  const { rows } = await client.query<{ id: string }>("SELECT id FROM messages WHERE id = $1 AND account_id = $2", [id, accountId]);
+  return rows[0]?.id;
+}
+
 /** The raw MIME of a message whatever its account (the signed download route, whose token names it). */
 export async function findInboundRawById(client: Client, id: string): Promise<Buffer | undefined> {
   const { rows } = await client.query<{ raw: Buffer }>("SELECT raw FROM inbound_messages WHERE id = $1", [id]);

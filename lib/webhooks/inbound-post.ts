@@ -2,12 +2,13 @@ import type { DNSResolver } from "mailauth";
 import type { AppContext } from "../context";
 import { buildInboundPayload, payloadJson } from "../domain/inbound/payload";
 import { signDownloadToken } from "../domain/inbound/download-token";
+import { messageOfReplyTag } from "../domain/inbound/reply-address";
 import { INBOUND_WAKE_CHANNEL } from "../domain/inbound/receive";
 import { enqueueMany } from "../queue/boss";
 import { inboundPostQueue, type InboundPostJob } from "../queue/jobs";
 import { listenForWork } from "../queue/listen";
 import { startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
-import { findRepliedMessage, loadInboundForPost, recordInboundAttempt, savePayload } from "../storage/inbound-rows";
+import { findAccountMessage, findRepliedMessage, loadInboundForPost, recordInboundAttempt, savePayload } from "../storage/inbound-rows";
 import { withTransaction } from "../storage/transaction";
 import { createAgents, postJson, type PostOptions } from "./http-post";
 import { verdictOf, type AttemptVerdict } from "./retry-policy";
@@ -61,6 +62,8 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
   if (json === null) {
     // The process's one read of the secret (two statements per message before: the profile of bench:inbound showed them).
     const secret = await ctx.trackingSecret();
+    // In-Reply-To/References win; a verified reply address answers when they name no message of the account.
+    const byAddress = messageOfReplyTag(secret, row.mailbox_hash);
     const built = await buildInboundPayload({
       id: row.id,
       accountId: row.account_id,
@@ -70,7 +73,8 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
       envelope: { mailFrom: row.mail_from, remoteIp: row.remote_ip, helo: row.helo },
       inlineBytes: ctx.config.inbound.inlineBytes,
       downloadUrl: (index) => `${ctx.publicUrl}/t/inbound/${signDownloadToken(secret, row.id, index, row.expires_at)}`,
-      findReplied: (refs) => findRepliedMessage(ctx.database.pool, row.account_id, refs),
+      findReplied: async (refs) =>
+        (await findRepliedMessage(ctx.database.pool, row.account_id, refs)) ?? (byAddress ? await findAccountMessage(ctx.database.pool, row.account_id, byAddress) : undefined),
       resolver: options.authResolver,
       mta: ctx.config.delivery.heloName,
     });
