@@ -125,7 +125,7 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
           </Card>
           {replies.length > 0 && (
             <Card data-testid="message-replies">
-              <CardHeader title={`Replies (${replies.length})`} description="Received on an inbound route and linked to this message by its In-Reply-To or References header." />
+              <CardHeader title={`Replies (${replies.length})`} description="Received on an inbound route and linked to this message by its In-Reply-To or References header, or by the per-message reply address it was sent to." />
               <ul className="divide-y divide-slate-200 text-sm dark:divide-slate-800">
                 {replies.map((r) => (
                   <li key={r.messageId} className="flex flex-wrap items-baseline gap-x-3 gap-y-1 px-4 py-3" data-testid="message-reply">
