@@ -63,6 +63,9 @@ describe("a full disk under the embedded PostgreSQL", () => {
       MAILROOM_DISK_WARN_FREE: "0",
     });
     const url = app.url;
+    // /readyz answers once HTTP listens; the start goes on (workers, maintenance schedules) and a disk filled
+    // before it ends fails the start itself. This test is about a running instance: wait for the start to end.
+    await waitFor("the start to end", async () => app!.output().includes("Mailroom is running"), 60_000);
     if (!clusterDirOf(dataDir).startsWith(mount)) {
       console.warn(`skipped: the cluster lives in ${clusterDirOf(dataDir)}, not on the small file system (root placement)`);
       t.skip();
