@@ -63,8 +63,9 @@ export default async function TemplatePage({ params, searchParams }: { params: P
       {error && <Alert tone="error" title="The template could not be loaded">{error}</Alert>}
       {detail && (
         <>
+          {/* Keyed by template, not version: a save's refresh keeps the editor (and its "Saved as version N" notice) mounted. */}
           <TemplateEditor
-            key={detail.Version}
+            key={id}
             id={id}
             version={detail.Version}
             initial={{ Name: detail.Name, Subject: detail.Subject, HTMLContent: detail.HTMLContent ?? "", PlainContent: detail.PlainContent ?? "" }}
