@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { formatBytes } from "@/components/format";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
+import { HeadersCard } from "@/components/headers-card";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { Table, Td, Th } from "@/components/ui/table";
 import { canAccess } from "@/lib/auth/roles";
@@ -182,25 +183,7 @@ export default async function InboundMessagePage({ params }: { params: Promise<{
               )}
             </CardBody>
           </Card>
-          <Card>
-            <CardHeader title={`Headers (${view.Headers.length})`} />
-            <Table aria-label="Headers">
-              <thead>
-                <tr>
-                  <Th>Name</Th>
-                  <Th>Value</Th>
-                </tr>
-              </thead>
-              <tbody>
-                {view.Headers.map((h, i) => (
-                  <tr key={i}>
-                    <Td className="whitespace-nowrap font-mono text-xs">{h.Name}</Td>
-                    <Td className="break-all font-mono text-xs">{h.Value.length > 300 ? `${h.Value.slice(0, 300)}…` : h.Value}</Td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          </Card>
+          <HeadersCard title={`Headers (${view.Headers.length})`} headers={view.Headers.map((h) => ({ name: h.Name, value: h.Value }))} />
         </div>
       </div>
     </div>

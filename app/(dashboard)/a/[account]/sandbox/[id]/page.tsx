@@ -3,8 +3,8 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
+import { HeadersCard } from "@/components/headers-card";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
-import { Table, Td, Th } from "@/components/ui/table";
 import { requireAccess } from "@/lib/dashboard/access";
 import { canAccess } from "@/lib/auth/roles";
 import { readSandbox } from "@/lib/dashboard/sandbox";
@@ -135,25 +135,7 @@ export default async function SandboxMessagePage({ params }: { params: Promise<{
               )}
             </CardBody>
           </Card>
-          <Card>
-            <CardHeader title="Headers" />
-            <Table aria-label="Headers">
-              <thead>
-                <tr>
-                  <Th>Name</Th>
-                  <Th>Value</Th>
-                </tr>
-              </thead>
-              <tbody>
-                {message.headers.map((h, i) => (
-                  <tr key={i}>
-                    <Td className="whitespace-nowrap font-mono text-xs">{h.name}</Td>
-                    <Td className="break-all font-mono text-xs">{h.value.length > 300 ? `${h.value.slice(0, 300)}…` : h.value}</Td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          </Card>
+          <HeadersCard title="Headers" headers={message.headers} />
         </div>
       </div>
     </div>
