@@ -5,6 +5,7 @@ import { formatBytes } from "@/components/format";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { HeadersCard } from "@/components/headers-card";
+import { SafeHtmlFrame } from "@/components/safe-html-frame";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { Table, Td, Th } from "@/components/ui/table";
 import { canAccess } from "@/lib/auth/roles";
@@ -110,17 +111,7 @@ export default async function InboundMessagePage({ params }: { params: Promise<{
             </dl>
           </Card>
           {html && (
-            <Card>
-              <CardHeader title="HTML" description="Rendered in a sandboxed frame: no scripts, no forms; remote images stay off." />
-              <iframe
-                title="HTML part of the message"
-                sandbox="allow-popups allow-popups-to-escape-sandbox"
-                srcDoc={html.doc}
-                referrerPolicy="no-referrer"
-                className="h-[28rem] w-full rounded-b-lg bg-white"
-                data-testid="inbound-html"
-              />
-            </Card>
+            <SafeHtmlFrame doc={html.doc} description="Rendered in a sandboxed frame: no scripts, no forms; remote images stay off." testId="inbound-html" className="h-[28rem]" />
           )}
           {view.TextBody && (
             <Card>

@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { HeadersCard } from "@/components/headers-card";
+import { SafeHtmlFrame } from "@/components/safe-html-frame";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { requireAccess } from "@/lib/dashboard/access";
 import { canAccess } from "@/lib/auth/roles";
@@ -61,17 +62,12 @@ export default async function SandboxMessagePage({ params }: { params: Promise<{
       <div className="grid grid-cols-1 gap-4 xl:grid-cols-[2fr_1fr]">
         <div className="flex flex-col gap-4">
           {prepared ? (
-            <Card>
-              <CardHeader title="HTML" description="Rendered in a sandboxed frame: no scripts, no forms; remote images stay off. Links open in a new tab through their tracked redirect." />
-              <iframe
-                title="HTML part of the message"
-                sandbox="allow-popups allow-popups-to-escape-sandbox"
-                srcDoc={prepared.doc}
-                referrerPolicy="no-referrer"
-                className="h-[32rem] w-full rounded-b-lg bg-white"
-                data-testid="sandbox-html"
-              />
-            </Card>
+            <SafeHtmlFrame
+              doc={prepared.doc}
+              description="Rendered in a sandboxed frame: no scripts, no forms; remote images stay off. Links open in a new tab through their tracked redirect."
+              testId="sandbox-html"
+              className="h-[32rem]"
+            />
           ) : null}
           {message.text !== null && (
             <Card>
