@@ -16,11 +16,36 @@ export type Schema = typeof schema;
  */
 export type Db = PgDatabase<NodePgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 
-export interface Database {
+/**
+ * The one way code reaches the data (docs/adr/0038): the pool (`Database`,
+ * each statement on its own connection) or a transaction (`Tx`, all on one).
+ * lib/storage row modules take a `Queryable` and hold every SQL text; a use
+ * case takes a `Database` and opens its own transaction with
+ * `withTransaction`, or takes the caller's `Tx`.
+ */
+export interface Queryable {
+  /** drizzle on the same connection(s), for the typed query builder. */
+  readonly db: Db;
+  /** Raw SQL: text and values, or a config with a name (a prepared statement). */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+export interface Database extends Queryable {
   url: string;
   pool: pg.Pool;
-  db: Db;
   close(): Promise<void>;
+}
+
+/** A `Database` on a pool opened elsewhere (its own settings: a replica's, the dispatcher's asynchronous commits). */
+export function databaseOnPool(url: string, pool: pg.Pool): Database {
+  const db = drizzle(pool, { schema });
+  return {
+    url,
+    pool,
+    db,
+    query: (text, values) => pool.query(text as string, values),
+    close: () => pool.end(),
+  };
 }
 
 export function openDatabase(url: string, options: { max?: number; applicationName?: string; connectionTimeoutMillis?: number } = {}): Database {
@@ -34,11 +59,5 @@ export function openDatabase(url: string, options: { max?: number; applicationNa
   // An idle client that loses its connection (server restart) must not crash
   // the process; the pool replaces it on next use.
   pool.on("error", () => {});
-  const db = drizzle(pool, { schema });
-  return {
-    url,
-    pool,
-    db,
-    close: () => pool.end(),
-  };
+  return databaseOnPool(url, pool);
 }

@@ -11,7 +11,7 @@ function fakeServer(name: string, wal: { lsn: string; standby?: boolean; down?: 
     if (sql.includes("pg_is_in_recovery")) return { rows: [{ standby: wal.standby ?? true, lsn: wal.lsn }] };
     return { rows: [{ server: name }] };
   };
-  return { url: name, pool: { query } as unknown as pg.Pool, db: undefined as never, close: async () => {} };
+  return { url: name, pool: { query } as unknown as pg.Pool, db: undefined as never, query: query as never, close: async () => {} };
 }
 
 describe("the read router", () => {

@@ -1,6 +1,6 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
-import type { Database, Db } from "./database";
+import type { Database, Db, Queryable } from "./database";
 import * as schema from "./schema";
 
 /**
@@ -8,8 +8,7 @@ import * as schema from "./schema";
  * `sql` runs raw SQL on it (pg-boss's `db` option takes it, so jobs are
  * enqueued in the same transaction as the rows they refer to).
  */
-export interface Tx {
-  db: Db;
+export interface Tx extends Queryable {
   client: pg.PoolClient;
   sql: { executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> };
 }
@@ -34,6 +33,7 @@ export async function withTransaction<T>(database: Database, work: (tx: Tx) => P
         return db;
       },
       client,
+      query: (text, values) => client.query(text as string, values),
       sql: { executeSql: (text, values) => client.query(text, values as unknown[]) },
     };
     const result = await work(tx);

@@ -1,10 +1,9 @@
-import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { AppContext } from "../context";
 import { notifyQueue } from "../queue/jobs";
 import { listenForWork } from "../queue/listen";
 import { SETTLED, startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
-import type { Database, Db } from "../storage/database";
+import { databaseOnPool, type Database } from "../storage/database";
 import { preparedSql } from "../storage/prepared-sql";
 import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher";
 import { WAKE_CHANNEL } from "../domain/notification-outbox";
@@ -72,5 +71,5 @@ function openAsyncCommitDatabase(url: string): Database {
     idleTimeoutMillis: 30_000,
   });
   pool.on("error", () => {});
-  return { url, pool, db: drizzle(pool) as unknown as Db, close: () => pool.end() };
+  return databaseOnPool(url, pool);
 }
