@@ -1,0 +1,44 @@
+import ts from "typescript";
+
+/**
+ * SQL text outside lib/storage (docs/adr/0038): a string or template that
+ * starts like a statement, or a drizzle `sql` tagged template. Pure, so its
+ * unit test feeds it sources.
+ */
+export interface SqlProblem {
+  file: string;
+  line: number;
+  text: string;
+}
+
+// Upper case, as every statement here is written: "Create template" or "drop-zone" is not SQL.
+const STATEMENT =
+  /^\s*(SELECT\s|INSERT\s+INTO\s|UPDATE\s+\w+(\s+\w+)?\s+SET\s|DELETE\s+FROM\s|WITH\s+\w+\s+AS\s|(CREATE|ALTER|DROP)\s+(TABLE|INDEX|SCHEMA|VIEW|MATERIALIZED|SEQUENCE|FUNCTION|TRIGGER|TYPE|EXTENSION|UNIQUE)\b|TRUNCATE\s|BEGIN\b|COMMIT\b|ROLLBACK\b|LOCK\s+TABLE\s|LISTEN\s|UNLISTEN\s|NOTIFY\s|VACUUM\b|ANALYZE\b|SET\s+(LOCAL|SESSION)\s|SHOW\s+[a-z_]+$)/;
+
+/** Files the rule applies to: the app's own code, not lib/storage, not tests. */
+export function isCheckedForSql(file: string): boolean {
+  if (!/\.(ts|tsx)$/.test(file) || /\.test\.tsx?$/.test(file) || file.endsWith(".d.ts")) return false;
+  if (file.startsWith("lib/storage/")) return false;
+  return /^(lib|app|components|cli)\//.test(file) || file === "server.ts";
+}
+
+export function sqlProblems(file: string, source: string): SqlProblem[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const problems: SqlProblem[] = [];
+  const report = (node: ts.Node, text: string) =>
+    problems.push({ file, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, text: text.trim().split("\n")[0]!.slice(0, 80) });
+  const visit = (node: ts.Node) => {
+    if (ts.isTaggedTemplateExpression(node) && /^sql(\.\w+)?$/.test(node.tag.getText(sf))) {
+      report(node, node.getText(sf));
+      return;
+    }
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
+      if (STATEMENT.test(node.text)) report(node, node.text);
+    } else if (ts.isTemplateExpression(node)) {
+      if (STATEMENT.test(node.head.text)) report(node, node.head.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return problems;
+}
