@@ -417,7 +417,7 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
     backlog: {
       /** Messages waiting for a delivery worker (due deliver-job entries) past which acceptance answers 429 / 451; 0 turns it off. */
       maxMessages: e.MAILROOM_MAX_BACKLOG,
-      /** How often each app process reads the depth (one bounded statement, lib/queue/delivery-backlog-sql.ts). */
+      /** How often each app process reads the depth (one bounded statement, lib/storage/delivery-backlog-rows.ts). */
       checkIntervalMs: 250,
     },
     logLevel: e.LOG_LEVEL,

@@ -1,6 +1,7 @@
-import type pg from "pg";
 import { Counter, Gauge, type Registry } from "prom-client";
+import type { Queryable } from "./storage/database";
 import type { DiskMonitor, DiskStatus } from "./storage/disk-space";
+import { reclaimedJobsByQueue, waitingJobsByQueue } from "./storage/job-rows";
 import type { BacklogMonitor } from "./domain/delivery-backlog";
 import type { ReplicaHealth } from "./storage/replica-lag";
 
@@ -19,7 +20,7 @@ export interface AppMetrics {
 
 export function createAppMetrics(
   registry: Registry,
-  pool: Pick<pg.Pool, "query">,
+  database: Queryable,
   disk?: Pick<DiskMonitor, "status">,
   /** The read replica's latest check (docs/adr/0037); absent or `none` without one. */
   replica?: () => ReplicaHealth,
@@ -52,13 +53,8 @@ export function createAppMetrics(
   };
   const readQueues = async () => {
     try {
-      const { rows } = await pool.query<{ name: string; depth: number; age: number }>(
-        `SELECT name, count(*)::int AS depth, coalesce(extract(epoch FROM now() - min(created_on)), 0)::float8 AS age
-           FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`,
-      );
-      queueRows = rows;
-      const reclaims = await pool.query<{ queue: string; jobs: number }>(`SELECT queue, sum(jobs)::int AS jobs FROM queue_reclaims GROUP BY queue`);
-      reclaimRows = reclaims.rows;
+      queueRows = await waitingJobsByQueue(database);
+      reclaimRows = await reclaimedJobsByQueue(database);
     } catch {
       queueRows = []; // the database is away: report nothing rather than fail the scrape
       reclaimRows = [];

@@ -13,9 +13,11 @@ import { createMessageFactsWriter } from "./domain/tracked-links";
 import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
-import { waitingDeliverEntries } from "./queue/delivery-backlog-sql";
+import { deliverQueue } from "./queue/jobs";
 import { setServerContext } from "./runtime";
 import { openDatabase, type Database } from "./storage/database";
+import { waitingDeliverEntries } from "./storage/delivery-backlog-rows";
+import { ping } from "./storage/health-rows";
 import { createDiskMonitor, type DiskMonitor } from "./storage/disk-space";
 import { startEmbeddedPostgres } from "./storage/embedded";
 import { createOutageLog } from "./storage/outage-log";
@@ -117,7 +119,7 @@ export function buildAppContext(base: {
   const backlog = createBacklogMonitor({
     max: base.config.backlog.maxMessages,
     intervalMs: base.config.backlog.checkIntervalMs,
-    read: (bound) => waitingDeliverEntries(base.database.pool, bound),
+    read: (bound) => waitingDeliverEntries(base.database, deliverQueue.name, bound),
     log: base.log,
   });
   // Single messages and batches share one group commit (docs/adr/0102, docs/adr/0126).
@@ -140,7 +142,7 @@ export function buildAppContext(base: {
     reads,
     publicUrl: base.config.publicUrl,
     httpMetrics,
-    metrics: createAppMetrics(httpMetrics.registry, base.database.pool, disk, reads.health, backlog),
+    metrics: createAppMetrics(httpMetrics.registry, base.database, disk, reads.health, backlog),
     // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
     // Past MAILROOM_MAX_BACKLOG waiting messages, nothing new for the workers (docs/adr/0322); a scheduled send waits for its time anyway.
     accept: (acceptance) => {
@@ -154,10 +156,10 @@ export function buildAppContext(base: {
       const accountId = unit.items[0]?.key.accountId;
       return accountId === undefined ? acceptUnit(unit) : noted(accountId, acceptUnit(unit));
     },
-    outage: createOutageLog(base.log, () => base.database.pool.query("SELECT 1")),
+    outage: createOutageLog(base.log, () => ping(base.database)),
     disk,
     backlog,
-    deliveryLoader: createMessageLoader(base.database.pool),
+    deliveryLoader: createMessageLoader(base.database),
     roundWriter: createRoundWriter(base.database, base.boss),
     messageFacts: createMessageFactsWriter(base.database),
     rollups: createRollupScheduler(base.database),

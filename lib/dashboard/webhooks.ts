@@ -35,7 +35,7 @@ export interface TestResult {
 export async function sendTest(access: AccountAccess, webhookId: number): Promise<{ result: TestResult }> {
   assertArea(access, "webhooks");
   const ctx = getServerContext();
-  const result = await sendTestNotification(ctx.database.db, access.account.accountId, webhookId, {
+  const result = await sendTestNotification(ctx.database, access.account.accountId, webhookId, {
     timeoutMs: ctx.config.webhooks.timeoutMs,
     allowPrivate: ctx.config.webhooks.allowPrivate,
   });

@@ -6,7 +6,7 @@ import { logEvents, type NewEvent } from "../domain/event-log";
 import { addSuppression } from "../domain/suppressions";
 import { createGroupCommit } from "../storage/group-commit";
 import { enqueue } from "../queue/boss";
-import { completeJobs } from "../queue/job-sql";
+import { completeJobs } from "../storage/job-rows";
 import { deliverQueue } from "../queue/jobs";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { writeRoundRows, type MessageFactsRow, type RecipientOutcomeRow } from "../storage/round-rows";
@@ -76,7 +76,7 @@ async function writeRounds(tx: Tx, boss: PgBoss, policy: RetryPolicy, rounds: { 
   const now = new Date();
   const planned = rounds.map((r) => plan(policy, r.round, r.results, now));
   const counted = firstOutcomes(planned);
-  const changed = await writeRoundRows(tx.client, [...counted].map(outcomeRow), rounds.flatMap(({ round }) => factsOf(round)), now);
+  const changed = await writeRoundRows(tx, [...counted].map(outcomeRow), rounds.flatMap(({ round }) => factsOf(round)), now);
   // Only a recipient this batch actually moved gets its event, suppression or retry: another worker may have finished it.
   const recorded = planned.map((roundPlans) => roundPlans.filter((p) => counted.has(p) && changed.has(p.result.recipientId)));
   await suppressHardBounces(tx, recorded.flat());

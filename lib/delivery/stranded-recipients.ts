@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import type { Classification } from "./classify";
 import { recordRound, type RoundResult } from "./record-outcomes";
 import { DELIVER_ENTRIES_SQL } from "../queue/jobs";
+import { findStrandedRecipients, type StrandedRow } from "../storage/delivery-rows";
 
 /**
  * The safety net of "every accepted recipient reaches a final event"
@@ -24,17 +25,6 @@ import { DELIVER_ENTRIES_SQL } from "../queue/jobs";
 export const STRANDED_GRACE_MS = 2 * 60_000;
 const BATCH = 1000;
 
-interface StrandedRow {
-  id: string;
-  email: string;
-  attempts: number;
-  message_id: string;
-  account_id: string;
-  created_at: Date;
-  last_reply: string | null;
-  too_old: boolean;
-}
-
 function failedClassification(diagnostic: string, enhancedCode: string): Classification {
   return { outcome: "failed", smtpCode: null, enhancedCode, diagnostic, bounceType: "soft", suppress: false };
 }
@@ -47,25 +37,7 @@ export async function finalizeStrandedRecipients(ctx: AppContext, now = new Date
   let total = 0;
   let afterId = "0";
   for (;;) {
-    // Live jobs: created, retry or active (pg-boss's job_state enum orders them before completed).
-    const { rows } = await ctx.database.pool.query<StrandedRow>(
-      `WITH live AS (
-         SELECT e->>'messageId' AS message_id, rid::text AS rid
-           FROM pgboss.job j, ${DELIVER_ENTRIES_SQL} AS e, jsonb_path_query(e, '$.recipientIds[*] ? (@.type() == "number")') AS rid
-          WHERE j.name = 'deliver' AND j.state < 'completed'
-       )
-       SELECT r.id, r.email, r.attempts, r.message_id, m.account_id, COALESCE(m.send_at, m.created_at) AS created_at, r.last_reply,
-              COALESCE(m.send_at, m.created_at) < $1 AS too_old
-         FROM message_recipients r JOIN messages m ON m.id = r.message_id
-        WHERE r.status IN ('queued', 'deferred') AND r.id > $3::bigint
-          -- A scheduled message has no job until it is released, and its age counts from its time (docs/adr/0125).
-          AND m.schedule_status IS DISTINCT FROM 'scheduled'
-          AND (COALESCE(m.send_at, m.created_at) < $1
-               OR (r.updated_at < $2 AND NOT EXISTS (SELECT 1 FROM live WHERE live.message_id = r.message_id::text AND live.rid = r.id::text)))
-        ORDER BY r.id
-        LIMIT ${BATCH}`,
-      [oldest, untouchedSince, afterId],
-    );
+    const rows = await findStrandedRecipients(ctx.database, { deliverEntriesSql: DELIVER_ENTRIES_SQL, oldest, untouchedSince, afterId, limit: BATCH });
     if (rows.length === 0) return total;
     afterId = rows[rows.length - 1]!.id;
     const byMessage = new Map<string, StrandedRow[]>();

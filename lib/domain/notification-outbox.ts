@@ -42,7 +42,7 @@ export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: OutboxE
   }
   if (candidates.length === 0) return;
 
-  const ids = await insertNotifications(tx.client, candidates);
+  const ids = await insertNotifications(tx, candidates);
   if (ids.length === 0) return;
   // Same transaction as the rows (tx.client), as prepared statements.
   await enqueueMany(boss, notifyQueue, ids.map((id) => ({ payload: { notificationId: id } })), preparedSql(tx.client));

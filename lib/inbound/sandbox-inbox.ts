@@ -3,6 +3,7 @@ import type { AppContext } from "../context";
 import { buildArfReport } from "./arf";
 import { submitReport } from "./submit-report";
 import type { Database } from "../storage/database";
+import { sandboxRowsPage, sandboxRowWithRaw, type SandboxRow } from "../storage/sandbox-rows";
 
 /**
  * The sandbox inbox, server side (framework-free): what the sandbox MX
@@ -54,20 +55,7 @@ export interface SandboxMessage extends SandboxListItem {
   raw: string;
 }
 
-interface Row {
-  id: number;
-  received_at: Date;
-  mail_from: string;
-  rcpt_to: string[];
-  subject: string;
-  message_id_header: string;
-  mailroom_message_id: string | null;
-  size: number;
-}
-
-const COLUMNS = "id, received_at, mail_from, rcpt_to, subject, message_id_header, mailroom_message_id, size";
-
-function toItem(r: Row): SandboxListItem {
+function toItem(r: SandboxRow): SandboxListItem {
   return {
     id: r.id,
     receivedAt: r.received_at.toISOString(),
@@ -116,28 +104,8 @@ export async function listSandboxMessages(
 ): Promise<SandboxList> {
   const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 200);
   const offset = Math.max(Math.trunc(options.offset ?? 0), 0);
-  const conds: string[] = [];
-  const params: unknown[] = [];
-  const search = options.search?.trim();
-  if (search) {
-    params.push(`%${search.replace(/[%_\\]/g, "\\$&")}%`);
-    const p = `$${params.length}`;
-    conds.push(
-      `(subject ILIKE ${p} OR mail_from ILIKE ${p} OR array_to_string(rcpt_to, ' ') ILIKE ${p} OR message_id_header ILIKE ${p} OR mailroom_message_id::text ILIKE ${p})`,
-    );
-  }
-  if (options.accountId) {
-    // Captured mail carries its account (migration 0510).
-    params.push(options.accountId);
-    conds.push(`account_id = $${params.length}`);
-  }
-  const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
-  const { rows: count } = await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM sandbox_messages ${where}`, params);
-  const { rows } = await database.pool.query<Row>(
-    `SELECT ${COLUMNS} FROM sandbox_messages ${where} ORDER BY received_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
-    params,
-  );
-  return { total: count[0]?.n ?? 0, items: rows.map(toItem) };
+  const page = await sandboxRowsPage(database, { search: options.search?.trim(), accountId: options.accountId, limit, offset });
+  return { total: page.total, items: page.rows.map(toItem) };
 }
 
 /** Scope: with `accountId`, only a capture of that account is found (another account's is "no such message"). */
@@ -145,12 +113,9 @@ interface Scope {
   accountId?: string;
 }
 
-async function loadRaw(database: Database, id: number, scope: Scope = {}): Promise<(Row & { raw: Buffer }) | undefined> {
+async function loadRaw(database: Database, id: number, scope: Scope = {}): Promise<(SandboxRow & { raw: Buffer }) | undefined> {
   if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-  const { rows } = scope.accountId
-    ? await database.pool.query<Row & { raw: Buffer }>(`SELECT ${COLUMNS}, raw FROM sandbox_messages WHERE id = $1 AND account_id = $2`, [id, scope.accountId])
-    : await database.pool.query<Row & { raw: Buffer }>(`SELECT ${COLUMNS}, raw FROM sandbox_messages WHERE id = $1`, [id]);
-  return rows[0];
+  return sandboxRowWithRaw(database, id, scope.accountId);
 }
 
 export async function readSandboxMessage(database: Database, id: number, scope: Scope = {}): Promise<SandboxMessage | undefined> {

@@ -2,8 +2,11 @@ import { Headers } from "@zone-eu/mailsplit";
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from "smtp-server";
 import { readBoundedMessage } from "./smtp-limits";
 import type { AppContext } from "../context";
+import type { Database, Queryable } from "../storage/database";
 import { createGroupCommit } from "../storage/group-commit";
+import { appendSandboxCaptureRaw, insertSandboxCaptures } from "../storage/sandbox-rows";
 import { isRowDataError } from "../storage/sqlstate";
+import { withTransaction } from "../storage/transaction";
 import { parseVerpAddress } from "../tracking/verp";
 import { buildArfReport } from "./arf";
 
@@ -84,69 +87,39 @@ const sizeOf = (c: Capture) => c.returnPath.length + c.data.length;
  */
 const INLINE_CAPTURE_BYTES = 256 * 1024;
 
-type Queryable = Pick<AppContext["database"]["pool"], "query">;
-
 /** Stores captures; the ids of the rows, in order. One statement for many (prepared: constant text), plus one per large capture. */
-async function storeCaptures(pool: AppContext["database"]["pool"], captures: Capture[]): Promise<number[]> {
-  if (captures.every((c) => sizeOf(c) <= INLINE_CAPTURE_BYTES)) return insertCaptures(pool, captures);
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const ids = await insertCaptures(client, captures);
+async function storeCaptures(database: Database, captures: Capture[]): Promise<number[]> {
+  if (captures.every((c) => sizeOf(c) <= INLINE_CAPTURE_BYTES)) return insertCaptures(database, captures);
+  return withTransaction(database, async (tx) => {
+    const ids = await insertCaptures(tx, captures);
     for (const [i, c] of captures.entries()) {
       if (sizeOf(c) <= INLINE_CAPTURE_BYTES) continue;
-      // Joined by PostgreSQL: a 10 MB Buffer.concat here is itself a long step.
-      await client.query({
-        name: "mailroom_sandbox_capture_raw",
-        text: "UPDATE sandbox_messages SET raw = $2::bytea || $3::bytea WHERE id = $1",
-        values: [ids[i], c.returnPath, c.data],
-      });
+      await appendSandboxCaptureRaw(tx, ids[i]!, c.returnPath, c.data);
     }
-    await client.query("COMMIT");
     return ids;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
-async function insertCaptures(db: Queryable, captures: Capture[]): Promise<number[]> {
-  const { rows } = await db.query<{ id: number }>({
-    name: "mailroom_sandbox_capture",
-    // Filed by the recipient row of the signed envelope sender, never by a header (docs/adr/0307).
-    text: `INSERT INTO sandbox_messages (mail_from, rcpt_to, subject, message_id_header, mailroom_message_id, size, raw, account_id)
-           SELECT x.mail_from, ARRAY(SELECT jsonb_array_elements_text(x.rcpt_to)), x.subject, x.message_id_header, r.message_id,
-                  x.size, decode(x.raw, 'base64'), r.account_id
-           FROM jsonb_to_recordset($1::jsonb) AS x(i int, mail_from text, rcpt_to jsonb, subject text, message_id_header text,
-                  recipient_id bigint, size int, raw text)
-           LEFT JOIN message_recipients r ON r.id = x.recipient_id
-           ORDER BY x.i
-           RETURNING id`,
-    values: [
-      JSON.stringify(
-        captures.map((c, i) => ({
-          i,
-          mail_from: c.mailFrom,
-          rcpt_to: c.rcptTo,
-          subject: c.subject,
-          message_id_header: c.messageIdHeader,
-          recipient_id: c.recipientId,
-          size: sizeOf(c),
-          raw: sizeOf(c) <= INLINE_CAPTURE_BYTES ? rawOf(c).toString("base64") : "",
-        })),
-      ),
-    ],
-  });
-  return rows.map((r) => r.id);
+function insertCaptures(q: Queryable, captures: Capture[]): Promise<number[]> {
+  return insertSandboxCaptures(
+    q,
+    captures.map((c) => ({
+      mail_from: c.mailFrom,
+      rcpt_to: c.rcptTo,
+      subject: c.subject,
+      message_id_header: c.messageIdHeader,
+      recipient_id: c.recipientId,
+      size: sizeOf(c),
+      raw: sizeOf(c) <= INLINE_CAPTURE_BYTES ? rawOf(c).toString("base64") : "",
+    })),
+  );
 }
 
 export async function startSandboxMx(ctx: AppContext, options: SandboxOptions): Promise<SandboxMx> {
   const timers = new Set<NodeJS.Timeout>();
   // Captures that arrive while others are being stored are stored together (a busy sandbox receives hundreds a
   // second); four writes at a time, because every SMTP transaction of the delivery side waits for its own.
-  const store = createGroupCommit((captures: Capture[]) => storeCaptures(ctx.database.pool, captures), {
+  const store = createGroupCommit((captures: Capture[]) => storeCaptures(ctx.database, captures), {
     maxBatch: 64,
     maxInFlight: 4,
     isolate: isRowDataError,

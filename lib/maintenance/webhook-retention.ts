@@ -5,5 +5,5 @@ import type { MaintenanceJob } from "./maintenance-job";
 export const webhookRetention: MaintenanceJob = {
   name: "maintenance-webhook-retention",
   cron: "41 * * * *",
-  run: async (ctx, now) => ({ webhookNotifications: await purgeWebhookHistory(ctx.database.pool, now) }),
+  run: async (ctx, now) => ({ webhookNotifications: await purgeWebhookHistory(ctx.database, now) }),
 };

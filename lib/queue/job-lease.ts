@@ -1,13 +1,21 @@
 import os from "node:os";
-import pg from "pg";
 import type { Logger } from "../logger";
+import {
+  beatLease,
+  newLeaseConnection,
+  reclaimDeadWorkers,
+  registerLeaseWorker,
+  releaseLeasedJobs,
+  unregisterLeaseWorker,
+  type LeaseConnection,
+} from "../storage/job-lease-rows";
 
 /**
  * Job leases (docs/adr/0021): a worker holds the jobs it fetched by being
  * alive, not by a long expiry. Each worker registers a row in
  * `queue_workers` and, on a dedicated connection, holds a session advisory
  * lock on its id and beats (`heartbeat_at`) every 5 s. The jobs it fetches
- * carry its id (job-sql.ts, fetchLeasedJobs). A worker is dead when its lock
+ * carry its id (lib/storage/job-rows.ts, fetchLeasedJobs). A worker is dead when its lock
  * is free (its process or connection died: PostgreSQL releases the lock at
  * once) or it has not beaten for 30 s (alive but stuck); then any live
  * process returns its active jobs to the queue at once, whatever their
@@ -41,47 +49,18 @@ export interface JobLeaseOptions {
   applicationName?: string;
 }
 
-const REGISTER = `INSERT INTO queue_workers (pid, host, role) VALUES ($1, $2, $3) RETURNING id`;
-const BEAT = `UPDATE queue_workers SET heartbeat_at = now() WHERE id = $1 RETURNING id`;
-// Dead: the lock is free, or the last beat is too old. Deleting the row is the claim on its jobs (one reclaimer wins).
-const TAKE_DEAD = `
-  DELETE FROM queue_workers w
-   WHERE w.heartbeat_at < now() - make_interval(secs => $1::float8)
-      OR NOT EXISTS (SELECT 1 FROM pg_locks l
-                      WHERE l.locktype = 'advisory' AND l.classid = $2::oid AND l.objid = w.id::oid AND l.objsubid = 2 AND l.granted)
-  RETURNING w.id`;
-// The job goes back due now; the next fetch counts the retry (started_on is set). One out of retries is failed
-// (the stranded-recipient sweep then gives its recipients their final event).
-const RETURN_JOBS = `
-  WITH returned AS (
-    UPDATE pgboss.job j
-       SET state = CASE WHEN j.retry_count < j.retry_limit THEN 'retry'::pgboss.job_state ELSE 'failed'::pgboss.job_state END,
-           completed_on = CASE WHEN j.retry_count < j.retry_limit THEN NULL ELSE now() END,
-           start_after = now(),
-           output = jsonb_build_object('message', 'lease lost: worker ' || (j.output->>'lease') || ' died or stopped beating', 'reclaimedFrom', (j.output->>'lease')::int)
-     WHERE j.state = 'active' AND j.output ? 'lease' AND (j.output->>'lease')::int = ANY($1::int[])
-     RETURNING j.name
-  ), counted AS (
-    INSERT INTO queue_reclaims (queue, jobs) SELECT name, count(*)::int FROM returned GROUP BY name RETURNING queue, jobs
-  )
-  SELECT queue, jobs FROM counted`;
-// A clean stop: this worker's jobs are due again at once, and no retry is counted (started_on cleared).
-const RELEASE_OWN = `
-  UPDATE pgboss.job SET state = 'retry', start_after = now(), started_on = NULL, output = NULL
-   WHERE state = 'active' AND output ? 'lease' AND (output->>'lease')::int = $1`;
-
 export async function startJobLeaseKeeper(url: string, options: JobLeaseOptions): Promise<JobLeaseKeeper> {
   const heartbeatMs = options.heartbeatMs ?? LEASE_HEARTBEAT_MS;
   const deadAfterMs = options.deadAfterMs ?? LEASE_DEAD_AFTER_MS;
   const log = options.log;
-  let client: pg.Client | undefined;
+  let client: LeaseConnection | undefined;
   let id: number | undefined;
   let running = true;
   let timer: NodeJS.Timeout | undefined;
   let busy: Promise<unknown> = Promise.resolve();
 
   const connect = async () => {
-    const c = new pg.Client({ connectionString: url, application_name: options.applicationName ?? `mailroom-lease-${options.role}` });
+    const c = newLeaseConnection(url, options.applicationName ?? `mailroom-lease-${options.role}`);
     // A lost connection releases the lock: other processes take this worker's jobs. Re-register on the next beat.
     c.on("error", (err) => {
       log.warn({ err, workerId: id }, "job lease connection lost; this worker's jobs go to others");
@@ -91,35 +70,18 @@ export async function startJobLeaseKeeper(url: string, options: JobLeaseOptions)
       }
     });
     await c.connect();
-    if (options.register) {
-      await c.query("BEGIN");
-      const { rows } = await c.query<{ id: number }>(REGISTER, [process.pid, os.hostname(), options.role]);
-      // Locked before the row is visible: a reclaimer never sees this worker without its lock.
-      await c.query("SELECT pg_advisory_lock($1, $2)", [LEASE_LOCK_CLASS, rows[0]!.id]);
-      await c.query("COMMIT");
-      id = rows[0]!.id;
-    }
+    if (options.register) id = await registerLeaseWorker(c, { pid: process.pid, host: os.hostname(), role: options.role }, LEASE_LOCK_CLASS);
     client = c;
   };
 
-  const reclaimWith = async (c: pg.Client): Promise<number> => {
-    await c.query("BEGIN");
-    try {
-      const dead = await c.query<{ id: number }>(TAKE_DEAD, [deadAfterMs / 1000, LEASE_LOCK_CLASS]);
-      let total = 0;
-      if (dead.rows.length > 0) {
-        const { rows } = await c.query<{ queue: string; jobs: number }>(RETURN_JOBS, [dead.rows.map((r) => r.id)]);
-        total = rows.reduce((n, r) => n + r.jobs, 0);
-        const detail = { deadWorkers: dead.rows.map((r) => r.id), reclaimed: rows };
-        if (total > 0) log.warn(detail, "returned the jobs of dead workers to the queue");
-        else log.info(detail, "dead workers unregistered; they held no jobs");
-      }
-      await c.query("COMMIT");
-      return total;
-    } catch (err) {
-      await c.query("ROLLBACK").catch(() => {});
-      throw err;
+  const reclaimWith = async (c: LeaseConnection): Promise<number> => {
+    const detail = await reclaimDeadWorkers(c, deadAfterMs / 1000, LEASE_LOCK_CLASS);
+    const total = detail.reclaimed.reduce((n, r) => n + r.jobs, 0);
+    if (detail.deadWorkers.length > 0) {
+      if (total > 0) log.warn(detail, "returned the jobs of dead workers to the queue");
+      else log.info(detail, "dead workers unregistered; they held no jobs");
     }
+    return total;
   };
 
   const tick = async () => {
@@ -128,8 +90,7 @@ export async function startJobLeaseKeeper(url: string, options: JobLeaseOptions)
       if (!client) await connect();
       const c = client!;
       if (options.register && id !== undefined) {
-        const beat = await c.query(BEAT, [id]);
-        if (beat.rowCount === 0) {
+        if (!(await beatLease(c, id))) {
           // Declared dead (a stall of over 30 s): its jobs went to others; hold a new lease for what it fetches next.
           log.warn({ workerId: id }, "this worker's lease was taken (it did not beat for too long); registering again");
           await c.end().catch(() => {});
@@ -171,9 +132,9 @@ export async function startJobLeaseKeeper(url: string, options: JobLeaseOptions)
       if (!c) return;
       try {
         if (id !== undefined) {
-          const released = await c.query(RELEASE_OWN, [id]);
-          if (released.rowCount) log.info({ workerId: id, jobs: released.rowCount }, "released unfinished jobs to the queue");
-          await c.query("DELETE FROM queue_workers WHERE id = $1", [id]);
+          const released = await releaseLeasedJobs(c, id);
+          if (released) log.info({ workerId: id, jobs: released }, "released unfinished jobs to the queue");
+          await unregisterLeaseWorker(c, id);
         }
       } catch (err) {
         log.warn({ err, workerId: id }, "releasing this worker's jobs failed; others reclaim them when its lock is gone");

@@ -1,5 +1,5 @@
-import pg from "pg";
 import type { Logger } from "../logger";
+import { listenOn, newListenConnection, type ListenConnection } from "../storage/listen-rows";
 
 /**
  * LISTEN on a dedicated connection for "new work" announcements, kept alive:
@@ -22,7 +22,7 @@ export async function listenForWork(
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
   const maxRetryMs = options.maxRetryMs ?? 30_000;
   let running = true;
-  let client: pg.Client | undefined;
+  let client: ListenConnection | undefined;
   let retry: NodeJS.Timeout | undefined;
   let retryMs = 1000;
 
@@ -37,7 +37,7 @@ export async function listenForWork(
   };
 
   const connect = async (reconnect: boolean) => {
-    const c = new pg.Client({ connectionString: url, application_name: options.applicationName });
+    const c = newListenConnection(url, options.applicationName);
     c.on("notification", () => onNotify());
     c.on("error", () => {
       void c.end().catch(() => {});
@@ -49,17 +49,17 @@ export async function listenForWork(
     client = c;
     try {
       await c.connect();
-      await c.query(`LISTEN ${channel}`);
+      await listenOn(c, channel);
       retryMs = 1000;
       if (reconnect) {
-        log.info({ channel }, "LISTEN connection restored");
+        log.info({ channel }, "listen connection restored");
         onNotify();
       }
     } catch (err) {
       void c.end().catch(() => {});
       if (client === c) client = undefined;
       if (running) {
-        if (!reconnect) log.warn({ err, channel }, "LISTEN failed; polling until it reconnects");
+        if (!reconnect) log.warn({ err, channel }, "listen failed; polling until it reconnects");
         scheduleReconnect();
       }
     }

@@ -19,7 +19,7 @@ function fakeBoss(jobs: { id: string; data: unknown }[]) {
       failed.push(id);
     },
     getDb: () => ({
-      // completeJobs and failJobForGood (job-sql.ts): ($1 name, $2 ids | id, $3 output).
+      // completeJobs and failJobForGood (lib/storage/job-rows.ts): ($1 name, $2 ids | id, $3 output).
       async executeSql(text: string, values: unknown[]) {
         if (text.includes("'completed'") && text.includes("UNNEST")) completed.push(...(values[1] as string[]));
         else if (text.includes("'failed'")) failedForGood.push({ id: values[1] as string, reason: JSON.parse(values[2] as string).message });

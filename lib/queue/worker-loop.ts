@@ -1,7 +1,7 @@
 import type { Logger } from "../logger";
 import { createGroupCommit } from "../storage/group-commit";
 import type { PgBoss, QueueDb } from "./boss";
-import { completeJobs, failJobForGood, fetchLeasedJobs } from "./job-sql";
+import { completeJobs, failJobForGood, fetchLeasedJobs } from "../storage/job-rows";
 import type { QueueSpec } from "./jobs";
 import { parsePayload } from "./payload";
 

@@ -1,4 +1,4 @@
-import type pg from "pg";
+import type { Queryable } from "./database";
 
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
 export const WAKE_CHANNEL = "mailroom_webhooks";
@@ -22,8 +22,8 @@ export interface NotificationCandidate {
  * or its retention period ends (docs/contract.md §16).
  * A named (prepared) statement: planning this one costs more than running it (~2 ms vs ~0.4 ms).
  */
-export async function insertNotifications(client: Pick<pg.PoolClient, "query">, candidates: NotificationCandidate[]): Promise<number[]> {
-  const { rows } = await client.query<{ id: number }>({
+export async function insertNotifications(q: Queryable, candidates: NotificationCandidate[]): Promise<number[]> {
+  const { rows } = await q.query<{ id: number }>({
     name: "mailroom_webhook_fan_out",
     text: `WITH e AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)
@@ -44,4 +44,162 @@ export async function insertNotifications(client: Pick<pg.PoolClient, "query">, 
     values: [JSON.stringify(candidates)],
   });
   return rows.map((r) => r.id);
+}
+
+/** A claimed notification row with its webhook's URL and its account's signing key. */
+export interface ClaimedRow {
+  id: number;
+  webhook_id: number;
+  account_id: string;
+  attempts: number;
+  payload: Record<string, unknown>;
+  url: string;
+  webhook_signing_key: string;
+  single_attempt: boolean;
+}
+
+/**
+ * Claims the pending, due rows among `ids` by pushing their next_attempt_at
+ * out by `leaseMs` (lib/webhooks/notification-store.ts). Prepared: the
+ * dispatch hot path (docs/adr/0320).
+ */
+export async function claimNotificationRows(q: Queryable, ids: number[], leaseMs: number): Promise<ClaimedRow[]> {
+  const { rows } = await q.query<ClaimedRow>({
+    name: "mailroom_webhook_claim",
+    text: `UPDATE webhook_notifications n
+        SET next_attempt_at = now() + $2 * interval '1 millisecond'
+       FROM webhooks w
+       JOIN accounts a ON a.id = w.account_id
+      WHERE n.id = ANY ($1::bigint[]) AND w.id = n.webhook_id
+        AND n.status = 'pending' AND n.next_attempt_at <= now() + interval '1 second'
+      RETURNING n.id, n.webhook_id, n.account_id, n.attempts, n.payload, w.url, a.webhook_signing_key, n.single_attempt`,
+    values: [ids, leaseMs],
+  });
+  return rows;
+}
+
+/** One attempt's outcome as recordAttemptRows writes it. */
+export interface AttemptRow {
+  id: number;
+  webhook_id: number;
+  /** Attempts made so far, this one included. */
+  attempts: number;
+  status: "delivered" | "failed" | "pending";
+  /** For status pending: in how many milliseconds to try again. */
+  retry_ms: number | null;
+  code: number;
+  excerpt: string;
+  duration: number;
+  error: string | null;
+  started_at: string;
+  ended_at: string;
+}
+
+/**
+ * The rows' new status and the attempt log, in one prepared statement; a
+ * row no longer pending (or gone) drops out. Returns the rows written, with
+ * their retry delay (null when finished).
+ */
+export async function recordAttemptRows(q: Queryable, attempts: AttemptRow[]): Promise<{ id: number; retry_ms: number | null }[]> {
+  const { rows } = await q.query<{ id: number; retry_ms: number | null }>({
+    name: "mailroom_webhook_record_attempts",
+    text: `WITH r AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+             id bigint, webhook_id bigint, attempts int, status text, retry_ms double precision,
+             code int, excerpt text, duration int, error text, started_at timestamptz, ended_at timestamptz)
+         ), upd AS (
+           UPDATE webhook_notifications n
+              SET status = r.status,
+                  attempts = r.attempts,
+                  next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond' ELSE n.next_attempt_at END,
+                  completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END,
+                  single_attempt = n.single_attempt AND r.status = 'pending'
+             FROM r
+            WHERE n.id = r.id AND n.status = 'pending'
+            RETURNING n.id
+         ), log AS (
+           INSERT INTO webhook_attempts (notification_id, webhook_id, attempted_at, try_number, status_code, duration_ms, body_excerpt, error)
+           SELECT r.id, r.webhook_id, r.started_at, r.attempts, r.code, r.duration, r.excerpt, r.error
+             FROM r JOIN upd ON upd.id = r.id
+         )
+         SELECT r.id, r.retry_ms FROM r JOIN upd ON upd.id = r.id`,
+    values: [JSON.stringify(attempts)],
+  });
+  return rows;
+}
+
+/** A webhook's latest response, for its LastResponse* members. */
+export interface LastResponseRow {
+  webhook_id: number;
+  code: number;
+  body: string;
+  ended_at: string;
+  attempts: number;
+}
+
+/** Each webhook's LastResponse* members, unless a later response is already shown. Prepared, one statement. */
+export async function writeLastResponses(q: Queryable, responses: LastResponseRow[]): Promise<void> {
+  await q.query({
+    name: "mailroom_webhook_last_response",
+    text: `UPDATE webhooks w
+              SET last_response_code = l.code,
+                  last_response_body = l.body,
+                  last_response_at = l.ended_at,
+                  last_response_try_counter = l.attempts
+             FROM jsonb_to_recordset($1::jsonb) AS l(webhook_id bigint, code int, body text, ended_at timestamptz, attempts int)
+            WHERE w.id = l.webhook_id AND (w.last_response_at IS NULL OR w.last_response_at <= l.ended_at)`,
+    values: [JSON.stringify(responses)],
+  });
+}
+
+/** The pending rows among `ids`, due again after `delayMs`; returns their ids. */
+export async function postponeNotifications(q: Queryable, ids: number[], delayMs: number): Promise<number[]> {
+  const { rows } = await q.query<{ id: number }>(
+    `UPDATE webhook_notifications SET next_attempt_at = now() + $2 * interval '1 millisecond'
+          WHERE id = ANY ($1::bigint[]) AND status = 'pending' RETURNING id`,
+    [ids, delayMs],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Up to `limit` pending rows overdue by more than `overdueMs`, made due now (SKIP LOCKED: safe in several processes); their ids. */
+export async function takeOverdueNotifications(q: Queryable, overdueMs: number, limit: number): Promise<number[]> {
+  const { rows } = await q.query<{ id: number }>(
+    `WITH s AS (
+         SELECT id FROM webhook_notifications
+          WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
+          ORDER BY next_attempt_at
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED
+       )
+       UPDATE webhook_notifications n SET next_attempt_at = now() FROM s WHERE n.id = s.id RETURNING n.id`,
+    [overdueMs, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A disabled webhook's pending notifications are kept, not sent; completed_at starts their retention period. */
+export async function holdNotifications(q: Queryable, webhookIds: number[]): Promise<void> {
+  await q.query(
+    `UPDATE webhook_notifications SET status = 'held', completed_at = now(), single_attempt = false
+      WHERE webhook_id = ANY ($1::bigint[]) AND status = 'pending'`,
+    [webhookIds],
+  );
+}
+
+/**
+ * One batch of the webhook history's purge (lib/webhooks/retention.ts):
+ * up to `batchSize` finished notifications completed longer ago than their
+ * account's retention period, with their attempt log (ON DELETE CASCADE).
+ * Returns how many went.
+ */
+export async function deleteFinishedNotifications(q: Queryable, now: Date, batchSize: number): Promise<number> {
+  const { rowCount } = await q.query(
+    `DELETE FROM webhook_notifications WHERE id IN (
+         SELECT n.id FROM webhook_notifications n JOIN accounts a ON a.id = n.account_id
+          WHERE n.status <> 'pending' AND n.completed_at < $1::timestamptz - make_interval(days => a.retention_days)
+          LIMIT $2)`,
+    [now, batchSize],
+  );
+  return rowCount ?? 0;
 }

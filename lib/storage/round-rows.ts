@@ -1,4 +1,4 @@
-import type pg from "pg";
+import type { Queryable } from "./database";
 
 /** One recipient's outcome of a delivery round, as the rows store it. */
 export interface RecipientOutcomeRow {
@@ -31,8 +31,8 @@ export interface MessageFactsRow {
  * lists. Returns the ids of the recipients that changed. Prepared, with
  * column arrays through unnest (docs/adr/0320 measured why).
  */
-export async function writeRoundRows(client: Pick<pg.PoolClient, "query">, outcomes: RecipientOutcomeRow[], facts: MessageFactsRow[], now: Date): Promise<Set<number>> {
-  const { rows } = await client.query<{ id: number }>({
+export async function writeRoundRows(q: Queryable, outcomes: RecipientOutcomeRow[], facts: MessageFactsRow[], now: Date): Promise<Set<number>> {
+  const { rows } = await q.query<{ id: number }>({
     name: "mailroom_record_rounds",
     text: `WITH i AS (
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::text[], $8::int[], $9::text[], $10::text[], $11::int[])

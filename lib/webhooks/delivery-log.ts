@@ -1,4 +1,3 @@
-import type pg from "pg";
 import {
   DEFAULT_DELIVERIES_COUNT,
   type DeliveriesResponse,
@@ -6,6 +5,8 @@ import {
   type DeliveryRecord,
   type DeliveryStatus,
 } from "../contract/webhook-deliveries";
+import type { Queryable } from "../storage/database";
+import { deliveryAttemptRows, deliveryRow, deliveryRowsPage, type DeliveryRow } from "../storage/webhook-delivery-rows";
 
 /**
  * The deliveries of one webhook (docs/contract.md §16): its notifications,
@@ -29,23 +30,7 @@ function apiStatusOf(stored: string): DeliveryStatus {
   return stored === "delivered" ? "succeeded" : stored === "failed" || stored === "cancelled" ? "failed" : "pending";
 }
 
-interface Row {
-  id: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: Date;
-  created_at: Date;
-  event: string | null;
-  message_id: string | null;
-  last_code: number | null;
-}
-
-const SELECT_DELIVERY = `SELECT n.id, n.status, n.attempts, n.next_attempt_at, n.created_at,
-       n.payload->>'Event' AS event, n.payload->>'MessageID' AS message_id,
-       (SELECT a.status_code FROM webhook_attempts a WHERE a.notification_id = n.id ORDER BY a.id DESC LIMIT 1) AS last_code
-  FROM webhook_notifications n`;
-
-function render(r: Row): DeliveryRecord {
+function render(r: DeliveryRow): DeliveryRecord {
   const status = apiStatusOf(r.status);
   return {
     DeliveryID: String(r.id),
@@ -69,35 +54,26 @@ export interface DeliveriesFilter {
 }
 
 /** The account's webhook's deliveries matching `filter`, newest first; the caller checked that the webhook is the account's. */
-export async function listDeliveries(pool: pg.Pool, accountId: string, webhookId: number, filter: DeliveriesFilter): Promise<DeliveriesResponse> {
-  const where = `n.webhook_id = $1 AND n.account_id = $2
-     AND ($3::text[] IS NULL OR n.status = ANY ($3::text[]))
-     AND ($4::bigint IS NULL OR n.created_at >= to_timestamp($4::bigint))
-     AND ($5::bigint IS NULL OR n.created_at < to_timestamp($5::bigint + 1))`;
-  const values = [webhookId, accountId, filter.status ? STORED_STATUSES[filter.status] : null, clampSeconds(filter.startDate), clampSeconds(filter.endDate)];
-  const [count, page] = await Promise.all([
-    pool.query<{ n: string }>(`SELECT count(*) AS n FROM webhook_notifications n WHERE ${where}`, values),
-    pool.query<Row>(`${SELECT_DELIVERY} WHERE ${where} ORDER BY n.id DESC OFFSET $6 LIMIT $7`, [
-      ...values,
-      filter.startFrom ?? 0,
-      filter.retrieveCount ?? DEFAULT_DELIVERIES_COUNT,
-    ]),
-  ]);
-  return { TotalRecords: Number(count.rows[0]?.n ?? 0), Deliveries: page.rows.map(render) };
+export async function listDeliveries(q: Queryable, accountId: string, webhookId: number, filter: DeliveriesFilter): Promise<DeliveriesResponse> {
+  const page = await deliveryRowsPage(q, accountId, webhookId, {
+    statuses: filter.status ? STORED_STATUSES[filter.status] : null,
+    startDate: clampSeconds(filter.startDate),
+    endDate: clampSeconds(filter.endDate),
+    offset: filter.startFrom ?? 0,
+    limit: filter.retrieveCount ?? DEFAULT_DELIVERIES_COUNT,
+  });
+  return { TotalRecords: page.total, Deliveries: page.rows.map(render) };
 }
 
 /** One delivery of the account's webhook with every attempt, oldest first; undefined when there is none. */
-export async function getDelivery(pool: pg.Pool, accountId: string, webhookId: number, deliveryId: string): Promise<DeliveryDetail | undefined> {
-  const { rows } = await pool.query<Row>(`${SELECT_DELIVERY} WHERE n.id = $1::bigint AND n.webhook_id = $2 AND n.account_id = $3`, [deliveryId, webhookId, accountId]);
-  if (!rows[0]) return undefined;
-  const attempts = await pool.query<{ attempted_at: Date; duration_ms: number; status_code: number; body_excerpt: string; error: string | null }>(
-    `SELECT attempted_at, duration_ms, status_code, body_excerpt, error FROM webhook_attempts WHERE notification_id = $1 ORDER BY id`,
-    [rows[0].id],
-  );
+export async function getDelivery(q: Queryable, accountId: string, webhookId: number, deliveryId: string): Promise<DeliveryDetail | undefined> {
+  const row = await deliveryRow(q, accountId, webhookId, deliveryId);
+  if (!row) return undefined;
+  const attempts = await deliveryAttemptRows(q, row.id);
   return {
-    ...render(rows[0]),
+    ...render(row),
     WebhookID: String(webhookId),
-    AttemptLog: attempts.rows.map((a) => ({
+    AttemptLog: attempts.map((a) => ({
       AttemptedAt: a.attempted_at.toISOString(),
       DurationMs: a.duration_ms,
       ResponseCode: a.status_code,

@@ -76,7 +76,7 @@ export class NotificationDispatcher {
     this.claim = createGroupCommit(
       async (items: { notificationId: number; jobId: string }[]) => {
         const c0 = performance.now();
-        const claimed = await claimNotifications(database.pool, [...new Set(items.map((i) => i.notificationId))], options.leaseMs);
+        const claimed = await claimNotifications(database, [...new Set(items.map((i) => i.notificationId))], options.leaseMs);
         this.stats.claims++;
         this.stats.claimedJobs += items.length;
         this.stats.claimMs += performance.now() - c0;

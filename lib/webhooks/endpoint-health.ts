@@ -3,7 +3,9 @@ import { sendEmail } from "../domain/send-email";
 import { accountAdmins, systemSender } from "../domain/system-sender";
 import { webhookDisabledEmail } from "../domain/webhook-disabled-email";
 import type { Database } from "../storage/database";
+import { holdNotifications } from "../storage/notification-rows";
 import { withTransaction } from "../storage/transaction";
+import { disableFailingWebhooks, writeFailingSince, type EndpointOutcomeRow } from "../storage/webhook-health-rows";
 import type { AttemptRecord } from "./notification-store";
 
 /**
@@ -23,15 +25,7 @@ export interface DisabledWebhook {
   reason: string;
 }
 
-interface Outcome {
-  webhook_id: number;
-  ok: boolean;
-  gone: boolean;
-  /** Start of the first failure after the batch's last success; null when the batch ends in success. */
-  failed_from: string | null;
-}
-
-function outcomesOf(records: AttemptRecord[]): Outcome[] {
+function outcomesOf(records: AttemptRecord[]): EndpointOutcomeRow[] {
   const byWebhook = new Map<number, AttemptRecord[]>();
   for (const r of records) if (!r.notSent) byWebhook.set(r.webhookId, [...(byWebhook.get(r.webhookId) ?? []), r]);
   return [...byWebhook].map(([webhookId, rs]) => {
@@ -55,40 +49,19 @@ export async function noteEndpointHealth(database: Database, records: AttemptRec
   const candidates = outcomes.filter((o) => !o.ok || o.gone);
   return withTransaction(database, async (tx) => {
     // Only a change of state writes: an endpoint that keeps answering 2xx (or keeps failing) costs no row update.
-    await tx.client.query({
-      name: "mailroom_webhook_failing_since",
-      text: `UPDATE webhooks w
-                SET failing_since = CASE WHEN l.ok THEN NULL ELSE l.failed_from END
-               FROM jsonb_to_recordset($1::jsonb) AS l(webhook_id bigint, ok boolean, failed_from timestamptz)
-              WHERE w.id = l.webhook_id AND (CASE WHEN l.ok THEN w.failing_since IS NOT NULL ELSE w.failing_since IS NULL END)`,
-      values: [JSON.stringify(outcomes)],
-    });
+    await writeFailingSince(tx, outcomes);
     if (candidates.length === 0) return [];
     const gone = candidates.filter((o) => o.gone).map((o) => o.webhook_id);
-    const { rows } = await tx.client.query<{ id: number; account_id: string; url: string; disabled_reason: string }>({
-      name: "mailroom_webhook_disable",
-      text: `UPDATE webhooks
-                SET status = 'Disabled', disabled_at = now(), updated_at = now(),
-                    disabled_reason = CASE WHEN id = ANY ($2::bigint[]) THEN 'The endpoint answered 410 Gone.'
-                      ELSE 'Every attempt failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC.' END
-              WHERE id = ANY ($1::bigint[]) AND status = 'Enabled'
-                AND (id = ANY ($2::bigint[]) OR failing_since <= now() - $3 * interval '1 millisecond')
-              RETURNING id, account_id, url, disabled_reason`,
-      values: [candidates.map((o) => o.webhook_id), gone, disableAfterMs],
-    });
+    const rows = await disableFailingWebhooks(
+      tx,
+      candidates.map((o) => o.webhook_id),
+      gone,
+      disableAfterMs,
+    );
     if (rows.length === 0) return [];
-    await holdNotifications(tx.client, rows.map((r) => r.id));
+    await holdNotifications(tx, rows.map((r) => r.id));
     return rows.map((r) => ({ webhookId: Number(r.id), accountId: r.account_id, url: r.url, reason: r.disabled_reason }));
   });
-}
-
-/** A disabled webhook's pending notifications are kept, not sent; completed_at starts their retention period. */
-export async function holdNotifications(client: { query: Database["pool"]["query"] }, webhookIds: number[]): Promise<void> {
-  await client.query(
-    `UPDATE webhook_notifications SET status = 'held', completed_at = now(), single_attempt = false
-      WHERE webhook_id = ANY ($1::bigint[]) AND status = 'pending'`,
-    [webhookIds],
-  );
 }
 
 /**

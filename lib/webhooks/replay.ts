@@ -1,8 +1,17 @@
 import type { PgBoss } from "../queue/boss";
 import type { Database } from "../storage/database";
 import { withTransaction, type Tx } from "../storage/transaction";
-import { MAX_REPLAY } from "../contract/webhook-deliveries";
-import { WAKE_CHANNEL } from "../domain/notification-outbox";
+import {
+  deliveryStatus,
+  enableWebhookRow,
+  lockWebhook,
+  REPLAY_PER_SECOND,
+  turnBackDeliveries,
+  turnBackDelivery,
+  turnBackHeld,
+  wakeNotificationWorkers,
+  webhookStatusForShare,
+} from "../storage/webhook-replay-rows";
 import { clampSeconds } from "./delivery-log";
 import { sendNotifyJobs } from "./notification-store";
 
@@ -19,7 +28,7 @@ import { sendNotifyJobs } from "./notification-store";
  * not arrive all at once.
  */
 
-export const REPLAY_PER_SECOND = 50;
+export { REPLAY_PER_SECOND };
 
 export class WebhookDisabledError extends Error {
   constructor() {
@@ -36,26 +45,8 @@ async function queue(tx: Tx, boss: PgBoss, ids: string[]): Promise<number> {
     boss,
     ids.map((id, i) => ({ notificationId: Number(id), delayMs: Math.floor(i / REPLAY_PER_SECOND) * 1000 })),
   );
-  await tx.client.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
+  await wakeNotificationWorkers(tx);
   return ids.length;
-}
-
-/** SQL that sets the rows chosen by `chosen` (a query of ids in order) pending again, each due at its place in line. */
-function turnBack(chosen: string, singleAttempt: boolean): string {
-  return `WITH c AS (
-       SELECT id, row_number() OVER (ORDER BY id) - 1 AS place FROM (${chosen}) s
-     )
-     UPDATE webhook_notifications n
-        SET status = 'pending', completed_at = NULL, single_attempt = ${singleAttempt},
-            next_attempt_at = now() + floor(c.place / ${REPLAY_PER_SECOND}) * interval '1 second'
-       FROM c
-      WHERE n.id = c.id AND n.status IN ('delivered', 'failed', 'cancelled', 'held')
-      RETURNING n.id`;
-}
-
-async function webhookStatus(tx: Tx, accountId: string, webhookId: number): Promise<string | undefined> {
-  const { rows } = await tx.client.query<{ status: string }>(`SELECT status FROM webhooks WHERE id = $1 AND account_id = $2 FOR SHARE`, [webhookId, accountId]);
-  return rows[0]?.status;
 }
 
 /**
@@ -64,19 +55,11 @@ async function webhookStatus(tx: Tx, accountId: string, webhookId: number): Prom
  */
 export async function retryDelivery(database: Database, boss: PgBoss, accountId: string, webhookId: number, deliveryId: string): Promise<number | undefined> {
   return withTransaction(database, async (tx) => {
-    const status = await webhookStatus(tx, accountId, webhookId);
+    const status = await webhookStatusForShare(tx, accountId, webhookId);
     if (status === undefined) return undefined;
-    const { rows: found } = await tx.client.query<{ status: string }>(
-      `SELECT status FROM webhook_notifications WHERE id = $1::bigint AND webhook_id = $2 AND account_id = $3`,
-      [deliveryId, webhookId, accountId],
-    );
-    if (!found[0]) return undefined;
+    if ((await deliveryStatus(tx, accountId, webhookId, deliveryId)) === undefined) return undefined;
     if (status !== "Enabled") throw new WebhookDisabledError();
-    const { rows } = await tx.client.query<{ id: string }>(
-      turnBack(`SELECT id FROM webhook_notifications WHERE id = $1::bigint AND webhook_id = $2 AND status IN ('delivered', 'failed', 'cancelled')`, true),
-      [deliveryId, webhookId],
-    );
-    return queue(tx, boss, rows.map((r) => r.id));
+    return queue(tx, boss, await turnBackDelivery(tx, webhookId, deliveryId));
   });
 }
 
@@ -93,24 +76,12 @@ export async function replayDeliveries(
   filter: { status: "failed" | "succeeded"; startDate?: number; endDate?: number },
 ): Promise<number | undefined> {
   return withTransaction(database, async (tx) => {
-    const status = await webhookStatus(tx, accountId, webhookId);
+    const status = await webhookStatusForShare(tx, accountId, webhookId);
     if (status === undefined) return undefined;
     if (status !== "Enabled") throw new WebhookDisabledError();
     // A held row of an enabled webhook (a fan-out that raced the enabling, ADR 0410) is resent with the failed ones.
     const stored = filter.status === "succeeded" ? ["delivered"] : ["failed", "cancelled", "held"];
-    const { rows } = await tx.client.query<{ id: string }>(
-      turnBack(
-        `SELECT id FROM webhook_notifications
-          WHERE webhook_id = $1 AND status = ANY ($2::text[])
-            AND ($3::bigint IS NULL OR created_at >= to_timestamp($3::bigint))
-            AND ($4::bigint IS NULL OR created_at < to_timestamp($4::bigint + 1))
-          ORDER BY id LIMIT ${MAX_REPLAY}
-          FOR UPDATE SKIP LOCKED`,
-        true,
-      ),
-      [webhookId, stored, clampSeconds(filter.startDate), clampSeconds(filter.endDate)],
-    );
-    return queue(tx, boss, rows.map((r) => r.id));
+    return queue(tx, boss, await turnBackDeliveries(tx, webhookId, stored, clampSeconds(filter.startDate), clampSeconds(filter.endDate)));
   });
 }
 
@@ -121,17 +92,8 @@ export async function replayDeliveries(
  */
 export async function enableWebhook(database: Database, boss: PgBoss, accountId: string, webhookId: number): Promise<number | undefined> {
   return withTransaction(database, async (tx) => {
-    const { rows: w } = await tx.client.query<{ id: string }>(`SELECT id FROM webhooks WHERE id = $1 AND account_id = $2 FOR UPDATE`, [webhookId, accountId]);
-    if (!w[0]) return undefined;
-    await tx.client.query(
-      `UPDATE webhooks SET status = 'Enabled', failing_since = NULL, disabled_at = NULL, disabled_reason = '', updated_at = now()
-        WHERE id = $1 AND status <> 'Enabled'`,
-      [webhookId],
-    );
-    const { rows } = await tx.client.query<{ id: string }>(
-      turnBack(`SELECT id FROM webhook_notifications WHERE webhook_id = $1 AND status = 'held' ORDER BY id FOR UPDATE`, false),
-      [webhookId],
-    );
-    return queue(tx, boss, rows.map((r) => r.id));
+    if (!(await lockWebhook(tx, accountId, webhookId))) return undefined;
+    await enableWebhookRow(tx, webhookId);
+    return queue(tx, boss, await turnBackHeld(tx, webhookId));
   });
 }

@@ -1,4 +1,5 @@
-import type pg from "pg";
+import type { Queryable } from "../storage/database";
+import { deleteFinishedNotifications } from "../storage/notification-rows";
 
 /**
  * Purges the webhook delivery history: finished notifications (delivered,
@@ -7,17 +8,11 @@ import type pg from "pg";
  * CASCADE). Pending notifications are never purged. In batches, so that no
  * statement holds locks for long. Returns how many notifications went.
  */
-export async function purgeWebhookHistory(pool: pg.Pool, now = new Date(), batchSize = 5000): Promise<number> {
+export async function purgeWebhookHistory(q: Queryable, now = new Date(), batchSize = 5000): Promise<number> {
   let total = 0;
   for (;;) {
-    const { rowCount } = await pool.query(
-      `DELETE FROM webhook_notifications WHERE id IN (
-         SELECT n.id FROM webhook_notifications n JOIN accounts a ON a.id = n.account_id
-          WHERE n.status <> 'pending' AND n.completed_at < $1::timestamptz - make_interval(days => a.retention_days)
-          LIMIT $2)`,
-      [now, batchSize],
-    );
-    total += rowCount ?? 0;
-    if (!rowCount || rowCount < batchSize) return total;
+    const deleted = await deleteFinishedNotifications(q, now, batchSize);
+    total += deleted;
+    if (!deleted || deleted < batchSize) return total;
   }
 }

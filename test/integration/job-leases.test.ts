@@ -6,7 +6,7 @@ import { createAppMetrics } from "../../lib/metrics";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startQueue, type PgBoss } from "../../lib/queue/boss";
 import { startJobLeaseKeeper, type JobLeaseKeeper } from "../../lib/queue/job-lease";
-import { fetchLeasedJobs } from "../../lib/queue/job-sql";
+import { fetchLeasedJobs } from "../../lib/storage/job-rows";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { waitFor } from "../support/processes";
 import { createTestDatabase } from "../support/test-database";
@@ -100,7 +100,7 @@ describe("job leases", () => {
     expect(await reclaimedTotal()).toBe(before + 2);
     // The metric any process's /metrics reports, read from the database.
     const registry = new Registry();
-    createAppMetrics(registry, database.pool);
+    createAppMetrics(registry, database);
     expect(await registry.metrics()).toContain(`mailroom_queue_jobs_reclaimed_total{queue="${QUEUE}"} ${before + 2}`);
     const back = await job(ids[0]!);
     expect(back.output).toMatchObject({ reclaimedFrom: expect.any(Number) });

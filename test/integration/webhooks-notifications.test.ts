@@ -230,7 +230,7 @@ describe("webhook notifications: payloads and signatures", () => {
     const acct = await createTestAccount(app.ctx, { name: "Tester" });
     const id = await registerWebhook(app, acct.apiKey, "bounce", `${receiver.url}/test-send`);
     receiver.script.push({ status: 202, body: "thanks" });
-    const result = await sendTestNotification(app.ctx.database.db, acct.accountId, id, { timeoutMs: 5_000, allowPrivate: true });
+    const result = await sendTestNotification(app.ctx.database, acct.accountId, id, { timeoutMs: 5_000, allowPrivate: true });
     expect(result).toMatchObject({ statusCode: 202, body: "thanks" });
     const req = receiver.requests.find((r) => r.path === "/test-send")!;
     expectSignedBy(req, acct.webhookSigningKey);
@@ -241,7 +241,7 @@ describe("webhook notifications: payloads and signatures", () => {
     const { rows } = await app.ctx.database.pool.query("SELECT count(*)::int AS n FROM events WHERE account_id = $1", [acct.accountId]);
     expect(rows[0].n).toBe(0);
     // Another account cannot use it.
-    expect(await sendTestNotification(app.ctx.database.db, account.accountId, id, { timeoutMs: 5_000, allowPrivate: true })).toBeUndefined();
+    expect(await sendTestNotification(app.ctx.database, account.accountId, id, { timeoutMs: 5_000, allowPrivate: true })).toBeUndefined();
   });
 
   it("writes nothing for an account without webhooks, and an event rolled back notifies nobody", async () => {

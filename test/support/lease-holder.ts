@@ -6,7 +6,7 @@
 import pino from "pino";
 import { startQueue } from "../../lib/queue/boss";
 import { startJobLeaseKeeper } from "../../lib/queue/job-lease";
-import { fetchLeasedJobs } from "../../lib/queue/job-sql";
+import { fetchLeasedJobs } from "../../lib/storage/job-rows";
 
 const url = process.env.LEASE_DB_URL!;
 const boss = await startQueue(url, { max: 2 });

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { AppContext } from "../../context";
+import { ping } from "../../storage/health-rows";
 import { isMigrated } from "../../storage/migrate";
 import { describeReplicaHealth } from "../../storage/replica-lag";
 
@@ -22,7 +23,7 @@ export function createHealthRoutes(ctx: AppContext): Hono {
   app.get("/readyz", async (c) => {
     const checks: Record<string, string> = {};
     try {
-      await ctx.database.pool.query("SELECT 1");
+      await ping(ctx.database);
       checks.database = (await isMigrated(ctx.database.pool)) ? "ok" : "migrations pending";
     } catch (err) {
       checks.database = `unreachable: ${(err as Error).message}`;

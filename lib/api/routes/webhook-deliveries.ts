@@ -79,14 +79,14 @@ function webhookIdOf(raw: string): number {
 }
 
 export function addWebhookDeliveryRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
-  const { pool, db } = ctx.database;
+  const { db } = ctx.database;
 
   app.openapi(listRoute, async (c) => {
     const accountId = c.get("auth").accountId;
     const webhookId = webhookIdOf(c.req.valid("param").id);
     if (!(await getWebhook(db, accountId, webhookId))) return apiError(c, 404);
     const q = c.req.valid("query");
-    const page = await listDeliveries(pool, accountId, webhookId, {
+    const page = await listDeliveries(ctx.database, accountId, webhookId, {
       status: q.Status,
       startDate: q.StartDate,
       endDate: q.EndDate,
@@ -98,7 +98,7 @@ export function addWebhookDeliveryRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppConte
 
   app.openapi(getRoute, async (c) => {
     const p = c.req.valid("param");
-    const delivery = await getDelivery(pool, c.get("auth").accountId, webhookIdOf(p.id), p.DeliveryID);
+    const delivery = await getDelivery(ctx.database, c.get("auth").accountId, webhookIdOf(p.id), p.DeliveryID);
     if (!delivery) return apiError(c, 404);
     return c.json(delivery, 200);
   });

@@ -1,5 +1,4 @@
-import type pg from "pg";
-import { deliverQueue } from "./jobs";
+import type { Queryable } from "./database";
 
 /**
  * How many messages wait for a delivery worker: the entries of the `deliver`
@@ -18,7 +17,7 @@ const WAITING_ENTRIES = `
            ORDER BY start_after
            LIMIT $2) due`;
 
-export async function waitingDeliverEntries(db: Pick<pg.Pool, "query">, bound: number): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(WAITING_ENTRIES, [deliverQueue.name, bound]);
+export async function waitingDeliverEntries(q: Queryable, deliverQueueName: string, bound: number): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(WAITING_ENTRIES, [deliverQueueName, bound]);
   return rows[0]!.n;
 }

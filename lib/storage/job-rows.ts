@@ -1,4 +1,12 @@
-import type { QueueDb } from "./boss";
+import type { Queryable } from "./database";
+
+/**
+ * A connection pg-boss's statements run on (pg-boss's `Db`: the boss's own
+ * pool, a transaction's `tx.sql`, a `preparedSql(...)` adapter).
+ */
+export interface JobSql {
+  executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+}
 
 /**
  * The two job transitions pg-boss 10's typings do not offer:
@@ -26,13 +34,13 @@ const FAIL_FOR_GOOD = `
   )
   SELECT count(*)::int AS count FROM results`;
 
-export async function completeJobs(db: QueueDb, name: string, ids: string[]): Promise<void> {
+export async function completeJobs(db: JobSql, name: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.executeSql(COMPLETE, [name, ids]);
 }
 
 /** Fails a job without retry; `reason` is kept as its output ({ message }), as pg-boss keeps a failure's. */
-export async function failJobForGood(db: QueueDb, name: string, id: string, reason: string): Promise<void> {
+export async function failJobForGood(db: JobSql, name: string, id: string, reason: string): Promise<void> {
   await db.executeSql(FAIL_FOR_GOOD, [name, id, JSON.stringify({ message: reason })]);
 }
 
@@ -41,7 +49,7 @@ export async function failJobForGood(db: QueueDb, name: string, id: string, reas
  * gating) that also writes the fetching worker's lease into the job's
  * `output` (which pg-boss reads only once a job is completed or failed, and
  * both overwrite it): a dead worker's jobs are then found by its id
- * (lib/queue/job-lease.ts).
+ * (lib/queue/job-lease.ts, job-lease-rows.ts).
  * One difference: due jobs are taken in `start_after` order (longest due
  * first), the order of pg-boss's own partial index (name, start_after) WHERE
  * state < 'active', so a fetch reads only the rows it takes. pg-boss orders
@@ -73,7 +81,22 @@ const FETCH_LEASED = `
          OR COALESCE(grouped.grouped_policy, '') NOT IN ('singleton', 'stately'))
   RETURNING j.id, j.data`;
 
-export async function fetchLeasedJobs(db: QueueDb, name: string, batchSize: number, leaseId: number): Promise<{ id: string; data: unknown }[]> {
+export async function fetchLeasedJobs(db: JobSql, name: string, batchSize: number, leaseId: number): Promise<{ id: string; data: unknown }[]> {
   const { rows } = (await db.executeSql(FETCH_LEASED, [name, batchSize, leaseId])) as { rows: { id: string; data: unknown }[] };
+  return rows;
+}
+
+/** The queue's depth and oldest waiting job's age (seconds), by queue: /metrics (lib/metrics.ts). */
+export async function waitingJobsByQueue(q: Queryable): Promise<{ name: string; depth: number; age: number }[]> {
+  const { rows } = await q.query<{ name: string; depth: number; age: number }>(
+    `SELECT name, count(*)::int AS depth, coalesce(extract(epoch FROM now() - min(created_on)), 0)::float8 AS age
+           FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`,
+  );
+  return rows;
+}
+
+/** Jobs returned to the queue from dead workers (docs/adr/0021), by queue, since the start: /metrics. */
+export async function reclaimedJobsByQueue(q: Queryable): Promise<{ queue: string; jobs: number }[]> {
+  const { rows } = await q.query<{ queue: string; jobs: number }>(`SELECT queue, sum(jobs)::int AS jobs FROM queue_reclaims GROUP BY queue`);
   return rows;
 }
