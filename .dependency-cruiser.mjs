@@ -24,7 +24,7 @@ const MAY_IMPORT = {
   "lib/inbound": ["lib/domain", "lib/storage", "lib/tracking", "lib/contract", "lib/config.ts", "lib/context.ts"],
   "lib/webhooks": ["lib/domain", "lib/storage", "lib/queue", "lib/net", "lib/contract", "lib/config.ts", "lib/metrics.ts", "lib/context.ts"],
   "lib/dashboard": ["lib/auth", "lib/api-client", "lib/domain", "lib/inbound", "lib/webhooks", "lib/submission", "lib/contract", "lib/config.ts", "lib/runtime.ts", "lib/context.ts"],
-  "lib/maintenance": ["lib/delivery", "lib/webhooks", "lib/domain", "lib/queue", "lib/context.ts"],
+  "lib/maintenance": ["lib/delivery", "lib/webhooks", "lib/domain", "lib/storage", "lib/queue", "lib/context.ts"],
   "lib/workers": ["lib/delivery", "lib/inbound", "lib/webhooks", "lib/maintenance", "lib/domain", "lib/queue", "lib/context.ts"],
   "lib/submission": ["lib/domain", "lib/inbound", "lib/contract", "lib/config.ts", "lib/context.ts"],
   "lib/http": ["lib/domain", "lib/storage", "lib/contract", "lib/config.ts", "lib/context.ts"],

@@ -1,0 +1,52 @@
+import type { Queryable } from "./database";
+
+/**
+ * The retention purge's deletes (lib/maintenance/retention-purge.ts), each
+ * in batches of 5,000 so that no statement holds locks for long. Each
+ * returns how many rows went.
+ */
+
+const BATCH = 5000;
+
+async function deleteInBatches(q: Queryable, sql: string, params: unknown[]): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await q.query(sql, params);
+    total += rowCount ?? 0;
+    if (!rowCount || rowCount < BATCH) return total;
+  }
+}
+
+/** Messages past their account's retention whose recipients are all final and that no remaining event shows. */
+export function deleteMessagesPastRetention(q: Queryable, now: Date): Promise<number> {
+  return deleteInBatches(
+    q,
+    `DELETE FROM messages WHERE id IN (
+       SELECT m.id FROM messages m JOIN accounts a ON a.id = m.account_id
+        WHERE m.created_at < $1::timestamptz - make_interval(days => a.retention_days)
+          AND NOT EXISTS (SELECT 1 FROM message_recipients r WHERE r.message_id = m.id AND r.status IN ('queued', 'deferred'))
+          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.account_id = m.account_id AND e.message_id = m.id)
+        LIMIT 5000)`,
+    [now],
+  );
+}
+
+/** Sandbox captures received before `before`. */
+export function deleteSandboxMessagesBefore(q: Queryable, before: Date): Promise<number> {
+  return deleteInBatches(q, `DELETE FROM sandbox_messages WHERE id IN (SELECT id FROM sandbox_messages WHERE received_at < $1 LIMIT 5000)`, [before]);
+}
+
+/** Rate-limit counters of windows that started before `beforeSeconds` (Unix seconds). */
+export function deleteLimitCountersBefore(q: Queryable, beforeSeconds: number): Promise<number> {
+  return deleteInBatches(q, `DELETE FROM limit_counters WHERE ctid IN (SELECT ctid FROM limit_counters WHERE window_start < $1 LIMIT 5000)`, [beforeSeconds]);
+}
+
+/** Hourly summaries of GET /events counts (ADR 0101) past their account's retention; one statement. */
+export async function deleteEventHourCountsPastRetention(q: Queryable, nowSeconds: number): Promise<number> {
+  const { rowCount } = await q.query(
+    `DELETE FROM event_hour_counts c USING accounts a
+      WHERE a.id = c.account_id AND c.hour + 3600 <= $1::bigint - a.retention_days::bigint * 86400`,
+    [nowSeconds],
+  );
+  return rowCount ?? 0;
+}
