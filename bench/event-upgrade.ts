@@ -58,7 +58,7 @@ async function main() {
     const writer = (async () => {
       while (writing) {
         const s = performance.now();
-        await insertEvents(pool, [
+        await insertEvents(database, [
           { account_id: account, message_id: crypto.randomUUID(), type: "accepted", logged_at: Math.floor(Date.now() / 1000), log_level: "info", recipient: "w@example.net", reason: "", ip: null, geo_city: null, geo_region: null, geo_country: null, url: null, details: null },
         ]);
         longest = Math.max(longest, performance.now() - s);

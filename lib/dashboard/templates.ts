@@ -11,5 +11,5 @@ import { assertArea } from "./guard";
  */
 export async function messageTemplate(access: AccountAccess, messageId: string): Promise<{ templateId: number; version: number } | undefined> {
   assertArea(access, "messages");
-  return messageTemplateOf(getServerContext().database.db, access.account.accountId, messageId);
+  return messageTemplateOf(getServerContext().database, access.account.accountId, messageId);
 }

@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { errorItem } from "../contract/errors";
 import type { MessageHeaders } from "../contract/events";
-import { stringifyJson } from "../json-worker";
 import { announceScheduled } from "./scheduled-sends";
 import { enqueueMany, type PgBoss } from "../queue/boss";
 import { packDeliverEntries, type SizedEntry } from "../queue/deliver-packing";
 import { deliverQueue } from "../queue/jobs";
+import { insertAcceptedMessages, selectSuppressedPairs, underLimitsSavepoint, type AcceptedMessageRow, type AcceptedRecipientRow } from "../storage/acceptance-rows";
 import { preparedSql } from "../storage/prepared-sql";
 import type { Tx } from "../storage/transaction";
 import type { AuthenticatedKey } from "./api-keys";
@@ -135,7 +135,7 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[], 
     if (item.sendAt === undefined) entries.push(...deliverEntriesOf(item, rows, sizes.get(item.messageId)!));
   });
   // The release loops sleep until the earliest SendAt they know: a new one wakes them (NOTIFY is sent at commit).
-  if (items.some((item, i) => item.sendAt !== undefined && outcomes[i]?.ok)) await announceScheduled(tx.client);
+  if (items.some((item, i) => item.sendAt !== undefined && outcomes[i]?.ok)) await announceScheduled(tx);
   await settleKeysOf(tx, claims, outcomes);
   await answerBatchKeys(tx, batches, outcomes as AcceptOutcome[]);
   await logEvents(tx, boss, events);
@@ -160,30 +160,22 @@ async function consumeLimitsOf(tx: Tx, items: Acceptance[], outcomes: (AcceptOut
   limited.sort((a, b) => (a.item.key.keyId < b.item.key.keyId ? -1 : a.item.key.keyId > b.item.key.keyId ? 1 : a.i - b.i));
 
   const pairs = limited.flatMap(({ item }) => item.recipients.map((r) => [item.key.accountId, r.normalized] as const));
-  const { rows } = await tx.client.query<{ account_id: string; email: string }>(
-    `SELECT s.account_id, s.email FROM suppressions s
-     JOIN unnest($1::uuid[], $2::text[]) AS p(account_id, email) ON s.account_id = p.account_id AND s.email = p.email`,
-    [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
-  );
+  const rows = await selectSuppressedPairs(tx, pairs);
   const suppressed = new Set(rows.map((r) => `${r.account_id}|${r.email}`));
 
-  const c = tx.client;
   for (const { item, i } of limited) {
     const deliverable = item.recipients.filter((r) => !suppressed.has(`${item.key.accountId}|${r.normalized}`)).length;
     if (deliverable === 0) {
       outcomes[i] = { ok: false, reason: "suppressed" };
       continue;
     }
-    await c.query("SAVEPOINT limits");
-    const consumed = await consumeLimits(c, item.key.keyId, item.key.limits, deliverable, item.now);
-    if (consumed.ok) {
-      await c.query("RELEASE SAVEPOINT limits");
-      usages.set(i, consumed.usages);
-    } else {
-      await c.query("ROLLBACK TO SAVEPOINT limits");
-      await c.query("RELEASE SAVEPOINT limits");
-      outcomes[i] = { ok: false, reason: "limit", refused: consumed.refused };
-    }
+    const consumed = await underLimitsSavepoint(
+      tx,
+      () => consumeLimits(tx, item.key.keyId, item.key.limits, deliverable, item.now),
+      (c) => c.ok,
+    );
+    if (consumed.ok) usages.set(i, consumed.usages);
+    else outcomes[i] = { ok: false, reason: "limit", refused: consumed.refused };
   }
   return usages;
 }
@@ -291,14 +283,9 @@ async function insertMessages(tx: Tx, items: Acceptance[], sizes: Map<string, nu
   return byMessage;
 }
 
-/**
- * One statement for every message of the chunk: checks suppression, stores a
- * message only when at least one recipient remains, and stores all of its
- * recipients (suppressed ones with status `suppressed`). Returns the stored
- * recipients by message id.
- */
+/** One statement for every message of the chunk (lib/storage/acceptance-rows.ts); the stored recipients by message id. */
 async function insertChunk(tx: Tx, items: Acceptance[], sizes: Map<string, number>): Promise<Map<string, RecipientRow[]>> {
-  const messages = items.map((m) => ({
+  const messages = items.map((m): AcceptedMessageRow => ({
     id: m.messageId,
     account_id: m.key.accountId,
     api_key_id: m.key.keyId,
@@ -316,38 +303,9 @@ async function insertChunk(tx: Tx, items: Acceptance[], sizes: Map<string, numbe
     send_at: m.sendAt ?? null,
   }));
   const recipients = items.flatMap((m, i) =>
-    m.recipients.map((r, n) => ({ i, n, message_id: m.messageId, account_id: m.key.accountId, email: r.email, name: r.name, kind: r.kind, normalized: r.normalized })),
+    m.recipients.map((r, n): AcceptedRecipientRow => ({ i, n, message_id: m.messageId, account_id: m.key.accountId, email: r.email, name: r.name, kind: r.kind, normalized: r.normalized })),
   );
-  const { rows } = await tx.client.query<RecipientRow & { message_id: string }>({
-    name: "mailroom_accept_messages",
-    text: `WITH mm AS (
-             SELECT * FROM jsonb_to_recordset(convert_from($1::bytea, 'UTF8')::jsonb) AS x(id uuid, account_id uuid, api_key_id uuid, from_email text, from_domain text,
-               subject text, headers jsonb, content jsonb, tags jsonb, size int, transport text, request_id text,
-               template_id bigint, template_version int, send_at bigint)
-           ), r AS (
-             SELECT x.*, s.reason
-             FROM jsonb_to_recordset($2::jsonb) AS x(i int, n int, message_id uuid, account_id uuid, email text, name text, kind text, normalized text)
-             LEFT JOIN suppressions s ON s.account_id = x.account_id AND s.email = x.normalized
-           ), keep AS (
-             SELECT DISTINCT message_id FROM r WHERE reason IS NULL
-           ), m AS (
-             INSERT INTO messages (id, account_id, api_key_id, from_email, from_domain, subject, headers, content, tags, size, transport, request_id,
-               template_id, template_version, send_at, schedule_status)
-             SELECT mm.id, mm.account_id, mm.api_key_id, mm.from_email, mm.from_domain, mm.subject, mm.headers, mm.content,
-                    ARRAY(SELECT jsonb_array_elements_text(mm.tags)), mm.size, mm.transport, mm.request_id, mm.template_id, mm.template_version,
-                    to_timestamp(mm.send_at), CASE WHEN mm.send_at IS NULL THEN NULL ELSE 'scheduled' END
-             FROM mm JOIN keep ON keep.message_id = mm.id
-             RETURNING id
-           ), ins AS (
-             INSERT INTO message_recipients (message_id, account_id, email, name, kind, status)
-             SELECT r.message_id, r.account_id, r.email, r.name, r.kind, CASE WHEN r.reason IS NULL THEN 'queued' ELSE 'suppressed' END
-             FROM r JOIN m ON m.id = r.message_id ORDER BY r.i, r.n
-             RETURNING id, message_id, email
-           )
-           SELECT ins.id, ins.message_id, ins.email, r.reason FROM ins JOIN r ON r.message_id = ins.message_id AND r.email = ins.email`,
-    // The messages' JSON (10 MB for one large message) is serialised off the event loop and sent as bytes (lib/json-worker.ts).
-    values: [await stringifyJson(messages, messages.reduce((n, m) => n + m.size, 0)), JSON.stringify(recipients)],
-  });
+  const rows = await insertAcceptedMessages(tx, messages, recipients);
   const byMessage = new Map<string, RecipientRow[]>();
   for (const row of rows) {
     const list = byMessage.get(row.message_id);

@@ -1,5 +1,5 @@
-import type pg from "pg";
-import type { Database } from "../storage/database";
+import type { Database, Queryable } from "../storage/database";
+import { addHourCounts, ensureRollupState, HOUR, lockRollupState, selectRollupView, updateRolledUntil } from "../storage/event-count-rows";
 import { withTransaction } from "../storage/transaction";
 
 /**
@@ -15,7 +15,7 @@ import { withTransaction } from "../storage/transaction";
  * purge has thinned (or is thinning, batch by batch) are counted from rows.
  */
 
-export const HOUR = 3600;
+export { HOUR };
 /**
  * Events younger than this are never summarised: an event that arrives later
  * for a summarised time is "late" and undoes the summary (migration 0102
@@ -55,15 +55,9 @@ export function rollupTarget(now: number): number {
   return t - (t % MINUTE);
 }
 
-export async function readRollupView(pool: pg.Pool, accountId: string): Promise<RollupView> {
-  const { rows } = await pool.query<{ ru: number | null; oldest: number | null; retained_from: number | null }>({
-    name: "mailroom_rollup_view",
-    text: `SELECT (SELECT rolled_until FROM event_rollup_state WHERE account_id = $1) AS ru,
-                  (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest,
-                  (SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1) AS retained_from`,
-    values: [accountId],
-  });
-  return { rolledUntil: rows[0]?.ru ?? 0, oldest: rows[0]?.oldest ?? null, retainedFrom: rows[0]?.retained_from ?? 0 };
+export async function readRollupView(q: Queryable, accountId: string): Promise<RollupView> {
+  const row = await selectRollupView(q, accountId);
+  return { rolledUntil: row?.ru ?? 0, oldest: row?.oldest ?? null, retainedFrom: row?.retained_from ?? 0 };
 }
 
 /**
@@ -74,25 +68,14 @@ export async function readRollupView(pool: pg.Pool, accountId: string): Promise<
  * undoes the hours it touches) or is seen by it. Returns true when it moved.
  */
 export async function rollupEventCounts(database: Database, accountId: string): Promise<boolean> {
-  await database.pool.query("INSERT INTO event_rollup_state (account_id, rolled_until) VALUES ($1, 0) ON CONFLICT (account_id) DO NOTHING", [accountId]);
+  await ensureRollupState(database, accountId);
   try {
-    return await withTransaction(database, async ({ client }) => {
-      const state = await client.query<{ ru: number; now: number }>(
-        "SELECT rolled_until AS ru, extract(epoch FROM now())::bigint AS now FROM event_rollup_state WHERE account_id = $1 FOR UPDATE NOWAIT",
-        [accountId],
-      );
-      const { ru, now } = state.rows[0]!;
+    return await withTransaction(database, async (tx) => {
+      const { ru, now } = await lockRollupState(tx, accountId);
       const target = rollupTarget(now);
       if (ru >= target) return false; // nothing written: committing ends it like a rollback
-      await client.query(
-        `INSERT INTO event_hour_counts (account_id, hour, type, n)
-         SELECT $1, logged_at - logged_at % ${HOUR}, type, count(*) FROM events
-         WHERE account_id = $1 AND logged_at >= $2 AND logged_at < $3
-         GROUP BY 2, 3
-         ON CONFLICT (account_id, hour, type) DO UPDATE SET n = event_hour_counts.n + EXCLUDED.n`,
-        [accountId, ru, target],
-      );
-      await client.query("UPDATE event_rollup_state SET rolled_until = $2 WHERE account_id = $1", [accountId, target]);
+      await addHourCounts(tx, accountId, ru, target);
+      await updateRolledUntil(tx, accountId, target);
       return true;
     });
   } catch (err) {

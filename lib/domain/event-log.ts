@@ -42,7 +42,7 @@ export async function logEvents(tx: Tx, boss: PgBoss, events: NewEvent[]): Promi
   if (events.length === 0) return [];
   const logged = events.map((e) => ({ ...e, loggedAt: e.loggedAt ?? nowSeconds(), logLevel: logLevelOf(e.type) }));
   const ids = await insertEvents(
-    tx.client,
+    tx,
     logged.map((e) => ({
       account_id: e.accountId,
       message_id: e.messageId,

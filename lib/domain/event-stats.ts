@@ -1,5 +1,6 @@
-import { EVENT_TYPES, type EventType } from "../contract/events";
+import { EVENT_TYPES } from "../contract/events";
 import { emptyCounts, type StatsInterval, type StatsResponse } from "../contract/stats";
+import { selectStatsCounts } from "../storage/event-count-rows";
 import { readRollupView, summarisedSpan, type EventReads } from "./event-counts";
 
 /**
@@ -30,24 +31,12 @@ export async function eventStats(
   const size = BUCKET_SECONDS[q.interval];
   const starts = bucketStarts(q.startDate, q.endDate, q.interval);
   const from = starts[0] ?? q.startDate;
-  const view = await readRollupView(database.pool, accountId);
+  const view = await readRollupView(database, accountId);
   rollups.schedule(accountId, view, onError);
   // Hour summaries fall into whole buckets (hours divide days), the rest is counted from the rows.
   const { a, b } = summarisedSpan(view, from, q.endDate);
-  const { rows } = await database.pool.query<{ bucket: number; type: EventType; n: number }>(
-    `SELECT bucket, type, sum(n)::bigint AS n FROM (
-       SELECT hour - hour % $2 AS bucket, type, n FROM event_hour_counts
-        WHERE account_id = $1 AND hour >= $5 AND hour < $6
-       UNION ALL
-       SELECT logged_at - logged_at % $2, type, count(*) FROM events
-        WHERE account_id = $1 AND type = ANY($7::text[]) AND logged_at >= $3 AND logged_at >= $8 AND logged_at < $5 GROUP BY 1, 2
-       UNION ALL
-       SELECT logged_at - logged_at % $2, type, count(*) FROM events
-        WHERE account_id = $1 AND type = ANY($7::text[]) AND logged_at >= $6 AND logged_at >= $8 AND logged_at <= $4 GROUP BY 1, 2
-     ) x GROUP BY 1, 2`,
-    // $8: read-time retention (docs/adr/0031); the summarised span [a, b) starts inside it already.
-    [accountId, size, from, q.endDate, a, b, EVENT_TYPES, view.retainedFrom ?? 0],
-  );
+  // retainedFrom: read-time retention (docs/adr/0031); the summarised span [a, b) starts inside it already.
+  const rows = await selectStatsCounts(database, { accountId, size, from, to: q.endDate, a, b, types: EVENT_TYPES, retainedFrom: view.retainedFrom ?? 0 });
   const buckets = new Map(starts.map((s) => [s, emptyCounts()]));
   const totals = emptyCounts();
   for (const r of rows) {

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { PgBoss } from "../queue/boss";
-import type { Database } from "../storage/database";
+import type { Database, Queryable } from "../storage/database";
+import { hasRecipientEvent } from "../storage/event-rows";
+import { countEngagement, failRecipient, lockRecipient, selectRecipient, type RecipientRefRow } from "../storage/recipient-rows";
 import { withTransaction } from "../storage/transaction";
 import { logEvents, type LoggedEvent } from "./event-log";
 import type { Geolocation } from "./geolocation";
@@ -14,25 +16,16 @@ import { addSuppression } from "./suppressions";
  * suppress the address.
  */
 
-export interface RecipientRef {
-  id: number;
-  messageId: string;
-  accountId: string;
-  email: string;
-  status: string;
-}
+export type RecipientRef = RecipientRefRow;
 
 interface Deps {
   database: Database;
   boss: PgBoss;
 }
 
-const SELECT = `SELECT id, message_id AS "messageId", account_id AS "accountId", email, status FROM message_recipients`;
-
-export async function findRecipient(database: Database, id: number): Promise<RecipientRef | undefined> {
+export async function findRecipient(q: Queryable, id: number): Promise<RecipientRef | undefined> {
   if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-  const { rows } = await database.pool.query<RecipientRef>(`${SELECT} WHERE id = $1`, [id]);
-  return rows[0];
+  return selectRecipient(q, id);
 }
 
 export interface EngagementInput {
@@ -48,21 +41,6 @@ export interface EngagementInput {
 export const ENGAGEMENT_WINDOW_SECONDS = 10;
 
 /**
- * One load of the pixel or a link, counted atomically in PostgreSQL (so it
- * holds across app processes): true when it opens a new window and is to be
- * logged. The row stays locked until the caller's transaction ends, so a
- * concurrent load waits and then sees the window this one opened.
- */
-const COUNT_ENGAGEMENT = `
-  INSERT INTO engagement_windows AS w (recipient_id, kind, link_key, window_start, hits, logged)
-  VALUES ($1, $2, $3, now(), 1, 1)
-  ON CONFLICT (recipient_id, kind, link_key) DO UPDATE
-     SET hits = w.hits + 1,
-         logged = w.logged + CASE WHEN w.window_start <= now() - make_interval(secs => $4) THEN 1 ELSE 0 END,
-         window_start = CASE WHEN w.window_start <= now() - make_interval(secs => $4) THEN now() ELSE w.window_start END
-  RETURNING w.window_start = now() AS fresh`;
-
-/**
  * Logs an engagement event. Opens (per recipient) and clicks (per recipient
  * and link) are logged once per ENGAGEMENT_WINDOW_SECONDS: repeats within the
  * window are counted in engagement_windows.hits but log no event and fire no
@@ -74,21 +52,13 @@ export async function recordEngagement(deps: Deps, recipient: RecipientRef, inpu
   return withTransaction(deps.database, async (tx) => {
     if (input.type === "opened" || input.type === "clicked") {
       const linkKey = input.type === "clicked" ? createHash("md5").update(input.url ?? "").digest("hex") : "";
-      const { rows } = await tx.client.query<{ fresh: boolean }>({
-        name: "mailroom_count_engagement",
-        text: COUNT_ENGAGEMENT,
-        values: [recipient.id, input.type, linkKey, ENGAGEMENT_WINDOW_SECONDS],
-      });
-      if (!rows[0]?.fresh) return undefined;
+      // Counted in PostgreSQL (across app processes); the window's row stays locked until commit.
+      if (!(await countEngagement(tx, recipient.id, input.type, linkKey, ENGAGEMENT_WINDOW_SECONDS))) return undefined;
     }
     if (input.type === "unsubscribed" || input.type === "complained") {
       // Serialise repeats for this recipient (one-click POST retried, duplicate ARF).
-      await tx.client.query("SELECT id FROM message_recipients WHERE id = $1 FOR UPDATE", [recipient.id]);
-      const { rowCount } = await tx.client.query(
-        "SELECT 1 FROM events WHERE account_id = $1 AND message_id = $2 AND type = $3 AND recipient = $4 LIMIT 1",
-        [recipient.accountId, recipient.messageId, input.type, recipient.email],
-      );
-      if (rowCount) return undefined;
+      await lockRecipient(tx, recipient.id);
+      if (await hasRecipientEvent(tx, recipient.accountId, recipient.messageId, input.type, recipient.email)) return undefined;
       await addSuppression(tx.db, {
         accountId: recipient.accountId,
         email: recipient.email,
@@ -141,12 +111,7 @@ export interface LateBounce {
  */
 export async function recordLateBounce(deps: Deps, recipient: RecipientRef, bounce: LateBounce): Promise<LoggedEvent | undefined> {
   return withTransaction(deps.database, async (tx) => {
-    const { rowCount } = await tx.client.query(
-      `UPDATE message_recipients SET status = 'failed', last_reply = $2, updated_at = now(), next_attempt_at = NULL
-       WHERE id = $1 AND status NOT IN ('failed', 'rejected', 'suppressed')`,
-      [recipient.id, bounce.diagnostic || bounce.status],
-    );
-    if (!rowCount) return undefined;
+    if (!(await failRecipient(tx, recipient.id, bounce.diagnostic || bounce.status))) return undefined;
     const smtpCode = /^([245]\d\d)\b/.exec(bounce.diagnostic)?.[1];
     const isHard = bounce.status.startsWith("5.1.");
     if (isHard) {

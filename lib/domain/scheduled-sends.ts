@@ -2,7 +2,18 @@ import type { MessageSchedule, ScheduledList } from "../contract/scheduled";
 import { enqueueMany, type PgBoss } from "../queue/boss";
 import { packDeliverEntries, type SizedEntry } from "../queue/deliver-packing";
 import { deliverQueue } from "../queue/jobs";
-import type { Database } from "../storage/database";
+import type { Database, Queryable } from "../storage/database";
+import {
+  failPendingRecipients,
+  markScheduledCancelled,
+  messageExists,
+  notifyScheduled,
+  releaseDueRows,
+  selectMessageSchedule,
+  selectNextScheduledMs,
+  selectScheduledMessages,
+  updateSendAt,
+} from "../storage/scheduled-rows";
 import { withTransaction } from "../storage/transaction";
 import { emailDomain } from "./email-request/addresses";
 import { logEvents, nowSeconds, type NewEvent } from "./event-log";
@@ -18,12 +29,11 @@ import { logEvents, nowSeconds, type NewEvent } from "./event-log";
  * point leaves it either still scheduled or released with its jobs.
  */
 
-/** Channel on which a new or earlier SendAt wakes the release loops of every process (docs/adr/0128). */
-export const SCHEDULED_CHANNEL = "mailroom_scheduled";
+export { RELEASE_BATCH, SCHEDULED_CHANNEL } from "../storage/scheduled-rows";
 
 /** Wakes the release loops; in a transaction, at its commit (NOTIFY is transactional). */
-export async function announceScheduled(client: { query(text: string): Promise<unknown> }): Promise<void> {
-  await client.query(`SELECT pg_notify('${SCHEDULED_CHANNEL}', '')`);
+export async function announceScheduled(q: Queryable): Promise<void> {
+  await notifyScheduled(q);
 }
 
 /**
@@ -31,12 +41,8 @@ export async function announceScheduled(client: { query(text: string): Promise<u
  * is decided by) until the earliest scheduled message is due; undefined when
  * none is scheduled. Negative or zero: one is due already.
  */
-export async function nextReleaseInMs(database: Database): Promise<number | undefined> {
-  const { rows } = await database.pool.query<{ ms: number | null }>({
-    name: "mailroom_next_scheduled",
-    text: `SELECT (extract(epoch FROM min(send_at) - now()) * 1000)::float8 AS ms FROM messages WHERE schedule_status = 'scheduled'`,
-  });
-  const ms = rows[0]?.ms;
+export async function nextReleaseInMs(q: Queryable): Promise<number | undefined> {
+  const ms = await selectNextScheduledMs(q);
   return ms === null || ms === undefined ? undefined : Number(ms);
 }
 
@@ -46,14 +52,8 @@ export const CANCELLED_REASON = "cancelled before sending";
 export type ScheduleChange = "ok" | "not-found" | "started";
 
 /** The schedule of one of the account's messages (another account's is not found). */
-export async function messageSchedule(database: Database, accountId: string, messageId: string): Promise<MessageSchedule | undefined> {
-  const { rows } = await database.pool.query<{ schedule_status: string | null; at: string; pending: boolean }>(
-    `SELECT m.schedule_status, extract(epoch FROM COALESCE(m.send_at, m.created_at))::bigint AS at,
-            EXISTS (SELECT 1 FROM message_recipients r WHERE r.message_id = m.id AND r.status IN ('queued', 'deferred')) AS pending
-       FROM messages m WHERE m.id = $1 AND m.account_id = $2`,
-    [messageId, accountId],
-  );
-  const row = rows[0];
+export async function messageSchedule(q: Queryable, accountId: string, messageId: string): Promise<MessageSchedule | undefined> {
+  const row = await selectMessageSchedule(q, accountId, messageId);
   if (!row) return undefined;
   const Status =
     row.schedule_status === "scheduled" ? "scheduled" : row.schedule_status === "cancelled" ? "cancelled" : row.pending ? "sending" : "sent";
@@ -61,17 +61,13 @@ export async function messageSchedule(database: Database, accountId: string, mes
 }
 
 /** PATCH: a new time for a message still scheduled; `at` undefined = now (released on the loop's next pass). */
-export async function rescheduleMessage(database: Database, accountId: string, messageId: string, at: number | undefined): Promise<ScheduleChange> {
-  const { rowCount } = await database.pool.query(
-    `UPDATE messages SET send_at = to_timestamp($3) WHERE id = $1 AND account_id = $2 AND schedule_status = 'scheduled'`,
-    [messageId, accountId, at ?? nowSeconds()],
-  );
-  if (rowCount === 1) {
+export async function rescheduleMessage(q: Queryable, accountId: string, messageId: string, at: number | undefined): Promise<ScheduleChange> {
+  if (await updateSendAt(q, accountId, messageId, at ?? nowSeconds())) {
     // An earlier time than the loops sleep until: wake them (a later one costs them one pass).
-    await announceScheduled(database.pool);
+    await announceScheduled(q);
     return "ok";
   }
-  return (await exists(database, accountId, messageId)) ? "started" : "not-found";
+  return (await messageExists(q, accountId, messageId)) ? "started" : "not-found";
 }
 
 /**
@@ -81,16 +77,8 @@ export async function rescheduleMessage(database: Database, accountId: string, m
  */
 export async function cancelScheduledMessage(database: Database, boss: PgBoss, accountId: string, messageId: string): Promise<ScheduleChange> {
   const changed = await withTransaction(database, async (tx) => {
-    const { rowCount } = await tx.client.query(
-      `UPDATE messages SET schedule_status = 'cancelled' WHERE id = $1 AND account_id = $2 AND schedule_status = 'scheduled'`,
-      [messageId, accountId],
-    );
-    if (rowCount !== 1) return false;
-    const { rows } = await tx.client.query<{ email: string }>(
-      `UPDATE message_recipients SET status = 'failed', last_reply = $2, updated_at = now()
-        WHERE message_id = $1 AND status IN ('queued', 'deferred') RETURNING id, email`,
-      [messageId, CANCELLED_REASON],
-    );
+    if (!(await markScheduledCancelled(tx, accountId, messageId))) return false;
+    const rows = await failPendingRecipients(tx, messageId, CANCELLED_REASON);
     const loggedAt = nowSeconds();
     const events: NewEvent[] = rows.map((r) => ({
       accountId,
@@ -105,25 +93,12 @@ export async function cancelScheduledMessage(database: Database, boss: PgBoss, a
     return true;
   });
   if (changed) return "ok";
-  return (await exists(database, accountId, messageId)) ? "started" : "not-found";
-}
-
-async function exists(database: Database, accountId: string, messageId: string): Promise<boolean> {
-  const { rows } = await database.pool.query(`SELECT 1 FROM messages WHERE id = $1 AND account_id = $2`, [messageId, accountId]);
-  return rows.length > 0;
+  return (await messageExists(database, accountId, messageId)) ? "started" : "not-found";
 }
 
 /** The account's scheduled messages, soonest first (the dashboard's list). */
-export async function listScheduledMessages(database: Database, accountId: string, limit = 100): Promise<ScheduledList> {
-  const { rows } = await database.pool.query<{ id: string; send_at: string; created_at: string; subject: string; recipients: string[] }>(
-    `SELECT m.id, extract(epoch FROM m.send_at)::bigint AS send_at, extract(epoch FROM m.created_at)::bigint AS created_at, m.subject,
-            ARRAY(SELECT r.email FROM message_recipients r WHERE r.message_id = m.id ORDER BY r.id) AS recipients
-       FROM messages m
-      WHERE m.account_id = $1 AND m.schedule_status = 'scheduled'
-      ORDER BY m.send_at, m.id
-      LIMIT $2`,
-    [accountId, limit],
-  );
+export async function listScheduledMessages(q: Queryable, accountId: string, limit = 100): Promise<ScheduledList> {
+  const rows = await selectScheduledMessages(q, accountId, limit);
   return {
     Messages: rows.map((r) => ({
       MessageID: r.id,
@@ -135,9 +110,6 @@ export async function listScheduledMessages(database: Database, accountId: strin
   };
 }
 
-/** Messages released per transaction: a backlog (workers down for a day) is released in steps. */
-export const RELEASE_BATCH = 200;
-
 /**
  * Releases due scheduled messages: marks them `sending` and inserts their
  * deliver jobs in one transaction (rows locked with SKIP LOCKED, so the
@@ -146,17 +118,7 @@ export const RELEASE_BATCH = 200;
  */
 export async function releaseDueMessages(database: Database, boss: PgBoss): Promise<number> {
   return withTransaction(database, async (tx) => {
-    const { rows } = await tx.client.query<{ id: string; size: number; request_id: string | null; recipients: { id: number; email: string }[] }>({
-      name: "mailroom_release_scheduled",
-      text: `WITH due AS (
-               SELECT id FROM messages WHERE schedule_status = 'scheduled' AND send_at <= now()
-                ORDER BY send_at LIMIT ${RELEASE_BATCH} FOR UPDATE SKIP LOCKED
-             )
-             UPDATE messages m SET schedule_status = 'sending' FROM due WHERE m.id = due.id
-             RETURNING m.id, m.size, m.request_id,
-               (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'email', r.email) ORDER BY r.id), '[]')
-                  FROM message_recipients r WHERE r.message_id = m.id AND r.status IN ('queued', 'deferred')) AS recipients`,
-    });
+    const rows = await releaseDueRows(tx);
     const entries: SizedEntry[] = [];
     for (const m of rows) {
       const byDomain = new Map<string, number[]>();

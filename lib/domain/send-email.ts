@@ -6,6 +6,7 @@ import type { PgBoss } from "../queue/boss";
 import type { Database } from "../storage/database";
 import { isRowDataError } from "../storage/sqlstate";
 import { withTransaction } from "../storage/transaction";
+import { hasVerifiedDomain } from "../storage/verified-domain-rows";
 import type { AuthenticatedKey } from "./api-keys";
 import { emailDomain } from "./email-request/addresses";
 import { messageHeadersOf } from "./email-request/message-record";
@@ -213,7 +214,7 @@ export function createUnitAcceptor(database: Database, boss: PgBoss): UnitAccept
 /** The X-RateLimit headers of a response that consumed nothing. */
 export async function currentHeaders(deps: Pick<SendDeps, "database">, key: AuthenticatedKey, now: number): Promise<RateLimitHeaders | undefined> {
   if (!hasLimits(key.limits)) return undefined;
-  return rateLimitHeaders(await readUsage(deps.database.pool, key.keyId, key.limits, now), now);
+  return rateLimitHeaders(await readUsage(deps.database, key.keyId, key.limits, now), now);
 }
 
 /** Positive answers of isVerifiedDomain, one memo per process (`ctx.verifiedDomains`). */
@@ -229,11 +230,7 @@ export async function isVerifiedDomain(deps: { database: Database; verifiedDomai
   const ascii = domainToASCII(domain) || domain;
   const cacheKey = `${accountId}|${ascii}`;
   if (verifiedDomains.get(cacheKey)) return true;
-  const { rows } = await database.pool.query(
-    `SELECT 1 FROM sender_domains WHERE account_id = $1 AND name = ANY($2::text[]) AND status = 'verified' LIMIT 1`,
-    [accountId, [...new Set([domain, ascii])]],
-  );
-  if (rows.length === 0) return false;
+  if (!(await hasVerifiedDomain(database, accountId, [...new Set([domain, ascii])]))) return false;
   verifiedDomains.set(cacheKey, true);
   return true;
 }

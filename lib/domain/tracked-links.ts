@@ -1,7 +1,8 @@
 import { extractTrackableLinks } from "../tracking/tracking-html";
-import type { Database } from "../storage/database";
+import type { Database, Queryable } from "../storage/database";
 import { createGroupCommit } from "../storage/group-commit";
 import { isRowDataError } from "../storage/sqlstate";
+import { selectMessageHtml, selectTrackedLink, updateMessageFacts, updateTrackedLinks, type MessageFactsRow } from "../storage/tracked-link-rows";
 
 /**
  * The URL behind a click token: link number `index` of the message's stored
@@ -13,47 +14,31 @@ import { isRowDataError } from "../storage/sqlstate";
  * of tokenizing a body of up to 10 MB. A message without the list (sent
  * before it existed) is tokenized once, in chunks, and the list stored.
  */
-export async function findTrackedLink(database: Database, messageId: string, index: number): Promise<string | undefined> {
+export async function findTrackedLink(q: Queryable, messageId: string, index: number): Promise<string | undefined> {
   if (!Number.isSafeInteger(index) || index < 0 || index > 2 ** 31 - 1) return undefined;
-  const { rows } = await database.pool.query<{ listed: boolean; url: string | null }>({
-    name: "mailroom_tracked_link",
-    text: "SELECT tracked_links IS NOT NULL AS listed, tracked_links->>$2::int AS url FROM messages WHERE id = $1",
-    values: [messageId, index],
-  });
-  const row = rows[0];
+  const row = await selectTrackedLink(q, messageId, index);
   if (!row) return undefined;
   if (row.listed) return row.url ?? undefined;
-  const links = await listTrackedLinks(database, messageId);
+  const links = await listTrackedLinks(q, messageId);
   return links?.[index];
 }
 
 /** Tokenizes the stored body once and keeps its link list; undefined when the message has no HTML body. */
-async function listTrackedLinks(database: Database, messageId: string): Promise<string[] | undefined> {
-  const { rows } = await database.pool.query<{ html: string | null }>("SELECT content->>'html' AS html FROM messages WHERE id = $1", [messageId]);
-  const html = rows[0]?.html;
+async function listTrackedLinks(q: Queryable, messageId: string): Promise<string[] | undefined> {
+  const html = await selectMessageHtml(q, messageId);
   if (!html) return undefined;
   const links = await extractTrackableLinks(html);
-  await storeTrackedLinks(database, messageId, links);
+  await storeTrackedLinks(q, messageId, links);
   return links;
 }
 
 /** Keeps the link list of a message unless one is kept already (every writer computes the same list). */
-export async function storeTrackedLinks(database: Database, messageId: string, links: string[]): Promise<void> {
-  await database.pool.query({
-    name: "mailroom_store_tracked_links",
-    text: "UPDATE messages SET tracked_links = $2::jsonb WHERE id = $1 AND tracked_links IS NULL",
-    values: [messageId, JSON.stringify(links)],
-  });
+export async function storeTrackedLinks(q: Queryable, messageId: string, links: string[]): Promise<void> {
+  await updateTrackedLinks(q, messageId, links);
 }
 
-/** What delivery learns about a message once its first copy is built. */
-export interface MessageFacts {
-  messageId: string;
-  /** The trackable links (kept unless a list is kept already). */
-  links?: string[];
-  /** Bytes of a built copy (messages.size). */
-  size?: number;
-}
+/** What delivery learns about a message once its first copy is built: its trackable links, the bytes of a built copy. */
+export type MessageFacts = MessageFactsRow;
 
 export type MessageFactsWriter = (facts: MessageFacts) => Promise<void>;
 
@@ -68,15 +53,7 @@ export type MessageFactsWriter = (facts: MessageFacts) => Promise<void>;
 export function createMessageFactsWriter(database: Database): MessageFactsWriter {
   return createGroupCommit(
     async (batch: MessageFacts[]) => {
-      await database.pool.query({
-        name: "mailroom_record_message_facts",
-        text: `UPDATE messages m
-                  SET tracked_links = COALESCE(m.tracked_links, v.links::jsonb), size = COALESCE(v.size, m.size)
-                 FROM unnest($1::uuid[], $2::text[], $3::int[]) AS v(id, links, size)
-                WHERE m.id = v.id`,
-        // unnest (estimated 10 rows), not jsonb_to_recordset (100): an index lookup per message even on stale statistics.
-        values: [batch.map((f) => f.messageId), batch.map((f) => (f.links ? JSON.stringify(f.links) : null)), batch.map((f) => f.size ?? null)],
-      });
+      await updateMessageFacts(database, batch);
       return batch.map(() => undefined);
     },
     // A malformed item (no UUID) fails alone, not the messages written with it.

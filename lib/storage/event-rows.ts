@@ -1,5 +1,8 @@
 import type pg from "pg";
-import type { EventType } from "../contract/events";
+import type { EventType, MessageHeaders } from "../contract/events";
+import type { Queryable } from "./database";
+import { HOUR } from "./event-count-rows";
+import { statementName } from "./prepared-sql";
 
 /** One row of `events` as written (the columns of migration 0001 and later). */
 export interface EventRow {
@@ -23,8 +26,8 @@ export interface EventRow {
  * (lib/domain/event-log.ts decides what an event is; this is only the SQL).
  * Constant text whatever the number of events, so a named (prepared) statement.
  */
-export async function insertEvents(client: Pick<pg.PoolClient, "query">, rows: EventRow[]): Promise<number[]> {
-  const { rows: ids } = await client.query<{ id: number }>({
+export async function insertEvents(q: Queryable, rows: EventRow[]): Promise<number[]> {
+  const { rows: ids } = await q.query<{ id: number }>({
     name: "mailroom_log_events",
     text: `INSERT INTO events (account_id, message_id, type, logged_at, log_level, recipient, reason, ip, geo_city, geo_region, geo_country, url, details)
            SELECT account_id, message_id, type, logged_at, log_level, recipient, reason, ip, geo_city, geo_region, geo_country, url, details
@@ -35,4 +38,125 @@ export async function insertEvents(client: Pick<pg.PoolClient, "query">, rows: E
     values: [JSON.stringify(rows.map((r, i) => ({ i, ...r })))],
   });
   return ids.map((r) => r.id);
+}
+
+/** What GET /events filters on (docs/contract.md §7); each combination is served by an index of 0001_core.sql. */
+export interface EventRowFilter {
+  startDate?: number;
+  endDate?: number;
+  type?: EventType;
+  messageId?: string;
+}
+
+/** An event row as read, with its message's columns joined. */
+export interface ListedEventRow extends Omit<EventRow, "account_id" | "details"> {
+  id: number;
+  headers: MessageHeaders | null;
+  size: number | null;
+  transport: string | null;
+  tags: string[] | null;
+}
+
+/** The first second inside account $1's retention period (an init plan: partitions before it are pruned at run time). */
+export const RETAINED_FROM = "(SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1)";
+
+export function whereClause(accountId: string, f: EventRowFilter): { sql: string; params: unknown[] } {
+  const params: unknown[] = [accountId];
+  // Read-time retention (docs/contract.md §7.4, docs/adr/0031): rows past the account's
+  // retention may wait for their day's partition to be dropped, but are never returned.
+  const conds = ["e.account_id = $1", `e.logged_at >= ${RETAINED_FROM}`];
+  if (f.type) conds.push(`e.type = $${params.push(f.type)}`);
+  if (f.messageId) conds.push(`e.message_id = $${params.push(f.messageId.toLowerCase())}::uuid`);
+  if (f.startDate !== undefined) conds.push(`e.logged_at >= $${params.push(f.startDate)}`);
+  if (f.endDate !== undefined) conds.push(`e.logged_at <= $${params.push(f.endDate)}`);
+  return { sql: conds.join(" AND "), params };
+}
+
+/**
+ * A named statement: there are a few dozen filter shapes, and planning the
+ * count costs more than running it, so each connection prepares each shape once.
+ */
+function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  return { name: statementName(text), text, values };
+}
+
+/** A page of the account's matching events, newest first (LoggedAt descending, then insertion order descending). */
+export async function selectEventPage(q: Queryable, accountId: string, f: EventRowFilter, limit: number, offset: number): Promise<ListedEventRow[]> {
+  const { sql, params } = whereClause(accountId, f);
+  const { rows } = await q.query<ListedEventRow>(
+    prepared(
+      `SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url,
+              e.message_id, m.headers, m.size, m.transport, m.tags
+       FROM events e LEFT JOIN messages m ON m.id = e.message_id
+       WHERE ${sql}
+       ORDER BY e.logged_at DESC, e.id DESC
+       LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
+    ),
+  );
+  return rows;
+}
+
+/** The number of matching events, counted from the rows. */
+export async function countEventRows(q: Queryable, accountId: string, f: EventRowFilter): Promise<number> {
+  const { sql, params } = whereClause(accountId, f);
+  const { rows } = await q.query<{ n: number }>(prepared(`SELECT count(*)::int AS n FROM events e WHERE ${sql}`, params));
+  return rows[0]!.n;
+}
+
+/**
+ * The number of matching events in [startDate, endDate] (`far` when open),
+ * in one round trip: the summary state, the span [a, b) it covers
+ * (lib/domain/event-counts.ts `summarisedSpan`, in SQL) and the count,
+ * hourly summaries for [a, b) and rows for the rest. Also the state read,
+ * so the caller can bring the summaries forward.
+ */
+export async function countEventsSummarised(
+  q: Queryable,
+  accountId: string,
+  f: EventRowFilter,
+  far: number,
+): Promise<{ n: number; ru: number; oldest: number | null }> {
+  const { sql, params } = whereClause(accountId, f);
+  const n = params.length;
+  const lo = `$${n + 1}::bigint`;
+  const hi = `$${n + 2}::bigint`;
+  const typeCond = f.type ? ` AND type = $${n + 3}` : "";
+  const { rows } = await q.query<{ n: number; ru: number; oldest: number | null }>(
+    prepared(
+      `WITH v AS MATERIALIZED (
+       SELECT coalesce((SELECT rolled_until FROM event_rollup_state WHERE account_id = $1), 0) AS ru,
+              (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest,
+              coalesce((SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1), 0) AS rf
+     ), w AS MATERIALIZED (
+       SELECT ru, oldest,
+              greatest(${lo} + (${HOUR} - ${lo} % ${HOUR}) % ${HOUR}, oldest - oldest % ${HOUR} + ${HOUR}, rf + (${HOUR} - rf % ${HOUR}) % ${HOUR}) AS a0,
+              least(${hi} + 1 - (${hi} + 1) % ${HOUR}, ru) AS b0
+       FROM v
+     ), s AS MATERIALIZED (
+       SELECT ru, oldest,
+              CASE WHEN oldest IS NOT NULL AND a0 < b0 THEN a0 ELSE ${hi} + 1 END AS a,
+              CASE WHEN oldest IS NOT NULL AND a0 < b0 THEN b0 ELSE ${hi} + 1 END AS b
+       FROM w
+     )
+     SELECT s.ru, s.oldest,
+            coalesce((SELECT sum(n) FROM event_hour_counts WHERE account_id = $1 AND hour >= s.a AND hour < s.b${typeCond}), 0)::bigint
+          + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at < s.a)
+          + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at >= s.b) AS n
+     FROM s`,
+      [...params, f.startDate ?? 0, f.endDate ?? far, ...(f.type ? [f.type] : [])],
+    ),
+  );
+  return rows[0]!;
+}
+
+/** Whether the recipient of the message already has an event of this type. */
+export async function hasRecipientEvent(q: Queryable, accountId: string, messageId: string, type: EventType, recipient: string): Promise<boolean> {
+  const { rowCount } = await q.query("SELECT 1 FROM events WHERE account_id = $1 AND message_id = $2 AND type = $3 AND recipient = $4 LIMIT 1", [
+    accountId,
+    messageId,
+    type,
+    recipient,
+  ]);
+  return !!rowCount;
 }

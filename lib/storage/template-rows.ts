@@ -1,4 +1,5 @@
-import type pg from "pg";
+import type { Queryable } from "./database";
+import type { Tx } from "./transaction";
 
 /**
  * The SQL of templates and their versions (migration 0910, docs/adr/0120).
@@ -7,8 +8,6 @@ import type pg from "pg";
  * template is not found either, except by `archiveTemplateRow` itself.
  * lib/domain/templates decides what a template is; this is only the SQL.
  */
-
-type Queryable = Pick<pg.Pool, "query">;
 
 export interface TemplateContentRow {
   subject: string;
@@ -31,9 +30,19 @@ export interface TemplateVersionListRow {
 
 const VERSION_COLUMNS = `t.id::float8 AS "templateId", t.name, v.version, v.subject, v.html, v.plain, v.created_at AS "createdAt"`;
 
+/**
+ * The account's live templates, counted with the account's row locked until
+ * the transaction ends: concurrent creations count one after the other.
+ */
+export async function countLiveTemplatesLocked(tx: Tx, accountId: string): Promise<number> {
+  await tx.query("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE", [accountId]);
+  const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM templates WHERE account_id = $1 AND archived_at IS NULL", [accountId]);
+  return rows[0]!.n;
+}
+
 /** A new template with its version 1, in one statement. */
-export async function insertTemplateRow(db: Queryable, accountId: string, name: string, content: TemplateContentRow): Promise<TemplateVersionRow> {
-  const { rows } = await db.query<TemplateVersionRow>(
+export async function insertTemplateRow(q: Queryable, accountId: string, name: string, content: TemplateContentRow): Promise<TemplateVersionRow> {
+  const { rows } = await q.query<TemplateVersionRow>(
     `WITH t AS (INSERT INTO templates (account_id, name) VALUES ($1, $2) RETURNING id, name),
           v AS (INSERT INTO template_versions (template_id, version, subject, html, plain) SELECT id, 1, $3, $4, $5 FROM t RETURNING *)
      SELECT ${VERSION_COLUMNS} FROM t JOIN v ON v.template_id = t.id`,
@@ -49,15 +58,15 @@ export async function insertTemplateRow(db: Queryable, accountId: string, name: 
  * versions after the lock is held, makes n + 1 and a concurrent PUT n + 2.
  */
 export async function insertTemplateVersionRow(
-  client: Queryable,
+  tx: Tx,
   accountId: string,
   templateId: number,
   name: string,
   content: TemplateContentRow,
 ): Promise<TemplateVersionRow | undefined> {
-  const locked = await client.query(`UPDATE templates SET name = $3 WHERE id = $2 AND account_id = $1 AND archived_at IS NULL`, [accountId, templateId, name]);
+  const locked = await tx.query(`UPDATE templates SET name = $3 WHERE id = $2 AND account_id = $1 AND archived_at IS NULL`, [accountId, templateId, name]);
   if (locked.rowCount !== 1) return undefined;
-  const { rows } = await client.query<TemplateVersionRow>(
+  const { rows } = await tx.query<TemplateVersionRow>(
     `WITH v AS (
        INSERT INTO template_versions (template_id, version, subject, html, plain)
        SELECT $1, coalesce(max(version), 0) + 1, $2, $3, $4 FROM template_versions WHERE template_id = $1
@@ -71,12 +80,12 @@ export async function insertTemplateVersionRow(
 
 /** Version `version` (the latest when undefined) of a live template of the account. */
 export async function selectTemplateVersionRow(
-  db: Queryable,
+  q: Queryable,
   accountId: string,
   templateId: number,
   version?: number,
 ): Promise<TemplateVersionRow | undefined> {
-  const { rows } = await db.query<TemplateVersionRow>(
+  const { rows } = await q.query<TemplateVersionRow>(
     `SELECT ${VERSION_COLUMNS}
      FROM templates t JOIN template_versions v ON v.template_id = t.id
      WHERE t.id = $2 AND t.account_id = $1 AND t.archived_at IS NULL AND ($3::int IS NULL OR v.version = $3)
@@ -87,8 +96,8 @@ export async function selectTemplateVersionRow(
 }
 
 /** The latest version of each live template of the account, by id. */
-export async function selectLatestTemplateRows(db: Queryable, accountId: string): Promise<TemplateVersionRow[]> {
-  const { rows } = await db.query<TemplateVersionRow>(
+export async function selectLatestTemplateRows(q: Queryable, accountId: string): Promise<TemplateVersionRow[]> {
+  const { rows } = await q.query<TemplateVersionRow>(
     `SELECT ${VERSION_COLUMNS}
      FROM templates t
      JOIN LATERAL (SELECT * FROM template_versions WHERE template_id = t.id ORDER BY version DESC LIMIT 1) v ON true
@@ -100,8 +109,8 @@ export async function selectLatestTemplateRows(db: Queryable, accountId: string)
 }
 
 /** Every version of a template (newest first), without their bodies. */
-export async function selectTemplateVersionList(db: Queryable, templateId: number): Promise<TemplateVersionListRow[]> {
-  const { rows } = await db.query<TemplateVersionListRow>(
+export async function selectTemplateVersionList(q: Queryable, templateId: number): Promise<TemplateVersionListRow[]> {
+  const { rows } = await q.query<TemplateVersionListRow>(
     `SELECT version, subject, created_at AS "createdAt" FROM template_versions WHERE template_id = $1 ORDER BY version DESC`,
     [templateId],
   );
@@ -109,8 +118,8 @@ export async function selectTemplateVersionList(db: Queryable, templateId: numbe
 }
 
 /** Archives a live template of the account; false when there is none. */
-export async function archiveTemplateRow(db: Queryable, accountId: string, templateId: number): Promise<boolean> {
-  const { rowCount } = await db.query(`UPDATE templates SET archived_at = now() WHERE id = $2 AND account_id = $1 AND archived_at IS NULL`, [
+export async function archiveTemplateRow(q: Queryable, accountId: string, templateId: number): Promise<boolean> {
+  const { rowCount } = await q.query(`UPDATE templates SET archived_at = now() WHERE id = $2 AND account_id = $1 AND archived_at IS NULL`, [
     accountId,
     templateId,
   ]);

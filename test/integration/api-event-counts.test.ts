@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rollupEventCounts } from "../../lib/domain/event-counts";
-import { RETAINED_FROM } from "../../lib/domain/list-events";
+import { RETAINED_FROM } from "../../lib/storage/event-rows";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 

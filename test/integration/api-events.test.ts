@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { whereClause } from "../../lib/domain/list-events";
+import { whereClause } from "../../lib/storage/event-rows";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 

@@ -65,7 +65,7 @@ describe("events partitioned by day", () => {
     // The clock jumps 20 days: no day table yet, the insert still succeeds (into the default partition).
     const { accountId } = await createTestAccount(app.ctx, { name: "jump", domain: "jump.test" });
     const jumped = t + 20 * DAY;
-    const [id] = await insertEvents(pool, [eventAt(accountId, jumped)]);
+    const [id] = await insertEvents(app.ctx.database, [eventAt(accountId, jumped)]);
     expect(await partitionOf("events", accountId)).toEqual(["events_default"]);
 
     // The maintenance job at the new time: that day gets its table, the row moves into it, once.
@@ -85,7 +85,7 @@ describe("events partitioned by day", () => {
     const { accountId, apiKey } = await createTestAccount(app.ctx, { name: "short", domain: "short.test" });
     await pool.query("UPDATE accounts SET retention_days = 3 WHERE id = $1", [accountId]);
     const t = nowSeconds();
-    await insertEvents(pool, [eventAt(accountId, t - 5 * DAY), eventAt(accountId, t - 4 * DAY), eventAt(accountId, t - DAY)]);
+    await insertEvents(app.ctx.database, [eventAt(accountId, t - 5 * DAY), eventAt(accountId, t - 4 * DAY), eventAt(accountId, t - DAY)]);
     const res = await app.fetch(`/api/v1/events?StartDate=0&RetrieveCount=100`, { headers: bearer(apiKey) });
     const body = (await res.json()) as EventsBody;
     expect(body.TotalRecords).toBe(1);
@@ -105,7 +105,7 @@ describe("events partitioned by day", () => {
     await maintainEventPartitions(app.ctx.database, new Date((now - 45 * DAY) * 1000));
     for (let d = 45; d >= 0; d -= 5) await maintainEventPartitions(app.ctx.database, new Date((now - d * DAY) * 1000));
     const ages = [40, 10, 2, 0];
-    for (const a of [long.accountId, short.accountId]) await insertEvents(pool, ages.map((age) => eventAt(a, now - age * DAY)));
+    for (const a of [long.accountId, short.accountId]) await insertEvents(app.ctx.database, ages.map((age) => eventAt(a, now - age * DAY)));
     const oldDay = dayPartitionName(now - 40 * DAY - ((now - 40 * DAY) % DAY));
     expect((await listEventPartitions(pool)).map((p) => p.name)).toContain(oldDay);
 
@@ -177,7 +177,7 @@ describe("upgrade of an unpartitioned event log", () => {
            FROM generate_series(0, 1999) i`,
         [placeholder, t],
       );
-      await insertEvents(pool, [eventAt(placeholder, t + 3 * DAY)]);
+      await insertEvents(database, [eventAt(placeholder, t + 3 * DAY)]);
       const before = (await pool.query("SELECT count(*)::int AS n, sum(id)::text AS s, max(id)::int AS m FROM events")).rows[0];
       expect(before.n).toBe(2001);
 
@@ -192,7 +192,7 @@ describe("upgrade of an unpartitioned event log", () => {
       expect((await pool.query("SELECT count(*)::int AS n FROM ONLY events_legacy")).rows[0].n).toBe(2001);
 
       // New writes go through the new table at once, ids continue the old sequence.
-      const [newId] = await insertEvents(pool, [eventAt(placeholder, t), eventAt(placeholder, cut + DAY)]);
+      const [newId] = await insertEvents(database, [eventAt(placeholder, t), eventAt(placeholder, cut + DAY)]);
       expect(newId).toBeGreaterThan(before.m);
       expect((await pool.query("SELECT tableoid::regclass::text AS p FROM events WHERE logged_at = $1", [cut + DAY])).rows).toEqual([
         { p: dayPartitionName(cut + DAY) },

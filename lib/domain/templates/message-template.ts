@@ -1,11 +1,11 @@
-import type { Db } from "../../storage/database";
+import type { Queryable } from "../../storage/database";
 import { and, eq } from "drizzle-orm";
 import { messages } from "../../storage/schema";
 
 /** The template and version a message of the account was rendered from (docs/adr/0120); undefined for any other message. */
-export async function messageTemplateOf(db: Db, accountId: string, messageId: string): Promise<{ templateId: number; version: number } | undefined> {
+export async function messageTemplateOf(q: Queryable, accountId: string, messageId: string): Promise<{ templateId: number; version: number } | undefined> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(messageId)) return undefined;
-  const [row] = await db
+  const [row] = await q.db
     .select({ templateId: messages.templateId, version: messages.templateVersion })
     .from(messages)
     .where(and(eq(messages.id, messageId), eq(messages.accountId, accountId)))

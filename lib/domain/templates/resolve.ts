@@ -36,7 +36,7 @@ export async function resolveTemplateContent(database: Database, accountId: stri
   for (const field of TEMPLATE_REPLACED_FIELDS) if (!isAbsent(body[field])) errors.push(errorItem(422, field));
   if (errors.length > 0 || templateId === null || version === null) return { ok: false, errors };
 
-  const row = await selectTemplateVersionRow(database.pool, accountId, templateId, version);
+  const row = await selectTemplateVersionRow(database, accountId, templateId, version);
   if (!row) return { ok: false, errors: [errorItem(15, version === undefined ? "TemplateID" : "TemplateVersion")] };
   const outcome = await renderTemplate(partsOf(row), body.TemplateModel ?? {});
   if (!outcome.ok) return renderRefusal(outcome);

@@ -13,6 +13,7 @@ import {
 import type { Database } from "../../storage/database";
 import {
   archiveTemplateRow,
+  countLiveTemplatesLocked,
   insertTemplateRow,
   insertTemplateVersionRow,
   selectLatestTemplateRows,
@@ -80,10 +81,8 @@ export async function createTemplate(database: Database, accountId: string, body
   if (!input.ok) return input;
   const row = await withTransaction(database, async (tx) => {
     // The account's row is locked while counting, so concurrent creations cannot pass the cap together.
-    await tx.client.query("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE", [accountId]);
-    const { rows } = await tx.client.query<{ n: number }>("SELECT count(*)::int AS n FROM templates WHERE account_id = $1 AND archived_at IS NULL", [accountId]);
-    if (rows[0]!.n >= MAX_TEMPLATES_PER_ACCOUNT) return undefined;
-    return insertTemplateRow(tx.client, accountId, input.name, input.content);
+    if ((await countLiveTemplatesLocked(tx, accountId)) >= MAX_TEMPLATES_PER_ACCOUNT) return undefined;
+    return insertTemplateRow(tx, accountId, input.name, input.content);
   });
   if (!row) return { ok: false, errors: [errorItem(422)] };
   return { ok: true, saved: { TemplateID: row.templateId, Version: row.version } };
@@ -97,10 +96,10 @@ export async function updateTemplate(
   body: unknown,
 ): Promise<{ ok: true; saved: TemplateSavedResponse } | Refused | undefined> {
   // An unknown template is a 404 whatever the body.
-  if (!(await selectTemplateVersionRow(database.pool, accountId, templateId))) return undefined;
+  if (!(await selectTemplateVersionRow(database, accountId, templateId))) return undefined;
   const input = await parseTemplateRequest(body);
   if (!input.ok) return input;
-  const row = await withTransaction(database, (tx) => insertTemplateVersionRow(tx.client, accountId, templateId, input.name, input.content));
+  const row = await withTransaction(database, (tx) => insertTemplateVersionRow(tx, accountId, templateId, input.name, input.content));
   return row && { ok: true, saved: { TemplateID: row.templateId, Version: row.version } };
 }
 
@@ -117,7 +116,7 @@ export function renderTemplateVersion(row: TemplateVersionRow): TemplateVersion 
 }
 
 export async function listTemplates(database: Database, accountId: string): Promise<ListTemplatesResponse> {
-  const rows = await selectLatestTemplateRows(database.pool, accountId);
+  const rows = await selectLatestTemplateRows(database, accountId);
   return {
     Templates: rows.map((r) => ({ TemplateID: r.templateId, Name: r.name, Version: r.version, Subject: r.subject, UpdatedAt: r.createdAt.toISOString() })),
   };
@@ -125,9 +124,9 @@ export async function listTemplates(database: Database, accountId: string): Prom
 
 /** The latest version with the list of all versions (newest first). */
 export async function getTemplate(database: Database, accountId: string, templateId: number): Promise<TemplateDetail | undefined> {
-  const latest = await selectTemplateVersionRow(database.pool, accountId, templateId);
+  const latest = await selectTemplateVersionRow(database, accountId, templateId);
   if (!latest) return undefined;
-  const versions = await selectTemplateVersionList(database.pool, templateId);
+  const versions = await selectTemplateVersionList(database, templateId);
   return {
     ...renderTemplateVersion(latest),
     Versions: versions.map((v) => ({ Version: v.version, Subject: v.subject, CreatedAt: v.createdAt.toISOString() })),
@@ -135,12 +134,12 @@ export async function getTemplate(database: Database, accountId: string, templat
 }
 
 export async function getTemplateVersion(database: Database, accountId: string, templateId: number, version: number): Promise<TemplateVersion | undefined> {
-  const row = await selectTemplateVersionRow(database.pool, accountId, templateId, version);
+  const row = await selectTemplateVersionRow(database, accountId, templateId, version);
   return row && renderTemplateVersion(row);
 }
 
 export async function archiveTemplate(database: Database, accountId: string, templateId: number): Promise<boolean> {
-  return archiveTemplateRow(database.pool, accountId, templateId);
+  return archiveTemplateRow(database, accountId, templateId);
 }
 
 /** The errors of a render stopped by a bound or a parse: the model is what the client can change. */
@@ -158,10 +157,10 @@ export async function testRenderTemplate(
   templateId: number,
   body: unknown,
 ): Promise<{ ok: true; rendered: RenderTemplateResponse } | Refused | undefined> {
-  if (!isPlainObject(body)) return (await selectTemplateVersionRow(database.pool, accountId, templateId)) ? { ok: false, errors: [errorItem(422)] } : undefined;
+  if (!isPlainObject(body)) return (await selectTemplateVersionRow(database, accountId, templateId)) ? { ok: false, errors: [errorItem(422)] } : undefined;
   const version = parseVersion(body.TemplateVersion);
   if (version === null) return { ok: false, errors: [errorItem(422, "TemplateVersion")] };
-  const row = await selectTemplateVersionRow(database.pool, accountId, templateId, version);
+  const row = await selectTemplateVersionRow(database, accountId, templateId, version);
   if (!row) return undefined;
   const model = templateModelSchema.nullish().safeParse(body.TemplateModel);
   if (!model.success) return { ok: false, errors: [errorItem(422, "TemplateModel")] };
