@@ -89,7 +89,7 @@ export async function recordEngagement(deps: Deps, recipient: RecipientRef, inpu
         [recipient.accountId, recipient.messageId, input.type, recipient.email],
       );
       if (rowCount) return undefined;
-      await addSuppression(tx.db, {
+      await addSuppression(tx, {
         accountId: recipient.accountId,
         email: recipient.email,
         reason: input.type === "unsubscribed" ? "unsubscribe" : "complaint",
@@ -150,7 +150,7 @@ export async function recordLateBounce(deps: Deps, recipient: RecipientRef, boun
     const smtpCode = /^([245]\d\d)\b/.exec(bounce.diagnostic)?.[1];
     const isHard = bounce.status.startsWith("5.1.");
     if (isHard) {
-      await addSuppression(tx.db, {
+      await addSuppression(tx, {
         accountId: recipient.accountId,
         email: recipient.email,
         reason: "hard-bounce",

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { canonicalWebhookEvent, webhookEventSchema } from "../contract/webhooks";
 import { sampleEventData } from "../domain/notification-payload";
 import { getWebhook } from "../domain/webhooks";
-import type { Db } from "../storage/database";
+import type { Queryable } from "../storage/database";
 import { accounts } from "../storage/schema";
 import { postJson, type AttemptResult } from "./http-post";
 import { signNotification } from "./signing";
@@ -23,14 +23,14 @@ export interface TestNotificationResult extends AttemptResult {
  * LastResponse* members. Undefined when the account has no such webhook.
  */
 export async function sendTestNotification(
-  db: Db,
+  q: Queryable,
   accountId: string,
   webhookId: number,
   options: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver },
 ): Promise<TestNotificationResult | undefined> {
-  const webhook = await getWebhook(db, accountId, webhookId);
+  const webhook = await getWebhook(q, accountId, webhookId);
   if (!webhook) return undefined;
-  const [account] = await db
+  const [account] = await q.db
     .select({ key: accounts.webhookSigningKey })
     .from(accounts)
     .where(eq(accounts.id, accountId));
