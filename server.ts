@@ -109,7 +109,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     let nextHandler: http.RequestListener | undefined = options.dashboardHandler;
     if (dashboard) {
       // Before Next serves: sessions and sealed keys use it (a generated one lives in the data directory, never in the database).
-      const resolved = await resolveDashboardSecret(ctx.database.db, { configured: config.auth.secret, dataDir: config.dataDir });
+      const resolved = await resolveDashboardSecret(ctx.database, { configured: config.auth.secret, dataDir: config.dataDir });
       ctx.dashboardSecret = resolved.secret;
       if (resolved.movedFromDatabase) log.info({ source: resolved.source }, "moved the dashboard's secret out of the database (docs/adr/0508)");
     }

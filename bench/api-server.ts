@@ -41,7 +41,7 @@ async function main() {
   });
   const server = await startServer({ config, dashboard: false });
   const { pool } = server.ctx.database;
-  const account = await createAccount(server.ctx.database.db, { name: "Bench", plan: "unlimited", domain: "example.com", verified: true });
+  const account = await createAccount(server.ctx.database, { name: "Bench", plan: "unlimited", domain: "example.com", verified: true });
 
   const events = Number(process.env.BENCH_EVENTS ?? 100_000);
   const perMessage = 5;

@@ -146,7 +146,7 @@ async function main() {
   });
   const app = await startServer({ config, dashboard: false });
   const pool = app.ctx.database.pool;
-  const account = await createAccount(app.ctx.database.db, { name: "Bench", plan: "unlimited", domain: "bench.example", verified: true });
+  const account = await createAccount(app.ctx.database, { name: "Bench", plan: "unlimited", domain: "bench.example", verified: true });
   const headers = { Authorization: `Bearer ${account.apiKey}`, "Content-Type": "application/json" };
   let seq = 0;
   const body = () =>
@@ -159,7 +159,7 @@ async function main() {
       PlainContent: "Hello. Lorem ipsum dolor sit amet.",
       Tags: ["bench"],
     });
-  const auth = await authenticateApiKey(app.ctx.database.db, `Bearer ${account.apiKey}`);
+  const auth = await authenticateApiKey(app.ctx.database, `Bearer ${account.apiKey}`);
   if (!auth.ok) throw new Error("bench key does not authenticate");
   /** The acceptance use case of POST /email without HTTP (fills the queue fast, same rows and jobs). */
   const accept = async (): Promise<void> => {

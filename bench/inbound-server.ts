@@ -39,7 +39,7 @@ async function main() {
     throw Object.assign(new Error(`no record for ${name}`), { code: "ENOTFOUND" });
   };
   const server = await startServer({ config, dashboard: false, workers: { inboundPost: { authResolver: noDns } } });
-  const account = await createAccount(server.ctx.database.db, { name: "Bench", plan: "unlimited", domain: "in.example.com", verified: true });
+  const account = await createAccount(server.ctx.database, { name: "Bench", plan: "unlimited", domain: "in.example.com", verified: true });
   await createInboundRoute(server.ctx.database, account.accountId, { match: "*@in.example.com", webhookUrl: process.env.BENCH_RECEIVER_URL! }, async () => {});
   process.on("message", async (msg: { type: string }) => {
     if (msg.type === "cpu") {

@@ -32,7 +32,7 @@ async function main() {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
   });
   const server = await startServer({ config, dashboard: false });
-  const account = await createAccount(server.ctx.database.db, { name: "Bench", plan: "unlimited", domain: "example.com", verified: true });
+  const account = await createAccount(server.ctx.database, { name: "Bench", plan: "unlimited", domain: "example.com", verified: true });
   process.on("message", async (msg: { type: string }) => {
     if (msg.type === "stop") {
       await server.stop();

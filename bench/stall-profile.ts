@@ -92,7 +92,7 @@ async function main() {
     LOG_LEVEL: "warn",
   });
   const app = await startServer({ config, dashboard: false });
-  const account = await createAccount(app.ctx.database.db, { name: "Bench", plan: "unlimited", domain: "example.com", verified: true });
+  const account = await createAccount(app.ctx.database, { name: "Bench", plan: "unlimited", domain: "example.com", verified: true });
   const headers = { Authorization: `Bearer ${account.apiKey}`, "Content-Type": "application/json" };
   const settled = async (id: string) => {
     for (;;) {

@@ -134,7 +134,7 @@ async function log(ctx: AppContext, events: NewEvent[]): Promise<number> {
 // ---------------------------------------------------------------- phases
 
 async function fanOutCost(ctx: AppContext) {
-  const quiet = await createAccount(ctx.database.db, { name: "No webhooks", plan: "unlimited" });
+  const quiet = await createAccount(ctx.database, { name: "No webhooks", plan: "unlimited" });
   const messageId = await insertMessage(ctx, quiet.accountId);
   const n = 2000;
   const measure = async (type: "accepted" | "delivered") => {
@@ -275,8 +275,8 @@ async function main() {
         `(+${(cost.deliveredNoWebhooksMs - cost.acceptedMs).toFixed(3)} ms; one "SELECT 1" round trip ${cost.roundTripMs.toFixed(3)} ms); webhook lookup plan: ${cost.plan}`,
     );
 
-    const account = await createAccount(ctx.database.db, { name: "Bench", plan: "unlimited" });
-    await createWebhook(ctx.database.db, account.accountId, { event: "delivery", url: receiver.url }, webhookUrlCheck({ allowPrivate: true }));
+    const account = await createAccount(ctx.database, { name: "Bench", plan: "unlimited" });
+    await createWebhook(ctx.database, account.accountId, { event: "delivery", url: receiver.url }, webhookUrlCheck({ allowPrivate: true }));
     const messageId = await insertMessage(ctx, account.accountId);
 
     // Dispatch capacity: a backlog logged with no worker, then drained.

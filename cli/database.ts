@@ -1,5 +1,5 @@
 import type { Config } from "../lib/config";
-import { openDatabase, type Database, type Db } from "../lib/storage/database";
+import { openDatabase, type Database } from "../lib/storage/database";
 import { startEmbeddedPostgres } from "../lib/storage/embedded";
 import { migrate } from "../lib/storage/migrate";
 import { isDiskFull } from "../lib/storage/unavailable";
@@ -13,7 +13,6 @@ import { CliError } from "./output";
 export interface CliContext {
   config: Config;
   database: Database;
-  db: Db;
 }
 
 function describeConnectError(url: string, err: unknown): string {
@@ -45,7 +44,7 @@ export async function withDatabase<T>(config: Config, work: (cli: CliContext) =>
       if (err instanceof Error && err.message.startsWith("Migration ")) throw err;
       throw new CliError(describeConnectError(url, err));
     }
-    return await work({ config, database, db: database.db });
+    return await work({ config, database });
   } finally {
     await database.close().catch(() => {});
     await stopEmbedded().catch(() => {});

@@ -39,13 +39,13 @@ test.beforeAll(async () => {
   const { databaseUrl, url, accountId: demo } = loadState();
   const database = openDatabase(databaseUrl, { max: 2 });
   try {
-    const made = await createAccount(database.db, { name: "Acme", plan: "growth", domain: "acme.test", verified: true });
+    const made = await createAccount(database, { name: "Acme", plan: "growth", domain: "acme.test", verified: true });
     acme = { accountId: made.accountId, apiKey: made.apiKey };
-    await addStaffUser(database.db, { email: USERS.both, role: "support", password: PASSWORD, accountId: demo });
-    await grantMembership(database.db, USERS.both, acme.accountId, "support");
-    await addStaffUser(database.db, { email: USERS.acmeOnly, role: "support", password: PASSWORD, accountId: acme.accountId });
-    await addStaffUser(database.db, { email: USERS.dual, role: "admin", password: PASSWORD, accountId: acme.accountId });
-    await grantMembership(database.db, USERS.dual, demo, "marketing");
+    await addStaffUser(database, { email: USERS.both, role: "support", password: PASSWORD, accountId: demo });
+    await grantMembership(database, USERS.both, acme.accountId, "support");
+    await addStaffUser(database, { email: USERS.acmeOnly, role: "support", password: PASSWORD, accountId: acme.accountId });
+    await addStaffUser(database, { email: USERS.dual, role: "admin", password: PASSWORD, accountId: acme.accountId });
+    await grantMembership(database, USERS.dual, demo, "marketing");
 
     acmeSubject = `Acme order ${Date.now()}`;
     const res = await fetch(`${url}/api/v1/email`, {

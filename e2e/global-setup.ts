@@ -56,14 +56,14 @@ export default async function globalSetup() {
     let dashboardSecret = "";
     let accountId = "";
     try {
-      await addStaffUser(database.db, { ...users.support, role: "support", name: "Sam Support" });
-      await addStaffUser(database.db, { ...users.marketing, role: "marketing", name: "Mia Marketing" });
+      await addStaffUser(database, { ...users.support, role: "support", name: "Sam Support" });
+      await addStaffUser(database, { ...users.marketing, role: "marketing", name: "Mia Marketing" });
       // The Demo account's dashboard key (made on demand, stored sealed), for the bundle scan.
       const secret = process.env.AUTH_SECRET ?? env.AUTH_SECRET ?? (await readAuthSecretFile(dataDir));
       if (!secret) throw new Error(`no dashboard secret in ${dataDir}`);
       dashboardSecret = secret;
-      dashboardKey = (await getDashboardApiKey(database.db, { secret })) ?? "";
-      accountId = (await getDefaultAccount(database.db))?.id ?? "";
+      dashboardKey = (await getDashboardApiKey(database, { secret })) ?? "";
+      accountId = (await getDefaultAccount(database))?.id ?? "";
     } finally {
       await database.close();
     }

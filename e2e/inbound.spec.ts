@@ -159,7 +159,7 @@ test("a forged Origin, another account's message and another account's route are
   const database = openDatabase(databaseUrl, { max: 1 });
   try {
     // Another account with its own route and a message received for it.
-    const other = await createAccount(database.db, { name: `Inbound other ${Date.now()}`, plan: "growth", domain: "other-inbound.test", verified: true });
+    const other = await createAccount(database, { name: `Inbound other ${Date.now()}`, plan: "growth", domain: "other-inbound.test", verified: true });
     const created = await fetch(`${loadState().url}/api/v1/inbound/routes`, {
       method: "POST",
       headers: { Authorization: `Bearer ${other.apiKey}`, "Content-Type": "application/json" },

@@ -71,10 +71,10 @@ async function membershipRole(email: string, accountId: string): Promise<string 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   await withDb(async (database) => {
-    alpha = (await createAccount(database.db, { name: `Alpha ${stamp}`, plan: "growth" })).accountId;
-    bravo = (await createAccount(database.db, { name: `Bravo ${stamp}`, plan: "growth" })).accountId;
-    await addStaffUser(database.db, { email: ADMIN_A, role: "admin", password: PASSWORD, accountId: alpha, name: "Ada Alpha" });
-    await addStaffUser(database.db, { email: CAROL, role: "admin", password: PASSWORD, accountId: bravo, name: "Carol Bravo" });
+    alpha = (await createAccount(database, { name: `Alpha ${stamp}`, plan: "growth" })).accountId;
+    bravo = (await createAccount(database, { name: `Bravo ${stamp}`, plan: "growth" })).accountId;
+    await addStaffUser(database, { email: ADMIN_A, role: "admin", password: PASSWORD, accountId: alpha, name: "Ada Alpha" });
+    await addStaffUser(database, { email: CAROL, role: "admin", password: PASSWORD, accountId: bravo, name: "Carol Bravo" });
     await database.pool.query("UPDATE staff_users SET last_login_at = '2026-01-02T03:04:05Z' WHERE email = $1", [CAROL]);
   });
 });
@@ -156,14 +156,14 @@ test("a new address chooses a password from the invitation and lands in the acco
 
 test("an expired link is refused, and a revoked one", async ({ page }) => {
   const expired = await withDb((database) =>
-    createInvitation(database.db, { accountId: alpha, email: `late-${stamp}@example.org`, role: "admin", now: new Date(Date.now() - 8 * 86_400_000) }),
+    createInvitation(database, { accountId: alpha, email: `late-${stamp}@example.org`, role: "admin", now: new Date(Date.now() - 8 * 86_400_000) }),
   );
   await page.goto(`/invite/${expired.token}`);
   await expect(page.getByTestId("invitation")).toContainText("not valid");
   await expect(page.getByLabel("Choose a password")).toHaveCount(0);
 
   // Revoked from the members card: its link stops working.
-  const revoked = await withDb((database) => createInvitation(database.db, { accountId: alpha, email: `gone-${stamp}@example.org`, role: "support" }));
+  const revoked = await withDb((database) => createInvitation(database, { accountId: alpha, email: `gone-${stamp}@example.org`, role: "support" }));
   await signInAs(page, ADMIN_A);
   await page.goto(`/a/${alpha}/settings#staff`);
   const expiredRow = page.locator(`[data-testid="invitation-row"][data-email="late-${stamp}@example.org"]`);
@@ -179,9 +179,9 @@ test("an expired link is refused, and a revoked one", async ({ page }) => {
 test("an owner still adds an existing user directly", async ({ page }) => {
   const dave = `dave-${stamp}@example.com`;
   await withDb(async (database) => {
-    await addStaffUser(database.db, { email: dave, role: "support", password: PASSWORD, accountId: bravo });
+    await addStaffUser(database, { email: dave, role: "support", password: PASSWORD, accountId: bravo });
     // The first-start admin is an owner already; make sure of it.
-    await setStaffOwner(database.db, loadState().users.admin.email, true);
+    await setStaffOwner(database, loadState().users.admin.email, true);
   });
   await signIn(page, "admin");
   await page.goto(`/a/${alpha}/settings#staff`);

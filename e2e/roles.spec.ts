@@ -81,7 +81,7 @@ test("a role change or a removal applies to a signed-in user at once", async ({ 
   const { databaseUrl, messages } = loadState();
   const database = openDatabase(databaseUrl, { max: 1 });
   try {
-    await addStaffUser(database.db, { email: "temp@example.com", role: "support", password: "temp-password-1" });
+    await addStaffUser(database, { email: "temp@example.com", role: "support", password: "temp-password-1" });
     await page.goto("/login");
     await page.getByLabel("Email").fill("temp@example.com");
     await page.getByLabel("Password").fill("temp-password-1");
@@ -90,7 +90,7 @@ test("a role change or a removal applies to a signed-in user at once", async ({ 
     expect((await page.goto(`/messages/${messages.engaged}`))?.status()).toBe(200);
 
     // A role change ends the user's sessions (docs/adr/0507): signed out at once; signed in again, the new role holds.
-    await changeStaffRole(database.db, "temp@example.com", "marketing");
+    await changeStaffRole(database, "temp@example.com", "marketing");
     await page.goto(`/messages/${messages.engaged}`);
     await expect(page).toHaveURL(/\/login/);
     await page.getByLabel("Email").fill("temp@example.com");
@@ -99,11 +99,11 @@ test("a role change or a removal applies to a signed-in user at once", async ({ 
     await expect(page).not.toHaveURL(/\/login/);
     expect((await page.goto(`/messages/${messages.engaged}`))?.status()).toBe(403);
 
-    await removeStaffUser(database.db, "temp@example.com");
+    await removeStaffUser(database, "temp@example.com");
     await page.goto("/events");
     await expect(page).toHaveURL(/\/login/);
   } finally {
-    await removeStaffUser(database.db, "temp@example.com").catch(() => {});
+    await removeStaffUser(database, "temp@example.com").catch(() => {});
     await database.close();
   }
 });

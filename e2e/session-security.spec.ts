@@ -77,7 +77,7 @@ test.beforeAll(async () => {
 const created: string[] = [];
 test.afterAll(async () => {
   // Gone again: an admin left in the Demo account would make the first-start admin no longer its last admin (settings.spec.ts).
-  for (const email of created) await removeStaffUser(database.db, email).catch(() => {});
+  for (const email of created) await removeStaffUser(database, email).catch(() => {});
   await database?.close();
 });
 
@@ -85,7 +85,7 @@ test.afterAll(async () => {
 async function newUser(role: "admin" | "support" | "marketing", options: { owner?: boolean } = {}): Promise<{ email: string; password: string }> {
   const email = `session-${Date.now()}-${++seq}@example.com`;
   const password = `pw-${randomBytes(9).toString("base64url")}`;
-  await addStaffUser(database.db, { email, password, role, accountId: loadState().accountId, owner: options.owner });
+  await addStaffUser(database, { email, password, role, accountId: loadState().accountId, owner: options.owner });
   created.push(email);
   return { email, password };
 }
@@ -195,8 +195,8 @@ test.describe("ending sessions", () => {
 
     // Revoked membership of another account: the session ends everywhere, Demo too.
     const b = await newUser("support");
-    const other = await createAccount(database.db, { name: `Other ${Date.now()}`, plan: "starter" });
-    await grantMembership(database.db, b.email, other.accountId, "support");
+    const other = await createAccount(database, { name: `Other ${Date.now()}`, plan: "starter" });
+    await grantMembership(database, b.email, other.accountId, "support");
     const bCookie = await signInHttp(url, b.email, b.password);
     expect(await exportStatus(url, accountId, bCookie)).toBe(200);
     await cli(["users", "revoke", "--email", b.email, "--account", other.accountId]);

@@ -32,7 +32,7 @@ test.beforeAll(async () => {
     for (const u of [FORM_USER, CALLBACK_USER]) {
       await d.pool.query("DELETE FROM staff_users WHERE email = $1", [u.email]);
       await d.pool.query("DELETE FROM sign_in_failures WHERE email = $1", [u.email]);
-      await addStaffUser(d.db, { ...u, role: "support" });
+      await addStaffUser(d, { ...u, role: "support" });
     }
   });
 });

@@ -165,7 +165,7 @@ export function buildAppContext(base: {
     rollups: createRollupScheduler(base.database),
     verifiedDomains: createVerifiedDomainCache(),
     apiKeyAuth: createApiKeyAuthCache(),
-    trackingSecret: createTrackingSecretSource(base.database.db, base.config.tracking.secret),
+    trackingSecret: createTrackingSecretSource(base.database, base.config.tracking.secret),
     dashboardApi: createDashboardApiCache(),
     inbound: {},
   };

@@ -43,7 +43,7 @@ async function main() {
       ].join("\n"),
     );
     // Shown: later starts only remind how to get in (docs/adr/0203). If this fails, the next start issues new ones.
-    await markFirstStartCredentialsShown(server.ctx.database.db).catch(() => {});
+    await markFirstStartCredentialsShown(server.ctx.database).catch(() => {});
   } else if (notSignedIn && !config.quietStart) {
     console.log(
       [

@@ -50,13 +50,11 @@ export function registerAccounts(program: Command, app: CliApp): void {
     .option("--domain <domain>", "also add this sender domain")
     .option("--verified", "mark --domain verified without a DNS check (local use, tests)")
     .action((opts: JsonOptions & { name: string; plan: string; domain?: string; verified?: boolean }) =>
-      app.run(async ({ db, config }) => {
+      app.run(async ({ database, config }) => {
         if (opts.verified && !opts.domain) throw new CliError("--verified needs --domain");
-        // One transaction: a bad --domain leaves no half-made account behind.
-        const created = await db.transaction((tx) =>
-          createAccount(tx, { name: opts.name, plan: opts.plan, domain: opts.domain, verified: opts.verified }),
-        );
-        const domain = opts.domain ? await findSenderDomain(db, created.accountId, opts.domain) : undefined;
+        // One transaction (createAccount's own): a bad --domain leaves no half-made account behind.
+        const created = await createAccount(database, { name: opts.name, plan: opts.plan, domain: opts.domain, verified: opts.verified });
+        const domain = opts.domain ? await findSenderDomain(database, created.accountId, opts.domain) : undefined;
         const records = domain ? dnsRecordsFor(domain, { bounceDomain: config.delivery.bounceDomain }) : undefined;
         emit(opts, { ...created, ...(records && { dnsRecords: records }) }, () => [
           `Created account ${created.name}`,
@@ -82,8 +80,8 @@ export function registerAccounts(program: Command, app: CliApp): void {
   withJson(accounts.command("list"))
     .description("list accounts")
     .action((opts: JsonOptions) =>
-      app.run(async ({ db }) => {
-        const rows = await listAccounts(db);
+      app.run(async ({ database }) => {
+        const rows = await listAccounts(database);
         emit(opts, rows, () =>
           table(
             ["ID", "NAME", "PLAN", "STATUS", "LIMITS", "CREATED"],
@@ -98,8 +96,8 @@ export function registerAccounts(program: Command, app: CliApp): void {
     .description("show one account (id or name)")
     .argument("<account>", "account id or name")
     .action((ref: string, opts: JsonOptions) =>
-      app.run(async ({ db }) => {
-        const a = summarizeAccount(await resolveAccount(db, ref));
+      app.run(async ({ database }) => {
+        const a = summarizeAccount(await resolveAccount(database, ref));
         emit(opts, a, () => [a.name, ...describeAccount(a)]);
       }),
     );
@@ -116,9 +114,9 @@ export function registerAccounts(program: Command, app: CliApp): void {
       )
       .argument("<account>", "account id or name")
       .action((ref: string, opts: JsonOptions) =>
-        app.run(async ({ db }) => {
-          const account = await resolveAccount(db, ref);
-          const a = summarizeAccount(await setAccountStatus(db, account.id, status));
+        app.run(async ({ database }) => {
+          const account = await resolveAccount(database, ref);
+          const a = summarizeAccount(await setAccountStatus(database, account.id, status));
           emit(opts, a, () => `Account ${a.name} (${a.accountId}) is ${a.status}`);
         }),
       );
@@ -128,9 +126,9 @@ export function registerAccounts(program: Command, app: CliApp): void {
     .description("make an account the default one (the dashboard shows it; --account falls back to it)")
     .argument("<account>", "account id or name")
     .action((ref: string, opts: JsonOptions) =>
-      app.run(async ({ db }) => {
-        const account = await resolveAccount(db, ref);
-        const a = summarizeAccount(await setDefaultAccount(db, account.id));
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, ref);
+        const a = summarizeAccount(await setDefaultAccount(database, account.id));
         emit(opts, a, () => `${a.name} (${a.accountId}) is now the default account`);
       }),
     );
@@ -142,13 +140,13 @@ export function registerAccounts(program: Command, app: CliApp): void {
     .option("--per-hour <n>", "messages per hour", limitValue)
     .option("--per-day <n>", "messages per day", limitValue)
     .action((ref: string, opts: JsonOptions & { perMinute?: Limit; perHour?: Limit; perDay?: Limit }) =>
-      app.run(async ({ db }) => {
+      app.run(async ({ database }) => {
         if (opts.perMinute === undefined && opts.perHour === undefined && opts.perDay === undefined) {
           throw new CliError("Give at least one of --per-minute, --per-hour, --per-day");
         }
-        const account = await resolveAccount(db, ref);
+        const account = await resolveAccount(database, ref);
         const a = summarizeAccount(
-          await setAccountLimits(db, account.id, {
+          await setAccountLimits(database, account.id, {
             perMinute: toOverride(opts.perMinute),
             perHour: toOverride(opts.perHour),
             perDay: toOverride(opts.perDay),
@@ -162,9 +160,9 @@ export function registerAccounts(program: Command, app: CliApp): void {
     .description("replace the account's webhook signing key (notifications signed from now on use the new one)")
     .argument("<account>", "account id or name")
     .action((ref: string, opts: JsonOptions) =>
-      app.run(async ({ db }) => {
-        const account = await resolveAccount(db, ref);
-        const webhookSigningKey = await rotateSigningKey(db, account.id);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, ref);
+        const webhookSigningKey = await rotateSigningKey(database, account.id);
         emit(opts, { accountId: account.id, webhookSigningKey }, () => [
           `New webhook signing key of ${account.name}:`,
           `  ${webhookSigningKey}`,

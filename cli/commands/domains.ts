@@ -44,9 +44,9 @@ export function registerDomains(program: Command, app: CliApp): void {
     .argument("<domain>", "domain name, e.g. mail.example.org")
     .option(...accountOption)
     .action((name: string, opts: AccountOption) =>
-      app.run(async ({ db, config }) => {
-        const account = await resolveAccount(db, opts.account);
-        const d = await addSenderDomain(db, account.id, name);
+      app.run(async ({ database, config }) => {
+        const account = await resolveAccount(database, opts.account);
+        const d = await addSenderDomain(database, account.id, name);
         const records = dnsRecordsFor(d, { bounceDomain: config.delivery.bounceDomain });
         emit(opts, domainJson(d, records), () => [
           `Added ${d.name} to ${account.name} (pending). Publish these DNS records, then run \`mailroom domains verify ${d.name}\`:`,
@@ -60,9 +60,9 @@ export function registerDomains(program: Command, app: CliApp): void {
     .description("list an account's sender domains")
     .option(...accountOption)
     .action((opts: AccountOption) =>
-      app.run(async ({ db, config }) => {
-        const account = await resolveAccount(db, opts.account);
-        const rows = await listSenderDomains(db, account.id);
+      app.run(async ({ database, config }) => {
+        const account = await resolveAccount(database, opts.account);
+        const rows = await listSenderDomains(database, account.id);
         emit(
           opts,
           rows.map((d) => domainJson(d, dnsRecordsFor(d, { bounceDomain: config.delivery.bounceDomain }))),
@@ -83,9 +83,9 @@ export function registerDomains(program: Command, app: CliApp): void {
     .option("--force", "mark verified without a DNS check (local use, tests)")
     .option("--dns-server <address>", "ask this DNS server (ip or ip:port) instead of the system's resolver")
     .action((name: string, opts: AccountOption & { force?: boolean; dnsServer?: string }) =>
-      app.run(async ({ db }) => {
-        const account = await resolveAccount(db, opts.account);
-        const domain = await findSenderDomain(db, account.id, name);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
+        const domain = await findSenderDomain(database, account.id, name);
         if (!domain) throw new CliError(`${account.name} has no sender domain ${normalizeDomainName(name)}: add it with \`mailroom domains add\``);
         if (domain.status === "verified") {
           emit(opts, { name: domain.name, status: domain.status, verifiedAt: domain.verifiedAt?.toISOString() ?? null, checked: false }, () =>
@@ -101,7 +101,7 @@ export function registerDomains(program: Command, app: CliApp): void {
         }
         const check = opts.force ? undefined : await checkDomainDns(domain, resolver);
         if (check && !check.verified) throw new CliError(describeFailedCheck(check));
-        const verified = await markDomainVerified(db, domain.id);
+        const verified = await markDomainVerified(database, domain.id);
         emit(
           opts,
           {

@@ -20,8 +20,8 @@ export function registerInbound(program: Command, app: CliApp): void {
     .argument("<url>", "the http(s) URL the JSON is posted to")
     .option(...accountOption)
     .action((match: string, url: string, opts: AccountOption) =>
-      app.run(async ({ db, database, config }) => {
-        const account = await resolveAccount(db, opts.account);
+      app.run(async ({ database, config }) => {
+        const account = await resolveAccount(database, opts.account);
         if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new CliError(`${url}: not an http(s) URL`);
         try {
           const row = await createInboundRoute(database, account.id, { match, webhookUrl: url }, webhookUrlCheck({ allowPrivate: config.webhooks.allowPrivate }));
@@ -39,8 +39,8 @@ export function registerInbound(program: Command, app: CliApp): void {
     .description("list an account's inbound routes")
     .option(...accountOption)
     .action((opts: AccountOption) =>
-      app.run(async ({ db, database }) => {
-        const account = await resolveAccount(db, opts.account);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
         const rows = await listRoutes(database, account.id);
         emit(
           opts,
@@ -60,8 +60,8 @@ export function registerInbound(program: Command, app: CliApp): void {
     .argument("<id>", "the route id (see `mailroom inbound routes list`)")
     .option(...accountOption)
     .action((id: string, opts: AccountOption) =>
-      app.run(async ({ db, database }) => {
-        const account = await resolveAccount(db, opts.account);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
         if (!(await deleteRoute(database, account.id, Number(id)))) throw new CliError(`${account.name} has no inbound route ${id}`);
         emit(opts, { removed: true, routeId: Number(id) }, () => [`Removed route ${id}.`]);
       }),

@@ -20,12 +20,12 @@ export function registerKeys(program: Command, app: CliApp): void {
     .option("--scope <scope>", `${API_KEY_SCOPES.join(", ")}: full may do everything, send only send (API and SMTP), read only GET`, "full")
     .option("--domains <list>", "comma-separated sender domains the key may send from (default: every verified domain)")
     .action((opts: AccountOption & { label: string; scope: string; domains?: string }) =>
-      app.run(async ({ db }) => {
+      app.run(async ({ database }) => {
         if (!isApiKeyScope(opts.scope)) throw new CliError(`Unknown scope "${opts.scope}": use ${API_KEY_SCOPES.join(", ")}`);
-        const account = await resolveAccount(db, opts.account);
+        const account = await resolveAccount(database, opts.account);
         let created;
         try {
-          created = await createApiKey(db, account.id, opts.label, { scope: opts.scope, senderDomains: opts.domains?.split(",") });
+          created = await createApiKey(database, account.id, opts.label, { scope: opts.scope, senderDomains: opts.domains?.split(",") });
         } catch (err) {
           if (err instanceof DomainError) throw new CliError(err.message);
           throw err;
@@ -52,9 +52,9 @@ export function registerKeys(program: Command, app: CliApp): void {
     .description("list an account's API keys (prefixes only; keys are stored hashed)")
     .option(...accountOption)
     .action((opts: AccountOption) =>
-      app.run(async ({ db }) => {
-        const account = await resolveAccount(db, opts.account);
-        const rows = await listApiKeys(db, account.id);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
+        const rows = await listApiKeys(database, account.id);
         emit(
           opts,
           rows.map((k) => ({
@@ -91,8 +91,8 @@ export function registerKeys(program: Command, app: CliApp): void {
     .description("revoke an API key: requests with it answer code 13 (within 5 s in every process)")
     .argument("<keyId>", "key id (from `mailroom keys list`)")
     .action((keyId: string, opts: JsonOptions) =>
-      app.run(async ({ db }) => {
-        if (!isUuid(keyId) || !(await revokeApiKey(db, keyId))) throw new CliError(`No active API key with id ${keyId}`);
+      app.run(async ({ database }) => {
+        if (!isUuid(keyId) || !(await revokeApiKey(database, keyId))) throw new CliError(`No active API key with id ${keyId}`);
         emit(opts, { id: keyId, status: "revoked" }, () => `Revoked API key ${keyId}`);
       }),
     );

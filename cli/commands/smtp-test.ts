@@ -83,9 +83,9 @@ export function registerSmtpTest(program: Command, app: CliApp): void {
 }
 
 async function defaultSender(app: CliApp, accountRef: string | undefined): Promise<string> {
-  return app.run(async ({ db }) => {
-    const account = await resolveAccount(db, accountRef);
-    const domain = (await listSenderDomains(db, account.id)).find((d) => d.status === "verified");
+  return app.run(async ({ database }) => {
+    const account = await resolveAccount(database, accountRef);
+    const domain = (await listSenderDomains(database, account.id)).find((d) => d.status === "verified");
     if (!domain) throw new CliError(`${account.name} has no verified sender domain: give --from, or verify one with \`mailroom domains verify\``);
     return `mailroom-test@${domain.name}`;
   });

@@ -34,9 +34,9 @@ export function registerSuppressions(program: Command, app: CliApp): void {
     .option("--limit <n>", "at most this many rows", wholeNumber, 100)
     .option("--offset <n>", "skip this many rows", wholeNumber, 0)
     .action((opts: AccountOption & { search?: string; limit: number; offset: number }) =>
-      app.run(async ({ db }) => {
-        const account = await resolveAccount(db, opts.account);
-        const rows = await listSuppressions(db, account.id, { search: opts.search, limit: opts.limit, offset: opts.offset });
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
+        const rows = await listSuppressions(database, account.id, { search: opts.search, limit: opts.limit, offset: opts.offset });
         emit(opts, rows.map(suppressionJson), () =>
           table(
             ["EMAIL", "REASON", "SINCE", "DETAIL"],
@@ -54,12 +54,12 @@ export function registerSuppressions(program: Command, app: CliApp): void {
     .option("--reason <reason>", `one of ${SUPPRESSION_REASONS.join(", ")}`, "manual")
     .option("--detail <text>", "a note kept with the entry", "")
     .action((email: string, opts: AccountOption & { reason: string; detail: string }) =>
-      app.run(async ({ db }) => {
+      app.run(async ({ database }) => {
         if (!(SUPPRESSION_REASONS as string[]).includes(opts.reason)) {
           throw new CliError(`Unknown reason "${opts.reason}": use ${SUPPRESSION_REASONS.join(", ")}`);
         }
-        const account = await resolveAccount(db, opts.account);
-        const added = await addSuppression(db, {
+        const account = await resolveAccount(database, opts.account);
+        const added = await addSuppression(database, {
           accountId: account.id,
           email: requireEmail(email),
           reason: opts.reason as SuppressionReason,
@@ -77,9 +77,9 @@ export function registerSuppressions(program: Command, app: CliApp): void {
     .argument("<email>", "the address")
     .option(...accountOption)
     .action((email: string, opts: AccountOption) =>
-      app.run(async ({ db }) => {
-        const account = await resolveAccount(db, opts.account);
-        const removed = await removeSuppression(db, account.id, email);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
+        const removed = await removeSuppression(database, account.id, email);
         if (!removed) throw new CliError(`${email.trim().toLowerCase()} is not on the suppression list of ${account.name}`);
         emit(opts, { accountId: account.id, email: email.trim().toLowerCase(), removed }, () =>
           `Removed ${email.trim().toLowerCase()} from the suppression list of ${account.name}`,

@@ -22,8 +22,8 @@ export function registerTemplates(program: Command, app: CliApp): void {
     .description("list the live templates (latest version of each)")
     .option(...accountOption)
     .action((opts: AccountOption) =>
-      app.run(async ({ db, database }) => {
-        const account = await resolveAccount(db, opts.account);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
         const { Templates } = await listTemplates(database, account.id);
         emit(opts, Templates, () =>
           table(
@@ -41,8 +41,8 @@ export function registerTemplates(program: Command, app: CliApp): void {
     .option(...accountOption)
     .option("--version <n>", "this version instead of the latest")
     .action((id: string, opts: AccountOption & { version?: string }) =>
-      app.run(async ({ db, database }) => {
-        const account = await resolveAccount(db, opts.account);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
         const templateId = positive("TemplateID", id);
         const detail = await getTemplate(database, account.id, templateId);
         if (!detail) throw new CliError(`No template ${id} in ${account.name} (unknown or archived)`);

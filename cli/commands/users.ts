@@ -53,11 +53,11 @@ export function registerUsers(program: Command, app: CliApp): void {
     .option("--password <password>", "at least 8 characters (default: a random one, printed once)")
     .option("--name <name>", "display name")
     .action((opts: JsonOptions & { email: string; role: string; account?: string; owner?: boolean; password?: string; name?: string }) =>
-      app.run(async ({ db }) => {
-        const account = opts.account === undefined ? undefined : await resolveAccount(db, opts.account);
+      app.run(async ({ database }) => {
+        const account = opts.account === undefined ? undefined : await resolveAccount(database, opts.account);
         const generated = opts.password === undefined ? generatePassword() : undefined;
         // A generated password is asked to be changed at the first sign-in (ADR 0505).
-        const user = await addStaffUser(db, {
+        const user = await addStaffUser(database, {
           email: opts.email,
           role: opts.role,
           password: opts.password ?? generated!,
@@ -66,7 +66,7 @@ export function registerUsers(program: Command, app: CliApp): void {
           accountId: account?.id,
           owner: opts.owner === true,
         });
-        const [added] = await listStaffWithMemberships(db).then((all) => all.filter((u) => u.id === user.id));
+        const [added] = await listStaffWithMemberships(database).then((all) => all.filter((u) => u.id === user.id));
         emit(opts, { ...membershipsJson(added!), ...(generated && { password: generated }) }, () => [
           `Added ${user.role} ${user.email}${user.isOwner ? " (owner)" : ""}: ${describeMemberships(added!.memberships)}`,
           ...(generated ? [`  password (shown once): ${generated}`, "  the dashboard asks to change it at the first sign-in"] : []),
@@ -78,9 +78,9 @@ export function registerUsers(program: Command, app: CliApp): void {
     .description("list staff users and their memberships")
     .option("--account <account>", "only the members of this account (id or name)")
     .action((opts: JsonOptions & { account?: string }) =>
-      app.run(async ({ db }) => {
-        const account = opts.account === undefined ? undefined : await resolveAccount(db, opts.account);
-        const rows = await listStaffWithMemberships(db, { accountId: account?.id });
+      app.run(async ({ database }) => {
+        const account = opts.account === undefined ? undefined : await resolveAccount(database, opts.account);
+        const rows = await listStaffWithMemberships(database, { accountId: account?.id });
         emit(opts, rows.map(membershipsJson), () =>
           table(
             ["EMAIL", "ROLE", "OWNER", "ACCOUNTS", "NAME", "CREATED", "LAST SIGN-IN"],
@@ -105,9 +105,9 @@ export function registerUsers(program: Command, app: CliApp): void {
     .requiredOption("--account <account>", "account id or name")
     .requiredOption("--role <role>", "admin, support or marketing")
     .action((opts: JsonOptions & { email: string; account: string; role: string }) =>
-      app.run(async ({ db }) => {
-        const account = await resolveAccount(db, opts.account);
-        const user = await grantMembership(db, opts.email, account.id, opts.role);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
+        const user = await grantMembership(database, opts.email, account.id, opts.role);
         emit(opts, membershipsJson(user), () => `${user.email} is ${opts.role.trim().toLowerCase()} of ${account.name}`);
       }),
     );
@@ -117,9 +117,9 @@ export function registerUsers(program: Command, app: CliApp): void {
     .requiredOption("--email <email>", "the user's email")
     .requiredOption("--account <account>", "account id or name")
     .action((opts: JsonOptions & { email: string; account: string }) =>
-      app.run(async ({ db }) => {
-        const account = await resolveAccount(db, opts.account);
-        const user = await revokeMembership(db, opts.email, account.id);
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, opts.account);
+        const user = await revokeMembership(database, opts.email, account.id);
         emit(opts, membershipsJson(user), () => `${user.email} is no longer a member of ${account.name}`);
       }),
     );
@@ -129,9 +129,9 @@ export function registerUsers(program: Command, app: CliApp): void {
     .argument("<email>", "the user's email")
     .argument("<owner>", "yes or no")
     .action((email: string, owner: string, opts: JsonOptions) =>
-      app.run(async ({ db }) => {
+      app.run(async ({ database }) => {
         if (owner !== "yes" && owner !== "no") throw new CliError(`"${owner}": use yes or no`);
-        const user = await setStaffOwner(db, email, owner === "yes");
+        const user = await setStaffOwner(database, email, owner === "yes");
         emit(opts, userJson(user), () => `${user.email} is ${user.isOwner ? "now" : "no longer"} an owner`);
       }),
     );
@@ -140,8 +140,8 @@ export function registerUsers(program: Command, app: CliApp): void {
     .description("remove a staff user (never the last admin)")
     .argument("<email>", "the user's email")
     .action((email: string, opts: JsonOptions) =>
-      app.run(async ({ db }) => {
-        const user = await removeStaffUser(db, email);
+      app.run(async ({ database }) => {
+        const user = await removeStaffUser(database, email);
         emit(opts, { ...userJson(user), removed: true }, () => `Removed ${user.email}`);
       }),
     );
@@ -151,8 +151,8 @@ export function registerUsers(program: Command, app: CliApp): void {
     .argument("<email>", "the user's email")
     .argument("<role>", "admin, support or marketing")
     .action((email: string, role: string, opts: JsonOptions) =>
-      app.run(async ({ db }) => {
-        const user = await changeStaffRole(db, email, role);
+      app.run(async ({ database }) => {
+        const user = await changeStaffRole(database, email, role);
         emit(opts, userJson(user), () => `${user.email} is now ${user.role}`);
       }),
     );
@@ -161,8 +161,8 @@ export function registerUsers(program: Command, app: CliApp): void {
     .description("end every dashboard session of a staff user, in every browser (a lost laptop, a shared computer)")
     .requiredOption("--email <email>", "the user's email")
     .action((opts: JsonOptions & { email: string }) =>
-      app.run(async ({ db }) => {
-        const user = await endStaffSessions(db, opts.email);
+      app.run(async ({ database }) => {
+        const user = await endStaffSessions(database, opts.email);
         emit(opts, { ...userJson(user), sessionsEnded: true }, () => `Ended every dashboard session of ${user.email}: they sign in again`);
       }),
     );
@@ -172,9 +172,9 @@ export function registerUsers(program: Command, app: CliApp): void {
     .argument("<email>", "the user's email")
     .option("--password <password>", "at least 8 characters (default: a random one, printed once)")
     .action((email: string, opts: JsonOptions & { password?: string }) =>
-      app.run(async ({ db }) => {
+      app.run(async ({ database }) => {
         const generated = opts.password === undefined ? generatePassword() : undefined;
-        const user = await setStaffPassword(db, email, opts.password ?? generated!, { mustChangePassword: Boolean(generated) });
+        const user = await setStaffPassword(database, email, opts.password ?? generated!, { mustChangePassword: Boolean(generated) });
         emit(opts, { ...userJson(user), ...(generated && { password: generated }) }, () => [
           `Changed the password of ${user.email}`,
           ...(generated ? [`  password (shown once): ${generated}`, "  the dashboard asks to change it at the next sign-in"] : []),

@@ -32,7 +32,7 @@ export function createMcpRoutes(ctx: AppContext, apiFetch: (request: Request) =>
 
   app.post("/", async (c) => {
     const authorization = c.req.header("authorization");
-    const auth = await authenticateApiKey(ctx.database.db, authorization, ctx.apiKeyAuth);
+    const auth = await authenticateApiKey(ctx.database, authorization, ctx.apiKeyAuth);
     if (!auth.ok) return apiError(c, auth.code);
 
     const origin = new URL(c.req.url).origin;

@@ -70,7 +70,7 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
   app.onError(onApiError(ctx.log, ctx.outage));
   app.use("*", routeGuard(V1_PREFIX, routeTableOf(routes)));
 
-  const auth = requireApiKey(ctx.database.db, ctx.apiKeyAuth);
+  const auth = requireApiKey(ctx.database, ctx.apiKeyAuth);
   const rate = requestRateLimit(ctx.config.api.requestRate);
   const scope = requireKeyScope(V1_PREFIX);
   const guarded: MiddlewareHandler<ApiEnv> = async (c, next) => {

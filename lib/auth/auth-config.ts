@@ -65,7 +65,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         const address = requestClientIp(request?.headers);
         const attempt = await beginSignInAttempt(ctx.database, email, address);
         if (!attempt.allowed) throw new SignInThrottled(attempt.retryAfterSeconds);
-        const user = await verifyStaffPassword(ctx.database.db, email, password);
+        const user = await verifyStaffPassword(ctx.database, email, password);
         if (!user) return null;
         await signInSucceeded(ctx.database, email, address);
         return { id: user.id, email: user.email, name: user.name || user.email, role: user.role, mustChangePassword: user.mustChangePassword, sessionVersion: user.sessionVersion };
@@ -93,7 +93,7 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
       // OIDC: a verified email of a staff user, or of the allow-list (ADR 0511); anything else is AccessDenied.
       async signIn({ account, profile }) {
         if (account?.provider !== "oidc") return true;
-        return oidc ? admitOidcIdentity(ctx.database.db, profile, oidc) : false;
+        return oidc ? admitOidcIdentity(ctx.database, profile, oidc) : false;
       },
       async jwt({ token, user, account }) {
         if (user && account) {
@@ -103,13 +103,13 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
           token.role = isRole(fromUser) ? fromUser : oidc?.role;
           token.mustChangePassword = (user as { mustChangePassword?: unknown }).mustChangePassword === true;
           token.provider = account.provider;
-          token.sv = await sessionVersionAtSignIn(ctx.database.db, user);
+          token.sv = await sessionVersionAtSignIn(ctx.database, user);
           return token;
         }
         // Every later request: the staff user's current role, so that a role
         // change or a removal takes effect at once (one indexed read).
         if (typeof token.email === "string") {
-          const staff = await getStaffUser(ctx.database.db, token.email);
+          const staff = await getStaffUser(ctx.database, token.email);
           if (staff) {
             // A password, role or membership change, or "sign out everywhere", ended this session (ADR 0507).
             if (!sessionVersionCurrent(token, staff)) return null;

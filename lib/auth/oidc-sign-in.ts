@@ -1,8 +1,7 @@
+import type { AppContext } from "../context";
 import { addSsoStaffUser, getStaffUser, recordStaffSignIn } from "../domain/staff-users";
 import type { StaffRole } from "../contract/staff-roles";
 import { decideOidcSignIn, type OidcAllowList } from "./oidc-policy";
-
-type Db = Parameters<typeof getStaffUser>[0];
 
 /**
  * The OIDC sign-in as Auth.js's signIn callback runs it (auth-config.ts),
@@ -12,19 +11,19 @@ type Db = Parameters<typeof getStaffUser>[0];
  * answer AccessDenied.
  */
 export async function admitOidcIdentity(
-  db: Db,
+  database: AppContext["database"],
   claims: Record<string, unknown> | null | undefined,
   settings: { allowedDomains: readonly string[]; allowedEmails: readonly string[]; role: StaffRole },
 ): Promise<boolean> {
   const raw = typeof claims?.email === "string" ? claims.email : "";
-  const existing = raw ? await getStaffUser(db, raw) : undefined;
+  const existing = raw ? await getStaffUser(database, raw) : undefined;
   const allow: OidcAllowList = { domains: settings.allowedDomains, emails: settings.allowedEmails };
   const decision = decideOidcSignIn(claims, allow, (email) => existing?.email === email);
   if (!decision.allow) return false;
   if (decision.create) {
     const name = typeof claims?.name === "string" ? claims.name : "";
-    await addSsoStaffUser(db, { email: decision.email, role: settings.role, name });
+    await addSsoStaffUser(database, { email: decision.email, role: settings.role, name });
   }
-  await recordStaffSignIn(db, decision.email);
+  await recordStaffSignIn(database, decision.email);
   return true;
 }

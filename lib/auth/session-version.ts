@@ -1,6 +1,5 @@
+import type { AppContext } from "../context";
 import { getStaffUser, type StaffUser } from "../domain/staff-users";
-
-type Db = Parameters<typeof getStaffUser>[0];
 
 /**
  * The session version of a dashboard session (docs/adr/0507-session-version.md):
@@ -10,10 +9,10 @@ type Db = Parameters<typeof getStaffUser>[0];
  */
 
 /** At sign-in: the version the password was checked against, else (single sign-on) the staff row's, else 0. */
-export async function sessionVersionAtSignIn(db: Db, user: { email?: string | null; sessionVersion?: unknown }): Promise<number> {
+export async function sessionVersionAtSignIn(database: AppContext["database"], user: { email?: string | null; sessionVersion?: unknown }): Promise<number> {
   if (typeof user.sessionVersion === "number") return user.sessionVersion;
   if (!user.email) return 0;
-  return (await getStaffUser(db, user.email))?.sessionVersion ?? 0;
+  return (await getStaffUser(database, user.email))?.sessionVersion ?? 0;
 }
 
 /** Whether a session still holds: its version is the staff row's (a session from before versions counts as 0). */

@@ -22,8 +22,7 @@ export * from "./decide";
 export const getDashboardUser = cache(async (): Promise<DashboardUser | undefined> => {
   const session = await getStaffSession();
   if (!session) return undefined;
-  const db = getServerContext().database.db;
-  const visible = await accountsVisibleTo(db, session.email);
+  const visible = await accountsVisibleTo(getServerContext().database, session.email);
   // No staff user (removed since): nobody. A single-sign-on identity is a staff user too, with the accounts granted to it (ADR 0511).
   if (!visible) return undefined;
   const { user, accounts } = visible;

@@ -24,7 +24,7 @@ export async function requireOwner(): Promise<DashboardUser> {
 
 export async function listAllAccounts(owner: DashboardUser): Promise<AccountSummary[]> {
   if (!owner.isOwner) notFound();
-  return listAccounts(getServerContext().database.db);
+  return listAccounts(getServerContext().database);
 }
 
 export interface CreatedAccountView {
@@ -39,17 +39,15 @@ export async function createAccountAsOwner(
   input: { name: string; plan: string; domain?: string },
 ): Promise<CreatedAccountView> {
   if (!owner.isOwner) notFound();
-  // One transaction: a bad domain leaves no half-made account behind.
-  const created = await getServerContext().database.db.transaction((tx) =>
-    createAccount(tx, { name: input.name, plan: input.plan, domain: input.domain || undefined }),
-  );
+  // One transaction (createAccount's own): a bad domain leaves no half-made account behind.
+  const created = await createAccount(getServerContext().database, { name: input.name, plan: input.plan, domain: input.domain || undefined });
   return { accountId: created.accountId, name: created.name, apiKey: created.apiKey };
 }
 
 export async function setStatusAsOwner(owner: DashboardUser, accountId: string, status: "active" | "suspended"): Promise<null> {
   if (!owner.isOwner) notFound();
   const ctx = getServerContext();
-  await setAccountStatus(ctx.database.db, accountId, status);
+  await setAccountStatus(ctx.database, accountId, status);
   // Takes effect at once in this process; other processes see it within their cache's few seconds.
   ctx.apiKeyAuth.results.clear();
   return null;
@@ -59,7 +57,7 @@ export async function setStatusAsOwner(owner: DashboardUser, accountId: string, 
 export async function setDailyLimitAsOwner(owner: DashboardUser, accountId: string, perDay: number | null): Promise<null> {
   if (!owner.isOwner) notFound();
   const ctx = getServerContext();
-  await setAccountLimits(ctx.database.db, accountId, { perDay });
+  await setAccountLimits(ctx.database, accountId, { perDay });
   ctx.apiKeyAuth.results.clear();
   return null;
 }
@@ -67,6 +65,6 @@ export async function setDailyLimitAsOwner(owner: DashboardUser, accountId: stri
 /** An owner ends every dashboard session of a staff user (docs/adr/0507): they sign in again. */
 export async function endSessionsAsOwner(owner: DashboardUser, email: string): Promise<{ email: string }> {
   if (!owner.isOwner) notFound();
-  const user = await endStaffSessions(getServerContext().database.db, email);
+  const user = await endStaffSessions(getServerContext().database, email);
   return { email: user.email };
 }

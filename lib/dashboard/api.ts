@@ -19,14 +19,14 @@ export function forgetDashboardKeys(): void {
 
 async function accountOfConfiguredKey(key: string): Promise<string | undefined> {
   const cache = getServerContext().dashboardApi;
-  cache.configuredKeyAccount ??= authenticateApiKey(getServerContext().database.db, `Bearer ${key}`, getServerContext().apiKeyAuth).then((r) => (r.ok ? r.key.accountId : undefined));
+  cache.configuredKeyAccount ??= authenticateApiKey(getServerContext().database, `Bearer ${key}`, getServerContext().apiKeyAuth).then((r) => (r.ok ? r.key.accountId : undefined));
   return cache.configuredKeyAccount;
 }
 
 async function dashboardKeyOf(accountId: string, ctx: ReturnType<typeof getServerContext>): Promise<string | undefined> {
   const hit = ctx.dashboardApi.keys.get(accountId);
   if (hit) return hit;
-  const key = await getDashboardApiKey(ctx.database.db, { accountId, secret: dashboardSecret(ctx) });
+  const key = await getDashboardApiKey(ctx.database, { accountId, secret: dashboardSecret(ctx) });
   if (key) ctx.dashboardApi.keys.set(accountId, key);
   return key;
 }

@@ -7,6 +7,6 @@ import { assertArea } from "./guard";
 /** The From domains of the account, for the composer. */
 export async function composeDomains(access: AccountAccess): Promise<{ name: string; verified: boolean }[]> {
   assertArea(access, "compose");
-  const rows = await listSenderDomains(getServerContext().database.db, access.account.accountId);
+  const rows = await listSenderDomains(getServerContext().database, access.account.accountId);
   return rows.map((d) => ({ name: d.name, verified: d.status === "verified" }));
 }

@@ -30,7 +30,7 @@ import { refuse } from "./refusal";
  * MAILROOM_INVITATION_FROM or no-reply@ its first verified domain.
  */
 
-const db = () => getServerContext().database.db;
+const database = () => getServerContext().database;
 
 export interface AddMemberResult {
   message: string;
@@ -44,15 +44,15 @@ export async function addOrInviteMember(
   assertArea(access, "settings");
   const accountId = access.account.accountId;
   const typed = input.email.trim();
-  const members = await listStaffWithMemberships(db(), { accountId });
+  const members = await listStaffWithMemberships(database(), { accountId });
   if (members.some((m) => m.email === normalizeStaffEmail(typed))) refuse(`${typed} is a member of this account already`);
   if (access.user.isOwner) {
-    if (await getStaffUser(db(), typed)) {
-      await grantMembership(db(), typed, accountId, input.role);
+    if (await getStaffUser(database(), typed)) {
+      await grantMembership(database(), typed, accountId, input.role);
       return { message: `${typed} is now a member of ${access.account.accountName}` };
     }
     if (input.password) {
-      await addStaffUser(db(), { email: typed, role: input.role, password: input.password, name: input.name, accountId });
+      await addStaffUser(database(), { email: typed, role: input.role, password: input.password, name: input.name, accountId });
       return { message: `${typed} is now a member of ${access.account.accountName}` };
     }
   }
@@ -63,17 +63,17 @@ export async function addOrInviteMember(
 async function invitationFrom(defaultAccountId: string): Promise<string> {
   const configured = getServerContext().config.auth.invitationFrom;
   if (configured) return configured;
-  const verified = (await listSenderDomains(db(), defaultAccountId)).find((d) => d.status === "verified");
+  const verified = (await listSenderDomains(database(), defaultAccountId)).find((d) => d.status === "verified");
   if (!verified) refuse("Invitations cannot be sent: set MAILROOM_INVITATION_FROM, or verify a sender domain of the default account");
   return `no-reply@${verified.name}`;
 }
 
 async function inviteMember(access: AccountAccess, email: string, role: string): Promise<void> {
   const ctx = getServerContext();
-  const instance = await getDefaultAccount(db());
+  const instance = await getDefaultAccount(database());
   if (!instance) refuse("Invitations cannot be sent: this install has no default account");
   const from = await invitationFrom(instance.id);
-  const { invitation, token } = await createInvitation(db(), { accountId: access.account.accountId, email, role, invitedBy: access.user.email });
+  const { invitation, token } = await createInvitation(database(), { accountId: access.account.accountId, email, role, invitedBy: access.user.email });
   const message = invitationEmail({
     from,
     to: invitation.email,
@@ -87,7 +87,7 @@ async function inviteMember(access: AccountAccess, email: string, role: string):
     await (await apiClientFor(instance.id)).sendEmail(message);
   } catch (err) {
     // Nobody will ever hold this token: no invitation is left pending.
-    await revokeInvitation(db(), invitation.accountId, invitation.id);
+    await revokeInvitation(database(), invitation.accountId, invitation.id);
     if (err instanceof ApiRequestError) refuse(`The invitation email was not accepted: ${describeApiError(err)}`);
     throw err;
   }
@@ -104,7 +104,7 @@ export interface InvitationView {
 export async function pendingInvitations(access: AccountAccess): Promise<InvitationView[]> {
   assertArea(access, "settings");
   const now = Date.now();
-  return (await listPendingInvitations(db(), access.account.accountId)).map((i) => ({
+  return (await listPendingInvitations(database(), access.account.accountId)).map((i) => ({
     id: i.id,
     email: i.email,
     role: i.role,
@@ -115,7 +115,7 @@ export async function pendingInvitations(access: AccountAccess): Promise<Invitat
 
 export async function withdrawInvitation(access: AccountAccess, invitationId: string): Promise<null> {
   assertArea(access, "settings");
-  if (!(await revokeInvitation(db(), access.account.accountId, invitationId))) refuse("No such pending invitation (it may be accepted or revoked already)");
+  if (!(await revokeInvitation(database(), access.account.accountId, invitationId))) refuse("No such pending invitation (it may be accepted or revoked already)");
   return null;
 }
 
@@ -125,19 +125,19 @@ export type InvitationPage =
   | { state: "open"; accountName: string; role: string; email: string; expiresAt: string; hasUser: boolean };
 
 export async function invitationPage(token: string): Promise<InvitationPage> {
-  const open = await findOpenInvitation(db(), token);
+  const open = await findOpenInvitation(database(), token);
   if (!open) return { state: "invalid" };
-  const hasUser = Boolean(await getStaffUser(db(), open.email));
+  const hasUser = Boolean(await getStaffUser(database(), open.email));
   return { state: "open", accountName: open.accountName, role: open.role, email: open.email, expiresAt: open.expiresAt.toISOString(), hasUser };
 }
 
 /** The signed-in staff member accepts (their email must be the invited one). Returns the account to open. */
 export async function acceptAsSignedIn(token: string, email: string): Promise<string> {
-  return (await acceptInvitation(db(), token, email)).accountId;
+  return (await acceptInvitation(database(), token, email)).accountId;
 }
 
 /** The invited address had no staff user: it becomes one with this password. */
 export async function acceptAsNewUser(token: string, input: { password: string; name?: string }): Promise<{ accountId: string; email: string }> {
-  const made = await acceptInvitationAsNewUser(db(), token, input);
+  const made = await acceptInvitationAsNewUser(database(), token, input);
   return { accountId: made.accountId, email: made.email };
 }

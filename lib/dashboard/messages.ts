@@ -11,5 +11,5 @@ import type { DashboardUser } from "./access";
  */
 export async function findMessageAccount(user: DashboardUser, messageId: string): Promise<string | undefined> {
   const ids = user.accounts.filter((a) => canAccess(a.role, "messages")).map((a) => a.accountId);
-  return findAccountHoldingMessage(getServerContext().database.db, messageId, ids);
+  return findAccountHoldingMessage(getServerContext().database, messageId, ids);
 }

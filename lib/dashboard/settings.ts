@@ -21,7 +21,7 @@ export type { DnsRecord } from "../domain/sender-domains";
  */
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const db = () => getServerContext().database.db;
+const database = () => getServerContext().database;
 
 /** An API key as the Settings page shows it. */
 export interface ApiKeyView {
@@ -50,10 +50,10 @@ export async function loadSettings(access: AccountAccess, query: { q?: string })
   const accountId = access.account.accountId;
   const ctx = getServerContext();
   const [keys, domains, suppressions, users, invitations] = await Promise.all([
-    listApiKeys(db(), accountId),
-    listSenderDomains(db(), accountId),
-    listSuppressions(db(), accountId, { search: query.q || undefined, limit: 200 }),
-    listStaffWithMemberships(db(), { accountId }),
+    listApiKeys(database(), accountId),
+    listSenderDomains(database(), accountId),
+    listSuppressions(database(), accountId, { search: query.q || undefined, limit: 200 }),
+    listStaffWithMemberships(database(), { accountId }),
     pendingInvitations(access),
   ]);
   return {
@@ -87,13 +87,13 @@ export async function loadSettings(access: AccountAccess, query: { q?: string })
 
 export async function createKey(access: AccountAccess, label: string, options: KeyOptions = {}): Promise<{ apiKey: string; prefix: string }> {
   assertArea(access, "settings");
-  const { key, apiKey } = await createApiKey(db(), access.account.accountId, label, options);
+  const { key, apiKey } = await createApiKey(database(), access.account.accountId, label, options);
   return { apiKey, prefix: key.prefix };
 }
 
 export async function revokeKey(access: AccountAccess, keyId: string): Promise<null> {
   assertArea(access, "settings");
-  const revoked = await revokeApiKey(db(), keyId, access.account.accountId);
+  const revoked = await revokeApiKey(database(), keyId, access.account.accountId);
   // The dashboard's own key may be the one revoked: the next lookup makes a new one.
   forgetDashboardKeys();
   getServerContext().apiKeyAuth.results.clear();
@@ -103,37 +103,37 @@ export async function revokeKey(access: AccountAccess, keyId: string): Promise<n
 
 export async function addDomain(access: AccountAccess, name: string): Promise<{ name: string }> {
   assertArea(access, "settings");
-  const row = await addSenderDomain(db(), access.account.accountId, name);
+  const row = await addSenderDomain(database(), access.account.accountId, name);
   return { name: row.name };
 }
 
 export async function verifyDomain(access: AccountAccess, domainId: string): Promise<{ verified: boolean; detail: string }> {
   assertArea(access, "settings");
-  const domain = (await listSenderDomains(db(), access.account.accountId)).find((d) => d.id === domainId);
+  const domain = (await listSenderDomains(database(), access.account.accountId)).find((d) => d.id === domainId);
   if (!domain) refuse("No such domain");
   if (domain.status === "verified") return { verified: true, detail: `${domain.name} is verified` };
   const check = await checkDomainDns(domain);
   if (!check.verified) return { verified: false, detail: describeFailedCheck(check) };
-  await markDomainVerified(db(), domain.id);
+  await markDomainVerified(database(), domain.id);
   return { verified: true, detail: `${domain.name} is verified${check.dkimFound ? "" : " (the DKIM record is not published yet)"}` };
 }
 
 export async function suppress(access: AccountAccess, email: string): Promise<{ added: boolean }> {
   assertArea(access, "settings");
-  const added = await addSuppression(db(), { accountId: access.account.accountId, email, reason: "manual", detail: "Added in the dashboard" });
+  const added = await addSuppression(database(), { accountId: access.account.accountId, email, reason: "manual", detail: "Added in the dashboard" });
   return { added };
 }
 
 export async function unsuppress(access: AccountAccess, email: string): Promise<null> {
   assertArea(access, "settings");
-  if (!(await removeSuppression(db(), access.account.accountId, email))) refuse("That address is not on the suppression list");
+  if (!(await removeSuppression(database(), access.account.accountId, email))) refuse("That address is not on the suppression list");
   return null;
 }
 
 export async function changeMemberRole(access: AccountAccess, email: string, role: string): Promise<null> {
   assertArea(access, "settings");
   if (!(await isMember(access, email))) refuse(`${email} is not a member of this account`);
-  await grantMembership(db(), email, access.account.accountId, role);
+  await grantMembership(database(), email, access.account.accountId, role);
   return null;
 }
 
@@ -141,11 +141,11 @@ export async function removeMember(access: AccountAccess, email: string): Promis
   assertArea(access, "settings");
   // The same refusal for an unknown address and another account's user: no oracle of who exists (ADR 0512).
   if (!(await isMember(access, email))) refuse(`${email} is not a member of this account`);
-  await revokeMembership(db(), email, access.account.accountId);
+  await revokeMembership(database(), email, access.account.accountId);
   return null;
 }
 
 async function isMember(access: AccountAccess, email: string): Promise<boolean> {
-  const members = await listStaffWithMemberships(db(), { accountId: access.account.accountId });
+  const members = await listStaffWithMemberships(database(), { accountId: access.account.accountId });
   return members.some((m) => m.email === email.trim().toLowerCase());
 }

@@ -14,14 +14,14 @@ export function oidcEnabled(): boolean {
 
 /** Signed in with a password generated for them (ADR 0505). */
 export async function mustChangePassword(email: string): Promise<boolean> {
-  return (await getStaffUser(getServerContext().database.db, email))?.mustChangePassword === true;
+  return (await getStaffUser(getServerContext().database, email))?.mustChangePassword === true;
 }
 
 export async function changeMyPassword(email: string, current: string, next: string): Promise<void> {
-  await changeOwnPassword(getServerContext().database.db, email, current, next);
+  await changeOwnPassword(getServerContext().database, email, current, next);
 }
 
 /** "Sign out everywhere" for the signed-in user: ends every session they have, this one too (docs/adr/0507). */
 export async function endMySessions(email: string): Promise<void> {
-  await endStaffSessions(getServerContext().database.db, email);
+  await endStaffSessions(getServerContext().database, email);
 }

@@ -18,7 +18,7 @@ export function webhookSettings(): { allowPrivate: boolean; retryScheduleMs: rea
 
 export async function listAttempts(access: AccountAccess, webhookId: number): Promise<{ attempts: WebhookAttempt[] }> {
   assertArea(access, "webhooks");
-  const attempts = await listWebhookAttempts(getServerContext().database.db, access.account.accountId, webhookId, { limit: 50 });
+  const attempts = await listWebhookAttempts(getServerContext().database, access.account.accountId, webhookId, { limit: 50 });
   if (!attempts) refuse("That webhook does not exist any more");
   return { attempts };
 }
@@ -54,12 +54,12 @@ export async function sendTest(access: AccountAccess, webhookId: number): Promis
 
 export async function revealSigningKey(access: AccountAccess): Promise<{ key: string }> {
   assertArea(access, "webhooks");
-  const account = await getAccount(getServerContext().database.db, access.account.accountId);
+  const account = await getAccount(getServerContext().database, access.account.accountId);
   if (!account) refuse("The account was not found");
   return { key: account.webhookSigningKey };
 }
 
 export async function rotateKey(access: AccountAccess): Promise<{ key: string }> {
   assertArea(access, "webhooks");
-  return { key: await rotateSigningKey(getServerContext().database.db, access.account.accountId) };
+  return { key: await rotateSigningKey(getServerContext().database, access.account.accountId) };
 }

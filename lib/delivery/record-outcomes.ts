@@ -123,7 +123,7 @@ function factsOf(r: RoundContext): MessageFactsRow[] {
 async function suppressHardBounces(tx: Tx, recorded: Planned[]): Promise<void> {
   for (const p of recorded) {
     if (p.next || p.status !== "failed" || !p.result.classification.suppress) continue;
-    await addSuppression(tx.db, {
+    await addSuppression(tx, {
       accountId: p.round.accountId,
       email: p.result.email,
       reason: "hard-bounce",

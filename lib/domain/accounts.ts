@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { asc, desc, eq } from "drizzle-orm";
-import type { Db } from "../storage/database";
+import type { Database, Queryable } from "../storage/database";
 import { accounts } from "../storage/schema";
+import { withTransaction, type Tx } from "../storage/transaction";
 import { createApiKey } from "./api-keys";
 import { effectiveLimits, parsePlan, type Limits, type PlanName } from "./plans";
 import { addSenderDomain } from "./sender-domains";
@@ -47,19 +48,31 @@ export interface CreatedAccount extends AccountSummary {
   domain?: { name: string; status: string };
 }
 
-export async function createAccount(
-  db: Db,
-  input: { name: string; plan: string; domain?: string; verified?: boolean; isDefault?: boolean; keyLabel?: string },
-): Promise<CreatedAccount> {
+export interface NewAccount {
+  name: string;
+  plan: string;
+  domain?: string;
+  verified?: boolean;
+  isDefault?: boolean;
+  keyLabel?: string;
+}
+
+/** A new account with its first API key (and sender domain), in one transaction: a bad domain leaves no half-made account behind. */
+export async function createAccount(database: Database, input: NewAccount): Promise<CreatedAccount> {
+  return withTransaction(database, (tx) => createAccountIn(tx, input));
+}
+
+/** createAccount as one step of the caller's transaction (the first start's provisioning, lib/domain/bootstrap.ts). */
+export async function createAccountIn(tx: Tx, input: NewAccount): Promise<CreatedAccount> {
   const name = input.name.trim();
   if (!name) throw new DomainError("An account needs a name");
   const plan: PlanName | undefined = parsePlan(input.plan);
   if (!plan) throw new DomainError(`Unknown plan "${input.plan}": use trial, starter, business, growth or unlimited`);
-  const [account] = await db
+  const [account] = await tx.db
     .insert(accounts)
     .values({ name, plan, webhookSigningKey: generateSigningKey(), isDefault: input.isDefault ?? false })
     .returning();
-  const { key, apiKey } = await createApiKey(db, account!.id, input.keyLabel ?? "default");
+  const { key, apiKey } = await createApiKey(tx, account!.id, input.keyLabel ?? "default");
   const created: CreatedAccount = {
     ...summarizeAccount(account!),
     apiKey,
@@ -67,50 +80,50 @@ export async function createAccount(
     webhookSigningKey: account!.webhookSigningKey,
   };
   if (input.domain) {
-    const d = await addSenderDomain(db, account!.id, input.domain, { verified: input.verified });
+    const d = await addSenderDomain(tx, account!.id, input.domain, { verified: input.verified });
     created.domain = { name: d.name, status: d.status };
   }
   return created;
 }
 
-export async function listAccounts(db: Db): Promise<AccountSummary[]> {
-  return (await db.select().from(accounts).orderBy(asc(accounts.createdAt))).map(summarizeAccount);
+export async function listAccounts(q: Queryable): Promise<AccountSummary[]> {
+  return (await q.db.select().from(accounts).orderBy(asc(accounts.createdAt))).map(summarizeAccount);
 }
 
-export async function getAccount(db: Db, accountId: string): Promise<AccountRow | undefined> {
+export async function getAccount(q: Queryable, accountId: string): Promise<AccountRow | undefined> {
   if (!isUuid(accountId)) return undefined;
-  const [row] = await db.select().from(accounts).where(eq(accounts.id, accountId));
+  const [row] = await q.db.select().from(accounts).where(eq(accounts.id, accountId));
   return row;
 }
 
-export async function requireAccount(db: Db, accountId: string): Promise<AccountRow> {
-  const row = await getAccount(db, accountId);
+export async function requireAccount(q: Queryable, accountId: string): Promise<AccountRow> {
+  const row = await getAccount(q, accountId);
   if (!row) throw new DomainError(`No account with id ${accountId}`);
   return row;
 }
 
 /** The account the dashboard shows by default: the one marked default, else the oldest. */
-export async function getDefaultAccount(db: Db): Promise<AccountRow | undefined> {
-  const [row] = await db.select().from(accounts).orderBy(desc(accounts.isDefault), asc(accounts.createdAt)).limit(1);
+export async function getDefaultAccount(q: Queryable): Promise<AccountRow | undefined> {
+  const [row] = await q.db.select().from(accounts).orderBy(desc(accounts.isDefault), asc(accounts.createdAt)).limit(1);
   return row;
 }
 
-export async function setAccountStatus(db: Db, accountId: string, status: "active" | "suspended"): Promise<AccountRow> {
-  await requireAccount(db, accountId);
-  const [row] = await db.update(accounts).set({ status, updatedAt: new Date() }).where(eq(accounts.id, accountId)).returning();
+export async function setAccountStatus(q: Queryable, accountId: string, status: "active" | "suspended"): Promise<AccountRow> {
+  await requireAccount(q, accountId);
+  const [row] = await q.db.update(accounts).set({ status, updatedAt: new Date() }).where(eq(accounts.id, accountId)).returning();
   return row!;
 }
 
 export async function setAccountLimits(
-  db: Db,
+  q: Queryable,
   accountId: string,
   limits: { perMinute?: number | null; perHour?: number | null; perDay?: number | null },
 ): Promise<AccountRow> {
-  await requireAccount(db, accountId);
+  await requireAccount(q, accountId);
   for (const [k, v] of Object.entries(limits)) {
     if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 0)) throw new DomainError(`${k} must be a whole number ≥ 0`);
   }
-  const [row] = await db
+  const [row] = await q.db
     .update(accounts)
     .set({
       ...(limits.perMinute !== undefined && { limitPerMinute: limits.perMinute }),
@@ -124,10 +137,10 @@ export async function setAccountLimits(
 }
 
 /** A new webhook signing key; notifications signed after this use it. */
-export async function rotateSigningKey(db: Db, accountId: string): Promise<string> {
-  await requireAccount(db, accountId);
+export async function rotateSigningKey(q: Queryable, accountId: string): Promise<string> {
+  await requireAccount(q, accountId);
   const key = generateSigningKey();
-  await db.update(accounts).set({ webhookSigningKey: key, updatedAt: new Date() }).where(eq(accounts.id, accountId));
+  await q.db.update(accounts).set({ webhookSigningKey: key, updatedAt: new Date() }).where(eq(accounts.id, accountId));
   return key;
 }
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { ApiKeyScope } from "../contract/api-keys";
-import type { Db } from "../storage/database";
+import type { Queryable } from "../storage/database";
 import { accounts, apiKeys } from "../storage/schema";
 import { normalizeKeySenderDomains } from "./key-scope";
 import { effectiveLimits, type Limits } from "./plans";
@@ -45,26 +45,26 @@ export interface KeyOptions {
   senderDomains?: readonly string[];
 }
 
-export async function createApiKey(db: Db, accountId: string, label = "", options: KeyOptions = {}): Promise<{ key: ApiKeyInfo; apiKey: string }> {
+export async function createApiKey(q: Queryable, accountId: string, label = "", options: KeyOptions = {}): Promise<{ key: ApiKeyInfo; apiKey: string }> {
   const senderDomains = options.senderDomains?.length ? normalizeKeySenderDomains(options.senderDomains) : null;
   const apiKey = generateApiKey();
-  const [row] = await db
+  const [row] = await q.db
     .insert(apiKeys)
     .values({ accountId, label, prefix: apiKey.slice(0, KEY_PREFIX_LENGTH), keyHash: hashApiKey(apiKey), scope: options.scope ?? "full", senderDomains })
     .returning();
   return { key: toInfo(row!), apiKey };
 }
 
-export async function listApiKeys(db: Db, accountId: string): Promise<ApiKeyInfo[]> {
-  const rows = await db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt));
+export async function listApiKeys(q: Queryable, accountId: string): Promise<ApiKeyInfo[]> {
+  const rows = await q.db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt));
   return rows.map(toInfo);
 }
 
 /** Revokes a key; true when a key was revoked now. Optionally scoped to an account. */
-export async function revokeApiKey(db: Db, keyId: string, accountId?: string): Promise<boolean> {
+export async function revokeApiKey(q: Queryable, keyId: string, accountId?: string): Promise<boolean> {
   const conds = [eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)];
   if (accountId) conds.push(eq(apiKeys.accountId, accountId));
-  const rows = await db.update(apiKeys).set({ revokedAt: new Date() }).where(and(...conds)).returning({ id: apiKeys.id });
+  const rows = await q.db.update(apiKeys).set({ revokedAt: new Date() }).where(and(...conds)).returning({ id: apiKeys.id });
   // A serving process forgets its cached answers itself (ctx.apiKeyAuth); others within AUTH_CACHE_MS.
   return rows.length > 0;
 }
@@ -117,7 +117,7 @@ export function createApiKeyAuthCache(): ApiKeyAuthCache {
  * the key's last use is written at most once a minute; without one (the
  * CLI, a test reading what another process changed) the database decides.
  */
-export async function authenticateApiKey(db: Db, authorization: string | undefined | null, cache?: ApiKeyAuthCache): Promise<AuthResult> {
+export async function authenticateApiKey(q: Queryable, authorization: string | undefined | null, cache?: ApiKeyAuthCache): Promise<AuthResult> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   if (!m) return { ok: false, code: 1 };
   const hash = hashApiKey(m[1]!);
@@ -126,7 +126,7 @@ export async function authenticateApiKey(db: Db, authorization: string | undefin
   const cached = cache?.results.get(cacheKey, now);
   if (cached) return cached;
 
-  const [row] = await db
+  const [row] = await q.db
     .select({
       keyId: apiKeys.id,
       revokedAt: apiKeys.revokedAt,
@@ -167,7 +167,7 @@ export async function authenticateApiKey(db: Db, authorization: string | undefin
 
   if (result.ok && !cache?.lastUsedWritten.get(result.key.keyId, now)) {
     cache?.lastUsedWritten.set(result.key.keyId, true, now);
-    void db
+    void q.db
       .update(apiKeys)
       .set({ lastUsedAt: new Date(now) })
       .where(eq(apiKeys.id, result.key.keyId))

@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Logger } from "../logger";
-import type { Database, Db } from "../storage/database";
+import { lockForTransaction } from "../storage/advisory-lock-rows";
+import type { Database, Queryable } from "../storage/database";
 import { accounts, apiKeys, dashboardApiKeys, instanceSettings, staffUsers } from "../storage/schema";
 import { withTransaction } from "../storage/transaction";
-import { createAccount, getAccount, getDefaultAccount } from "./accounts";
+import { createAccountIn, getAccount, getDefaultAccount } from "./accounts";
 import { createApiKey, hashApiKey, revokeApiKey } from "./api-keys";
 import { DASHBOARD_KEY_LOCK_ID, DASHBOARD_KEY_PURPOSE } from "./dashboard-key-seal";
 import { sealSecret, unsealSecret } from "./sealed-secret";
-import { addStaffUser, grantMembership, setStaffOwner, setStaffPassword } from "./staff-users";
+import { addStaffUser, grantMembershipIn, setStaffOwner, setStaffPassword } from "./staff-users";
 
 /**
  * First start of a fresh install (docs/adr/0200-first-start-provisioning.md):
@@ -69,8 +70,8 @@ function parseUnshown(value: string): UnshownCredentials | undefined {
 }
 
 /** Whether the provisioned admin exists and has never signed in. */
-async function adminNotSignedIn(db: Db): Promise<{ email: string } | undefined> {
-  const [admin] = await db.select({ lastLoginAt: staffUsers.lastLoginAt }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
+async function adminNotSignedIn(q: Queryable): Promise<{ email: string } | undefined> {
+  const [admin] = await q.db.select({ lastLoginAt: staffUsers.lastLoginAt }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
   return admin && !admin.lastLoginAt ? { email: DEMO_ADMIN_EMAIL } : undefined;
 }
 
@@ -79,8 +80,8 @@ async function adminNotSignedIn(db: Db): Promise<{ email: string } | undefined> 
  * from now on they have been shown, and later starts only remind the admin
  * how to get in until they sign in.
  */
-export async function markFirstStartCredentialsShown(db: Db): Promise<void> {
-  await db.delete(instanceSettings).where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING));
+export async function markFirstStartCredentialsShown(q: Queryable): Promise<void> {
+  await q.db.delete(instanceSettings).where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING));
 }
 
 /**
@@ -89,25 +90,25 @@ export async function markFirstStartCredentialsShown(db: Db): Promise<void> {
  * and a new one made; the admin gets a new password if they never signed
  * in). The row stays until `markFirstStartCredentialsShown`.
  */
-async function reissueUnshown(db: Db, row: { value: string }): Promise<FirstStartReport["demo"]> {
+async function reissueUnshown(q: Queryable, row: { value: string }): Promise<FirstStartReport["demo"]> {
   const unshown = parseUnshown(row.value);
-  const account = unshown && (await getAccount(db, unshown.accountId));
+  const account = unshown && (await getAccount(q, unshown.accountId));
   if (!unshown || !account) {
-    await markFirstStartCredentialsShown(db); // the account is gone (removed with the CLI): nothing to show
+    await markFirstStartCredentialsShown(q); // the account is gone (removed with the CLI): nothing to show
     return undefined;
   }
-  await revokeApiKey(db, unshown.apiKeyId, account.id);
-  const { key, apiKey } = await createApiKey(db, account.id, "demo");
+  await revokeApiKey(q, unshown.apiKeyId, account.id);
+  const { key, apiKey } = await createApiKey(q, account.id, "demo");
   const demo: NonNullable<FirstStartReport["demo"]> = { accountId: account.id, accountName: account.name, domain: DEMO_DOMAIN, apiKey, reissued: true };
   if (unshown.admin) {
-    const [admin] = await db.select({ lastLoginAt: staffUsers.lastLoginAt }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
+    const [admin] = await q.db.select({ lastLoginAt: staffUsers.lastLoginAt }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
     if (admin && !admin.lastLoginAt) {
       demo.adminPassword = generatePassword();
       demo.adminEmail = DEMO_ADMIN_EMAIL;
-      await setStaffPassword(db, DEMO_ADMIN_EMAIL, demo.adminPassword, { mustChangePassword: true });
+      await setStaffPassword(q, DEMO_ADMIN_EMAIL, demo.adminPassword, { mustChangePassword: true });
     }
   }
-  await db
+  await q.db
     .update(instanceSettings)
     .set({ value: JSON.stringify({ ...unshown, apiKeyId: key.id } satisfies UnshownCredentials) })
     .where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING));
@@ -128,15 +129,15 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger },
     if (marked.length === 0) {
       // Credentials a failed first start never printed (locked: two processes starting together reissue one after the other).
       const [unshown] = await tx.db.select().from(instanceSettings).where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING)).for("update");
-      const demo = unshown && options.reissueUnshown ? await reissueUnshown(tx.db, unshown) : undefined;
+      const demo = unshown && options.reissueUnshown ? await reissueUnshown(tx, unshown) : undefined;
       if (demo) ctx.log.info({ accountId: demo.accountId }, "first start: the credentials were never shown; issued new ones");
-      const pending = await adminNotSignedIn(tx.db);
+      const pending = await adminNotSignedIn(tx);
       return { ...(demo && { demo }), ...(pending && { adminNotSignedIn: pending }) };
     }
 
     // A default account may already exist if the install predates this marker.
     const [existingDefault] = await tx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.isDefault, true));
-    const demo = await createAccount(tx.db, {
+    const demo = await createAccountIn(tx, {
       name: DEMO_ACCOUNT_NAME,
       plan: DEMO_PLAN,
       domain: DEMO_DOMAIN,
@@ -152,7 +153,7 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger },
     if (!admin) {
       const password = generatePassword();
       // Printed once to the terminal: the admin is asked to choose their own at first sign-in (ADR 0505).
-      await addStaffUser(tx.db, {
+      await addStaffUser(tx, {
         email: DEMO_ADMIN_EMAIL,
         role: "admin",
         password,
@@ -165,24 +166,24 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger },
       report.demo.adminPassword = password;
     } else {
       // Made with the CLI before the first start: still the Demo admin (ADR 0510).
-      await grantMembership(tx.db, DEMO_ADMIN_EMAIL, demo.accountId, "admin");
-      await setStaffOwner(tx.db, DEMO_ADMIN_EMAIL, true);
+      await grantMembershipIn(tx, DEMO_ADMIN_EMAIL, demo.accountId, "admin");
+      await setStaffOwner(tx, DEMO_ADMIN_EMAIL, true);
     }
     await tx.db.insert(instanceSettings).values({
       key: CREDENTIALS_UNSHOWN_SETTING,
       value: JSON.stringify({ accountId: demo.accountId, apiKeyId: demo.apiKeyId, admin: Boolean(report.demo.adminPassword) } satisfies UnshownCredentials),
     });
     ctx.log.info({ accountId: demo.accountId }, "first start: created the Demo account and an admin user");
-    const pending = await adminNotSignedIn(tx.db);
+    const pending = await adminNotSignedIn(tx);
     return { ...report, ...(pending && { adminNotSignedIn: pending }) };
   });
 }
 
-async function storeDashboardKey(db: Db, accountId: string, secret: string): Promise<string> {
-  const { apiKey, key: info } = await createApiKey(db, accountId, "dashboard");
+async function storeDashboardKey(q: Queryable, accountId: string, secret: string): Promise<string> {
+  const { apiKey, key: info } = await createApiKey(q, accountId, "dashboard");
   const id = info.id;
   const sealed = sealSecret(apiKey, secret, DASHBOARD_KEY_PURPOSE);
-  await db
+  await q.db
     .insert(dashboardApiKeys)
     .values({ accountId, apiKeyId: id, sealed })
     .onConflictDoUpdate({ target: dashboardApiKeys.accountId, set: { apiKeyId: id, sealed, createdAt: new Date() } });
@@ -190,8 +191,8 @@ async function storeDashboardKey(db: Db, accountId: string, secret: string): Pro
 }
 
 /** True when `apiKey` is a live (not revoked) key of `accountId`. */
-async function isLiveKeyOf(db: Db, apiKey: string, accountId: string): Promise<boolean> {
-  const [row] = await db
+async function isLiveKeyOf(q: Queryable, apiKey: string, accountId: string): Promise<boolean> {
+  const [row] = await q.db
     .select({ id: apiKeys.id })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, hashApiKey(apiKey)), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
@@ -210,18 +211,18 @@ async function isLiveKeyOf(db: Db, apiKey: string, accountId: string): Promise<b
  * longer be unsealed is revoked. Undefined when no account exists. Never
  * send it to the browser.
  */
-export async function getDashboardApiKey(db: Db, options: { accountId?: string; secret: string }): Promise<string | undefined> {
-  const account = options.accountId ? await getAccount(db, options.accountId) : await getDefaultAccount(db);
+export async function getDashboardApiKey(database: Database, options: { accountId?: string; secret: string }): Promise<string | undefined> {
+  const account = options.accountId ? await getAccount(database, options.accountId) : await getDefaultAccount(database);
   if (!account) return undefined;
   const { secret } = options;
-  const key = await db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${DASHBOARD_KEY_LOCK_ID})`);
-    const [row] = await tx.select().from(dashboardApiKeys).where(eq(dashboardApiKeys.accountId, account.id));
+  const key = await withTransaction(database, async (tx) => {
+    await lockForTransaction(tx, DASHBOARD_KEY_LOCK_ID);
+    const [row] = await tx.db.select().from(dashboardApiKeys).where(eq(dashboardApiKeys.accountId, account.id));
     if (row) {
       const plain = unsealSecret(row.sealed, secret, DASHBOARD_KEY_PURPOSE);
       if (plain && (await isLiveKeyOf(tx, plain, account.id))) return plain;
       // Unreadable (the secret changed): nobody can use it any more, so it must not stay live.
-      if (!plain) await tx.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.id, row.apiKeyId), isNull(apiKeys.revokedAt)));
+      if (!plain) await tx.db.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.id, row.apiKeyId), isNull(apiKeys.revokedAt)));
     }
     return storeDashboardKey(tx, account.id, secret);
   });

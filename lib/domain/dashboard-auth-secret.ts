@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { eq, sql } from "drizzle-orm";
-import type { Db } from "../storage/database";
+import { eq } from "drizzle-orm";
+import { lockForTransaction } from "../storage/advisory-lock-rows";
+import type { Database, Queryable } from "../storage/database";
+import { withTransaction } from "../storage/transaction";
 import { dashboardApiKeys, instanceSettings } from "../storage/schema";
 import { DASHBOARD_KEY_LOCK_ID, DASHBOARD_KEY_PURPOSE } from "./dashboard-key-seal";
 import { sealSecret, unsealSecret } from "./sealed-secret";
@@ -106,8 +108,8 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /** The secret an old installation kept in the database, if any. */
-async function legacySecret(db: Db): Promise<string | undefined> {
-  const [row] = await db.select().from(instanceSettings).where(eq(instanceSettings.key, LEGACY_AUTH_SECRET_SETTING));
+async function legacySecret(q: Queryable): Promise<string | undefined> {
+  const [row] = await q.db.select().from(instanceSettings).where(eq(instanceSettings.key, LEGACY_AUTH_SECRET_SETTING));
   return row?.value;
 }
 
@@ -116,8 +118,8 @@ async function legacySecret(db: Db): Promise<string | undefined> {
  * the data directory's file (created on first use), after moving an old
  * installation's secret out of the database.
  */
-export async function resolveDashboardSecret(db: Db, options: { configured?: string; dataDir: string }): Promise<DashboardSecret> {
-  const legacy = await legacySecret(db);
+export async function resolveDashboardSecret(database: Database, options: { configured?: string; dataDir: string }): Promise<DashboardSecret> {
+  const legacy = await legacySecret(database);
   let secret: string;
   let source: DashboardSecret["source"];
   if (options.configured) {
@@ -127,7 +129,7 @@ export async function resolveDashboardSecret(db: Db, options: { configured?: str
     secret = (await readAuthSecretFile(options.dataDir)) ?? (await createAuthSecretFile(options.dataDir, legacy ?? randomBytes(32).toString("base64url")));
     source = "file";
   }
-  const movedFromDatabase = legacy !== undefined && (await forgetLegacySecret(db, secret));
+  const movedFromDatabase = legacy !== undefined && (await forgetLegacySecret(database, secret));
   return { secret, source, movedFromDatabase };
 }
 
@@ -136,22 +138,22 @@ export async function resolveDashboardSecret(db: Db, options: { configured?: str
  * again with `secret` every dashboard key that only it opens (under the
  * dashboard keys' lock, so no key is made meanwhile). True when a row was deleted.
  */
-async function forgetLegacySecret(db: Db, secret: string): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${DASHBOARD_KEY_LOCK_ID})`);
+async function forgetLegacySecret(database: Database, secret: string): Promise<boolean> {
+  return withTransaction(database, async (tx) => {
+    await lockForTransaction(tx, DASHBOARD_KEY_LOCK_ID);
     const legacy = await legacySecret(tx);
     if (legacy === undefined) return false;
     if (legacy !== secret) {
-      for (const row of await tx.select().from(dashboardApiKeys)) {
+      for (const row of await tx.db.select().from(dashboardApiKeys)) {
         const plain = unsealSecret(row.sealed, legacy, DASHBOARD_KEY_PURPOSE);
         if (plain === undefined || unsealSecret(row.sealed, secret, DASHBOARD_KEY_PURPOSE) !== undefined) continue;
-        await tx
+        await tx.db
           .update(dashboardApiKeys)
           .set({ sealed: sealSecret(plain, secret, DASHBOARD_KEY_PURPOSE) })
           .where(eq(dashboardApiKeys.accountId, row.accountId));
       }
     }
-    const deleted = await tx.delete(instanceSettings).where(eq(instanceSettings.key, LEGACY_AUTH_SECRET_SETTING)).returning();
+    const deleted = await tx.db.delete(instanceSettings).where(eq(instanceSettings.key, LEGACY_AUTH_SECRET_SETTING)).returning();
     return deleted.length > 0;
   });
 }

@@ -1,6 +1,6 @@
-import { eq, sql } from "drizzle-orm";
-import type { Db } from "../storage/database";
-import { accounts } from "../storage/schema";
+import type { Database } from "../storage/database";
+import { markDefaultAccount } from "../storage/account-rows";
+import { withTransaction } from "../storage/transaction";
 import { requireAccount, type AccountRow } from "./accounts";
 
 /**
@@ -9,11 +9,7 @@ import { requireAccount, type AccountRow } from "./accounts";
  * allows one default at a time). The dashboard's API key follows on its next
  * lookup (getDashboardApiKey makes one for the new default).
  */
-export async function setDefaultAccount(db: Db, accountId: string): Promise<AccountRow> {
-  await requireAccount(db, accountId);
-  return db.transaction(async (tx) => {
-    await tx.update(accounts).set({ isDefault: false, updatedAt: sql`now()` }).where(eq(accounts.isDefault, true));
-    const [row] = await tx.update(accounts).set({ isDefault: true, updatedAt: sql`now()` }).where(eq(accounts.id, accountId)).returning();
-    return row!;
-  });
+export async function setDefaultAccount(database: Database, accountId: string): Promise<AccountRow> {
+  await requireAccount(database, accountId);
+  return withTransaction(database, async (tx) => (await markDefaultAccount(tx, accountId))!);
 }

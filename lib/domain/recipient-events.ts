@@ -59,7 +59,7 @@ export async function recordEngagement(deps: Deps, recipient: RecipientRef, inpu
       // Serialise repeats for this recipient (one-click POST retried, duplicate ARF).
       await lockRecipient(tx, recipient.id);
       if (await hasRecipientEvent(tx, recipient.accountId, recipient.messageId, input.type, recipient.email)) return undefined;
-      await addSuppression(tx.db, {
+      await addSuppression(tx, {
         accountId: recipient.accountId,
         email: recipient.email,
         reason: input.type === "unsubscribed" ? "unsubscribe" : "complaint",
@@ -115,7 +115,7 @@ export async function recordLateBounce(deps: Deps, recipient: RecipientRef, boun
     const smtpCode = /^([245]\d\d)\b/.exec(bounce.diagnostic)?.[1];
     const isHard = bounce.status.startsWith("5.1.");
     if (isHard) {
-      await addSuppression(tx.db, {
+      await addSuppression(tx, {
         accountId: recipient.accountId,
         email: recipient.email,
         reason: "hard-bounce",

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
-import type { Db } from "../storage/database";
+import type { Queryable } from "../storage/database";
 import { senderDomains } from "../storage/schema";
 import { DomainError } from "./domain-error";
 
@@ -22,7 +22,7 @@ export function isValidDomainName(name: string): boolean {
 
 /** Adds a sender domain with a fresh 2048-bit DKIM key pair and verification token. */
 export async function addSenderDomain(
-  db: Db,
+  q: Queryable,
   accountId: string,
   rawName: string,
   options: { verified?: boolean } = {},
@@ -34,7 +34,7 @@ export async function addSenderDomain(
     privateKeyEncoding: { type: "pkcs8", format: "pem" },
     publicKeyEncoding: { type: "spki", format: "pem" },
   });
-  const [row] = await db
+  const [row] = await q.db
     .insert(senderDomains)
     .values({
       accountId,
@@ -52,20 +52,20 @@ export async function addSenderDomain(
   return row;
 }
 
-export async function listSenderDomains(db: Db, accountId: string): Promise<SenderDomainRow[]> {
-  return db.select().from(senderDomains).where(eq(senderDomains.accountId, accountId)).orderBy(asc(senderDomains.name));
+export async function listSenderDomains(q: Queryable, accountId: string): Promise<SenderDomainRow[]> {
+  return q.db.select().from(senderDomains).where(eq(senderDomains.accountId, accountId)).orderBy(asc(senderDomains.name));
 }
 
-export async function findSenderDomain(db: Db, accountId: string, name: string): Promise<SenderDomainRow | undefined> {
-  const [row] = await db
+export async function findSenderDomain(q: Queryable, accountId: string, name: string): Promise<SenderDomainRow | undefined> {
+  const [row] = await q.db
     .select()
     .from(senderDomains)
     .where(and(eq(senderDomains.accountId, accountId), eq(senderDomains.name, normalizeDomainName(name))));
   return row;
 }
 
-export async function markDomainVerified(db: Db, domainId: string): Promise<SenderDomainRow> {
-  const [row] = await db
+export async function markDomainVerified(q: Queryable, domainId: string): Promise<SenderDomainRow> {
+  const [row] = await q.db
     .update(senderDomains)
     .set({ status: "verified", verifiedAt: new Date() })
     .where(eq(senderDomains.id, domainId))

@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
-import type { Database } from "../storage/database";
+import type { Database, Queryable } from "../storage/database";
+import { deleteSignInFailures, deleteSignInFailuresBefore, insertSignInFailure, lockSignInKey, recentSignInFailures } from "../storage/sign-in-rows";
 import { withTransaction } from "../storage/transaction";
 
 /**
@@ -53,12 +54,6 @@ export function throttleMessage(retryAfterSeconds: number): string {
   return `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
 }
 
-const COUNT = (column: "email" | "address") => `
-  SELECT count(*)::int AS n, coalesce(ceil(extract(epoch FROM min(failed_at) + make_interval(secs => $3) - now())), 0)::int AS wait
-    FROM (SELECT failed_at FROM sign_in_failures
-           WHERE ${column} = $1 AND failed_at > now() - make_interval(secs => $3)
-           ORDER BY failed_at DESC LIMIT $2) recent`;
-
 /**
  * Checks the limits and, when the attempt may go on, reserves it as a
  * failure. Serialised per email and per address (advisory locks, always in
@@ -68,31 +63,26 @@ export async function beginSignInAttempt(database: Database, emailRaw: string, a
   const email = throttleEmailKey(emailRaw);
   const address = throttleAddressKey(addressRaw);
   return withTransaction(database, async (tx) => {
-    await tx.client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS, `email:${email}`]);
-    await tx.client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS, `address:${address}`]);
-    const byEmail = (await tx.client.query<{ n: number; wait: number }>(COUNT("email"), [email, SIGN_IN_LIMITS.perEmail, SIGN_IN_WINDOW_SECONDS])).rows[0]!;
-    const byAddress = (await tx.client.query<{ n: number; wait: number }>(COUNT("address"), [address, SIGN_IN_LIMITS.perAddress, SIGN_IN_WINDOW_SECONDS]))
-      .rows[0]!;
+    await lockSignInKey(tx, LOCK_CLASS, `email:${email}`);
+    await lockSignInKey(tx, LOCK_CLASS, `address:${address}`);
+    const byEmail = await recentSignInFailures(tx, "email", email, SIGN_IN_LIMITS.perEmail, SIGN_IN_WINDOW_SECONDS);
+    const byAddress = await recentSignInFailures(tx, "address", address, SIGN_IN_LIMITS.perAddress, SIGN_IN_WINDOW_SECONDS);
     const waits = [
       byEmail.n >= SIGN_IN_LIMITS.perEmail ? Math.max(1, byEmail.wait) : 0,
       byAddress.n >= SIGN_IN_LIMITS.perAddress ? Math.max(1, byAddress.wait) : 0,
     ];
     const wait = Math.max(...waits);
     if (wait > 0) return { allowed: false, retryAfterSeconds: wait };
-    const { rows } = await tx.client.query<{ id: string }>("INSERT INTO sign_in_failures (email, address) VALUES ($1, $2) RETURNING id", [email, address]);
-    return { allowed: true, attemptId: Number(rows[0]!.id) };
+    return { allowed: true, attemptId: await insertSignInFailure(tx, email, address) };
   });
 }
 
 /** The password was right: this email's failures from this address no longer count (the reserved one included). */
-export async function signInSucceeded(database: Database, emailRaw: string, addressRaw: string): Promise<void> {
-  await database.pool.query("DELETE FROM sign_in_failures WHERE email = $1 AND address = $2", [throttleEmailKey(emailRaw), throttleAddressKey(addressRaw)]);
+export async function signInSucceeded(q: Queryable, emailRaw: string, addressRaw: string): Promise<void> {
+  await deleteSignInFailures(q, throttleEmailKey(emailRaw), throttleAddressKey(addressRaw));
 }
 
 /** Maintenance: failures older than the window count for nothing. */
-export async function purgeSignInFailures(database: Database, now = new Date()): Promise<number> {
-  const { rowCount } = await database.pool.query("DELETE FROM sign_in_failures WHERE failed_at < $1", [
-    new Date(now.getTime() - SIGN_IN_WINDOW_SECONDS * 1000),
-  ]);
-  return rowCount ?? 0;
+export async function purgeSignInFailures(q: Queryable, now = new Date()): Promise<number> {
+  return deleteSignInFailuresBefore(q, new Date(now.getTime() - SIGN_IN_WINDOW_SECONDS * 1000));
 }

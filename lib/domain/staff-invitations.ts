@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
-import type { Db } from "../storage/database";
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import { accountNotDeleted } from "../storage/account-rows";
+import type { Database, Queryable } from "../storage/database";
 import type { StaffRole } from "../contract/staff-roles";
 import { accounts, staffInvitations, staffMemberships, staffUsers } from "../storage/schema";
+import { invitationAccountNotDeleted } from "../storage/staff-rows";
+import { withTransaction, type Tx } from "../storage/transaction";
 import { DomainError } from "./accounts";
 import { hashStaffPassword, MIN_PASSWORD_LENGTH, normalizeStaffEmail, parseStaffRole, requireEmail, requireMemberAccount } from "./staff-users";
 
@@ -50,17 +53,17 @@ function toInvitation(r: typeof staffInvitations.$inferSelect): Invitation {
  * address. Returns the token (shown nowhere but in the email).
  */
 export async function createInvitation(
-  db: Db,
+  database: Database,
   input: { accountId: string; email: string; role: string; invitedBy?: string; now?: Date; ttlMs?: number },
 ): Promise<{ invitation: Invitation; token: string }> {
   const email = requireEmail(input.email);
   const role = parseStaffRole(input.role);
-  const account = await requireMemberAccount(db, input.accountId);
+  const account = await requireMemberAccount(database, input.accountId);
   const now = input.now ?? new Date();
   const token = randomBytes(32).toString("base64url");
-  const row = await db.transaction(async (tx) => {
-    await tx.delete(staffInvitations).where(and(eq(staffInvitations.accountId, account.id), eq(staffInvitations.email, email), isNull(staffInvitations.acceptedAt)));
-    const [inserted] = await tx
+  const row = await withTransaction(database, async (tx) => {
+    await tx.db.delete(staffInvitations).where(and(eq(staffInvitations.accountId, account.id), eq(staffInvitations.email, email), isNull(staffInvitations.acceptedAt)));
+    const [inserted] = await tx.db
       .insert(staffInvitations)
       .values({
         accountId: account.id,
@@ -78,8 +81,8 @@ export async function createInvitation(
 }
 
 /** The account's invitations not accepted yet (expired ones too, marked by their expiry), by address. */
-export async function listPendingInvitations(db: Db, accountId: string): Promise<Invitation[]> {
-  const rows = await db
+export async function listPendingInvitations(q: Queryable, accountId: string): Promise<Invitation[]> {
+  const rows = await q.db
     .select()
     .from(staffInvitations)
     .where(and(eq(staffInvitations.accountId, accountId), isNull(staffInvitations.acceptedAt)))
@@ -88,8 +91,8 @@ export async function listPendingInvitations(db: Db, accountId: string): Promise
 }
 
 /** Withdraws a pending invitation of the account; false when there is none with that id. */
-export async function revokeInvitation(db: Db, accountId: string, invitationId: string): Promise<boolean> {
-  const removed = await db
+export async function revokeInvitation(q: Queryable, accountId: string, invitationId: string): Promise<boolean> {
+  const removed = await q.db
     .delete(staffInvitations)
     .where(and(eq(staffInvitations.id, invitationId), eq(staffInvitations.accountId, accountId), isNull(staffInvitations.acceptedAt)))
     .returning({ id: staffInvitations.id });
@@ -97,9 +100,9 @@ export async function revokeInvitation(db: Db, accountId: string, invitationId: 
 }
 
 /** The invitation a token opens, while it may still be accepted (not used, not expired, its account not deleted). */
-export async function findOpenInvitation(db: Db, token: unknown, now = new Date()): Promise<OpenInvitation | undefined> {
+export async function findOpenInvitation(q: Queryable, token: unknown, now = new Date()): Promise<OpenInvitation | undefined> {
   if (typeof token !== "string" || !TOKEN_PATTERN.test(token)) return undefined;
-  const [row] = await db
+  const [row] = await q.db
     .select({ invitation: staffInvitations, accountName: accounts.name })
     .from(staffInvitations)
     .innerJoin(accounts, eq(accounts.id, staffInvitations.accountId))
@@ -108,7 +111,7 @@ export async function findOpenInvitation(db: Db, token: unknown, now = new Date(
         eq(staffInvitations.tokenHash, hashInvitationToken(token)),
         isNull(staffInvitations.acceptedAt),
         gt(staffInvitations.expiresAt, now),
-        sql`${accounts.status} <> 'deleted'`,
+        accountNotDeleted,
       ),
     );
   return row ? { ...toInvitation(row.invitation), accountName: row.accountName } : undefined;
@@ -119,9 +122,9 @@ export async function findOpenInvitation(db: Db, token: unknown, now = new Date(
  * makes `userId` a member with the invited role, in one transaction. A
  * membership the user has already is left as it is.
  */
-async function consume(tx: Db, token: string, email: string, now: Date): Promise<typeof staffInvitations.$inferSelect> {
+async function consume(tx: Tx, token: string, email: string, now: Date): Promise<typeof staffInvitations.$inferSelect> {
   if (!TOKEN_PATTERN.test(token)) throw new DomainError(INVALID);
-  const [row] = await tx
+  const [row] = await tx.db
     .update(staffInvitations)
     .set({ acceptedAt: now })
     .where(
@@ -129,7 +132,7 @@ async function consume(tx: Db, token: string, email: string, now: Date): Promise
         eq(staffInvitations.tokenHash, hashInvitationToken(token)),
         isNull(staffInvitations.acceptedAt),
         gt(staffInvitations.expiresAt, now),
-        sql`EXISTS (SELECT 1 FROM accounts a WHERE a.id = ${staffInvitations.accountId} AND a.status <> 'deleted')`,
+        invitationAccountNotDeleted,
       ),
     )
     .returning();
@@ -139,13 +142,13 @@ async function consume(tx: Db, token: string, email: string, now: Date): Promise
 }
 
 /** The signed-in staff user `email` accepts: the membership exists from now on. */
-export async function acceptInvitation(db: Db, token: string, rawEmail: string, now = new Date()): Promise<{ accountId: string; role: StaffRole }> {
+export async function acceptInvitation(database: Database, token: string, rawEmail: string, now = new Date()): Promise<{ accountId: string; role: StaffRole }> {
   const email = normalizeStaffEmail(rawEmail);
-  return db.transaction(async (tx) => {
-    const [user] = await tx.select({ id: staffUsers.id }).from(staffUsers).where(eq(staffUsers.email, email));
+  return withTransaction(database, async (tx) => {
+    const [user] = await tx.db.select({ id: staffUsers.id }).from(staffUsers).where(eq(staffUsers.email, email));
     if (!user) throw new DomainError(INVALID);
     const row = await consume(tx, token, email, now);
-    await tx.insert(staffMemberships).values({ userId: user.id, accountId: row.accountId, role: row.role }).onConflictDoNothing();
+    await tx.db.insert(staffMemberships).values({ userId: user.id, accountId: row.accountId, role: row.role }).onConflictDoNothing();
     return { accountId: row.accountId, role: row.role };
   });
 }
@@ -155,25 +158,25 @@ export async function acceptInvitation(db: Db, token: string, rawEmail: string, 
  * password chosen here, a member of the inviting account only.
  */
 export async function acceptInvitationAsNewUser(
-  db: Db,
+  database: Database,
   token: string,
   input: { password: string; name?: string },
   now = new Date(),
 ): Promise<{ accountId: string; role: StaffRole; email: string }> {
   if (input.password.length < MIN_PASSWORD_LENGTH) throw new DomainError(`A password needs at least ${MIN_PASSWORD_LENGTH} characters`);
-  const open = await findOpenInvitation(db, token, now);
+  const open = await findOpenInvitation(database, token, now);
   if (!open) throw new DomainError(INVALID);
   const passwordHash = await hashStaffPassword(input.password);
-  return db.transaction(async (tx) => {
+  return withTransaction(database, async (tx) => {
     const row = await consume(tx, token, open.email, now);
-    const [user] = await tx
+    const [user] = await tx.db
       .insert(staffUsers)
       .values({ email: row.email, role: row.role, passwordHash, name: input.name?.trim().slice(0, 100) ?? "" })
       .onConflictDoNothing()
       .returning({ id: staffUsers.id });
     // Became a staff user meanwhile (another invitation, the CLI): they sign in and accept instead.
     if (!user) throw new DomainError(`${row.email} has a Mailroom sign-in already: sign in to accept the invitation`);
-    await tx.insert(staffMemberships).values({ userId: user.id, accountId: row.accountId, role: row.role });
+    await tx.db.insert(staffMemberships).values({ userId: user.id, accountId: row.accountId, role: row.role });
     return { accountId: row.accountId, role: row.role, email: row.email };
   });
 }

@@ -1,8 +1,12 @@
 import { hash, verify } from "@node-rs/argon2";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../storage/database";
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { accountNotDeleted } from "../storage/account-rows";
+import { lockForTransaction } from "../storage/advisory-lock-rows";
+import type { Database, Queryable } from "../storage/database";
 import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
 import { accounts, staffMemberships, staffUsers } from "../storage/schema";
+import { countAdminRows, memberOrOwner, nextSessionVersion } from "../storage/staff-rows";
+import { withTransaction, type Tx } from "../storage/transaction";
 import { DomainError, getDefaultAccount, isUuid } from "./accounts";
 import { looksLikeEmailAddress } from "../contract/plausible-email";
 
@@ -102,18 +106,18 @@ function toStaffUser(r: StaffRow): StaffUser {
  * of how they prove who they are carries it: a password set or changed, a
  * role, a membership revoked, the owner flag, and "sign out everywhere".
  */
-export const endsSessions = { sessionVersion: sql`${staffUsers.sessionVersion} + 1` };
+export const endsSessions = { sessionVersion: nextSessionVersion };
 
 /** "Sign out everywhere": ends every dashboard session of the user (CLI, the dashboard). */
-export async function endStaffSessions(db: Db, rawEmail: string): Promise<StaffUser> {
+export async function endStaffSessions(q: Queryable, rawEmail: string): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
-  const [row] = await db.update(staffUsers).set(endsSessions).where(eq(staffUsers.email, email)).returning();
+  const [row] = await q.db.update(staffUsers).set(endsSessions).where(eq(staffUsers.email, email)).returning();
   if (!row) throw new DomainError(`No staff user with the email ${email}`);
   return toStaffUser(row);
 }
 
 export async function addStaffUser(
-  db: Db,
+  q: Queryable,
   input: {
     email: string;
     role: string;
@@ -128,9 +132,9 @@ export async function addStaffUser(
   const email = requireEmail(input.email);
   const role = parseStaffRole(input.role);
   requirePassword(input.password);
-  const account = input.accountId === undefined ? await getDefaultAccount(db) : await requireMemberAccount(db, input.accountId);
+  const account = input.accountId === undefined ? await getDefaultAccount(q) : await requireMemberAccount(q, input.accountId);
   const passwordHash = await hashStaffPassword(input.password);
-  const [row] = await db
+  const [row] = await q.db
     .insert(staffUsers)
     .values({
       email,
@@ -143,7 +147,7 @@ export async function addStaffUser(
     .onConflictDoNothing()
     .returning();
   if (!row) throw new DomainError(`A staff user with the email ${email} already exists`);
-  if (account) await db.insert(staffMemberships).values({ userId: row.id, accountId: account.id, role });
+  if (account) await q.db.insert(staffMemberships).values({ userId: row.id, accountId: account.id, role });
   return toStaffUser(row);
 }
 
@@ -155,78 +159,90 @@ export async function addStaffUser(
  * recorded with (AUTH_OIDC_ROLE); it opens nothing by itself. An existing
  * user with that email is returned as it is.
  */
-export async function addSsoStaffUser(db: Db, input: { email: string; role: string; name?: string }): Promise<StaffUser> {
+export async function addSsoStaffUser(q: Queryable, input: { email: string; role: string; name?: string }): Promise<StaffUser> {
   const email = requireEmail(input.email);
   const role = parseStaffRole(input.role);
-  const [row] = await db
+  const [row] = await q.db
     .insert(staffUsers)
     .values({ email, role, passwordHash: NO_PASSWORD, name: input.name?.trim().slice(0, 100) ?? "" })
     .onConflictDoNothing()
     .returning();
   if (row) return toStaffUser(row);
-  return toStaffUser(await requireUser(db, email));
+  return toStaffUser(await requireUser(q, email));
 }
 
 /** Never a valid argon2 hash: a user stored with it has no password (single sign-on only, until one is set). */
 export const NO_PASSWORD = "!";
 
 /** Records a sign-in that did not go through verifyStaffPassword (single sign-on). */
-export async function recordStaffSignIn(db: Db, rawEmail: string): Promise<void> {
-  await db.update(staffUsers).set({ lastLoginAt: new Date() }).where(eq(staffUsers.email, normalizeStaffEmail(rawEmail)));
+export async function recordStaffSignIn(q: Queryable, rawEmail: string): Promise<void> {
+  await q.db.update(staffUsers).set({ lastLoginAt: new Date() }).where(eq(staffUsers.email, normalizeStaffEmail(rawEmail)));
 }
 
-export async function requireMemberAccount(db: Db, accountId: string): Promise<{ id: string; name: string }> {
+export async function requireMemberAccount(q: Queryable, accountId: string): Promise<{ id: string; name: string }> {
   const [row] = isUuid(accountId)
-    ? await db.select({ id: accounts.id, name: accounts.name, status: accounts.status }).from(accounts).where(eq(accounts.id, accountId))
+    ? await q.db.select({ id: accounts.id, name: accounts.name, status: accounts.status }).from(accounts).where(eq(accounts.id, accountId))
     : [];
   if (!row || row.status === "deleted") throw new DomainError(`No account with the id ${accountId}`);
   return row;
 }
 
-async function requireUser(db: Db, rawEmail: string): Promise<StaffRow> {
+async function requireUser(q: Queryable, rawEmail: string): Promise<StaffRow> {
   const email = normalizeStaffEmail(rawEmail);
-  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, email));
+  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.email, email));
   if (!row) throw new DomainError(`No staff user with the email ${email}`);
   return row;
 }
 
 /** Makes the user a member of the account with `role` (or changes their role there). */
-export async function grantMembership(db: Db, rawEmail: string, accountId: string, rawRole: string): Promise<StaffUserWithMemberships> {
+export async function grantMembership(database: Database, rawEmail: string, accountId: string, rawRole: string): Promise<StaffUserWithMemberships> {
   const role = parseStaffRole(rawRole);
-  const user = await requireUser(db, rawEmail);
-  const account = await requireMemberAccount(db, accountId);
-  await withAdminLock(db, async (tx) => {
-    if (role !== "admin") await refuseLastAccountAdmin(tx, user, account);
-    const [before] = await tx
-      .select({ role: staffMemberships.role })
-      .from(staffMemberships)
-      .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, account.id)));
-    await tx
-      .insert(staffMemberships)
-      .values({ userId: user.id, accountId: account.id, role })
-      .onConflictDoUpdate({ target: [staffMemberships.userId, staffMemberships.accountId], set: { role } });
-    // A changed role ends the user's sessions (docs/adr/0507); a new membership only adds.
-    if (before && before.role !== role) await tx.update(staffUsers).set(endsSessions).where(eq(staffUsers.id, user.id));
-  });
-  return withMemberships(db, user);
+  const user = await requireUser(database, rawEmail);
+  const account = await requireMemberAccount(database, accountId);
+  await withAdminLock(database, (tx) => setMembership(tx, user, account, role));
+  return withMemberships(database, user);
+}
+
+/** grantMembership as one step of the caller's transaction (the first start's provisioning, lib/domain/bootstrap.ts). */
+export async function grantMembershipIn(tx: Tx, rawEmail: string, accountId: string, rawRole: string): Promise<StaffUserWithMemberships> {
+  const role = parseStaffRole(rawRole);
+  const user = await requireUser(tx, rawEmail);
+  const account = await requireMemberAccount(tx, accountId);
+  await adminLocked(tx, () => setMembership(tx, user, account, role));
+  return withMemberships(tx, user);
+}
+
+/** The membership's row, under the admin lock. */
+async function setMembership(tx: Tx, user: StaffRow, account: { id: string; name: string }, role: StaffRole): Promise<void> {
+  if (role !== "admin") await refuseLastAccountAdmin(tx, user, account);
+  const [before] = await tx.db
+    .select({ role: staffMemberships.role })
+    .from(staffMemberships)
+    .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, account.id)));
+  await tx.db
+    .insert(staffMemberships)
+    .values({ userId: user.id, accountId: account.id, role })
+    .onConflictDoUpdate({ target: [staffMemberships.userId, staffMemberships.accountId], set: { role } });
+  // A changed role ends the user's sessions (docs/adr/0507); a new membership only adds.
+  if (before && before.role !== role) await tx.db.update(staffUsers).set(endsSessions).where(eq(staffUsers.id, user.id));
 }
 
 /** Ends the user's membership of the account (the user stays, with their other accounts). */
-export async function revokeMembership(db: Db, rawEmail: string, accountId: string): Promise<StaffUserWithMemberships> {
-  const user = await requireUser(db, rawEmail);
-  await withAdminLock(db, async (tx) => {
-    const [account] = isUuid(accountId) ? await tx.select({ id: accounts.id, name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)) : [];
+export async function revokeMembership(database: Database, rawEmail: string, accountId: string): Promise<StaffUserWithMemberships> {
+  const user = await requireUser(database, rawEmail);
+  await withAdminLock(database, async (tx) => {
+    const [account] = isUuid(accountId) ? await tx.db.select({ id: accounts.id, name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)) : [];
     if (account) await refuseLastAccountAdmin(tx, user, account);
     const removed = account
-      ? await tx
+      ? await tx.db
           .delete(staffMemberships)
           .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, accountId)))
           .returning()
       : [];
     if (removed.length === 0) throw new DomainError(`${user.email} is not a member of the account ${accountId}`);
-    await tx.update(staffUsers).set(endsSessions).where(eq(staffUsers.id, user.id));
+    await tx.db.update(staffUsers).set(endsSessions).where(eq(staffUsers.id, user.id));
   });
-  return withMemberships(db, user);
+  return withMemberships(database, user);
 }
 
 /**
@@ -234,8 +250,8 @@ export async function revokeMembership(db: Db, rawEmail: string, accountId: stri
  * last one (revoke, or a lower role) is refused. Owners can still open it,
  * but its own staff would be left without anyone to manage it.
  */
-async function refuseLastAccountAdmin(tx: Db, user: StaffRow, account: { id: string; name: string }): Promise<void> {
-  const admins = await tx
+async function refuseLastAccountAdmin(tx: Tx, user: StaffRow, account: { id: string; name: string }): Promise<void> {
+  const admins = await tx.db
     .select({ userId: staffMemberships.userId })
     .from(staffMemberships)
     .where(and(eq(staffMemberships.accountId, account.id), eq(staffMemberships.role, "admin")));
@@ -245,9 +261,9 @@ async function refuseLastAccountAdmin(tx: Db, user: StaffRow, account: { id: str
 }
 
 /** Grants or withdraws the owner flag. */
-export async function setStaffOwner(db: Db, rawEmail: string, owner: boolean): Promise<StaffUser> {
-  const user = await requireUser(db, rawEmail);
-  const [row] = await db
+export async function setStaffOwner(q: Queryable, rawEmail: string, owner: boolean): Promise<StaffUser> {
+  const user = await requireUser(q, rawEmail);
+  const [row] = await q.db
     .update(staffUsers)
     .set({ isOwner: owner, ...endsSessions })
     .where(eq(staffUsers.id, user.id))
@@ -256,35 +272,35 @@ export async function setStaffOwner(db: Db, rawEmail: string, owner: boolean): P
 }
 
 /** The accounts a user belongs to (not deleted), by account name. */
-export async function listMembershipsOf(db: Db, userId: string): Promise<Membership[]> {
-  const rows = await db
+export async function listMembershipsOf(q: Queryable, userId: string): Promise<Membership[]> {
+  const rows = await q.db
     .select({ accountId: staffMemberships.accountId, accountName: accounts.name, role: staffMemberships.role })
     .from(staffMemberships)
     .innerJoin(accounts, eq(accounts.id, staffMemberships.accountId))
-    .where(and(eq(staffMemberships.userId, userId), sql`${accounts.status} <> 'deleted'`))
+    .where(and(eq(staffMemberships.userId, userId), accountNotDeleted))
     .orderBy(asc(accounts.name), asc(accounts.id));
   return rows;
 }
 
-async function withMemberships(db: Db, row: StaffRow): Promise<StaffUserWithMemberships> {
-  return { ...toStaffUser(row), memberships: await listMembershipsOf(db, row.id) };
+async function withMemberships(q: Queryable, row: StaffRow): Promise<StaffUserWithMemberships> {
+  return { ...toStaffUser(row), memberships: await listMembershipsOf(q, row.id) };
 }
 
 /** Staff users with their memberships; with `accountId`, only the members of that account. */
-export async function listStaffWithMemberships(db: Db, options: { accountId?: string } = {}): Promise<StaffUserWithMemberships[]> {
-  let users = await db.select().from(staffUsers).orderBy(asc(staffUsers.email));
+export async function listStaffWithMemberships(q: Queryable, options: { accountId?: string } = {}): Promise<StaffUserWithMemberships[]> {
+  let users = await q.db.select().from(staffUsers).orderBy(asc(staffUsers.email));
   if (options.accountId !== undefined) {
-    await requireMemberAccount(db, options.accountId);
-    const members = await db.select({ userId: staffMemberships.userId }).from(staffMemberships).where(eq(staffMemberships.accountId, options.accountId));
+    await requireMemberAccount(q, options.accountId);
+    const members = await q.db.select({ userId: staffMemberships.userId }).from(staffMemberships).where(eq(staffMemberships.accountId, options.accountId));
     const ids = new Set(members.map((m) => m.userId));
     users = users.filter((u) => ids.has(u.id));
   }
   if (users.length === 0) return [];
-  const rows = await db
+  const rows = await q.db
     .select({ userId: staffMemberships.userId, accountId: staffMemberships.accountId, accountName: accounts.name, role: staffMemberships.role })
     .from(staffMemberships)
     .innerJoin(accounts, eq(accounts.id, staffMemberships.accountId))
-    .where(and(inArray(staffMemberships.userId, users.map((u) => u.id)), sql`${accounts.status} <> 'deleted'`))
+    .where(and(inArray(staffMemberships.userId, users.map((u) => u.id)), accountNotDeleted))
     .orderBy(asc(accounts.name), asc(accounts.id));
   return users.map((u) => ({
     ...toStaffUser(u),
@@ -292,73 +308,72 @@ export async function listStaffWithMemberships(db: Db, options: { accountId?: st
   }));
 }
 
-export async function listStaffUsers(db: Db): Promise<StaffUser[]> {
-  const rows = await db.select().from(staffUsers).orderBy(asc(staffUsers.email));
+export async function listStaffUsers(q: Queryable): Promise<StaffUser[]> {
+  const rows = await q.db.select().from(staffUsers).orderBy(asc(staffUsers.email));
   return rows.map(toStaffUser);
 }
 
-export async function getStaffUser(db: Db, email: string): Promise<StaffUser | undefined> {
-  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, normalizeStaffEmail(email)));
+export async function getStaffUser(q: Queryable, email: string): Promise<StaffUser | undefined> {
+  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.email, normalizeStaffEmail(email)));
   return row ? toStaffUser(row) : undefined;
 }
 
-export async function countAdmins(db: Db): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(staffUsers)
-    .where(eq(staffUsers.role, "admin"));
-  return row?.n ?? 0;
+export async function countAdmins(q: Queryable): Promise<number> {
+  return countAdminRows(q);
 }
 
 /** Runs `work` holding the admin lock; `work` sees the admin count at that moment. */
-async function withAdminLock<T>(db: Db, work: (tx: Db, admins: number) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_LOCK_ID})`);
-    return work(tx, await countAdmins(tx));
-  });
+async function withAdminLock<T>(database: Database, work: (tx: Tx, admins: number) => Promise<T>): Promise<T> {
+  return withTransaction(database, (tx) => adminLocked(tx, work));
+}
+
+/** withAdminLock in the caller's transaction. */
+async function adminLocked<T>(tx: Tx, work: (tx: Tx, admins: number) => Promise<T>): Promise<T> {
+  await lockForTransaction(tx, ADMIN_LOCK_ID);
+  return work(tx, await countAdmins(tx));
 }
 
 /** Removes a staff user; refuses to remove the last admin. */
-export async function removeStaffUser(db: Db, rawEmail: string): Promise<StaffUser> {
+export async function removeStaffUser(database: Database, rawEmail: string): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
-  return withAdminLock(db, async (tx, admins) => {
-    const [row] = await tx.select().from(staffUsers).where(eq(staffUsers.email, email));
+  return withAdminLock(database, async (tx, admins) => {
+    const [row] = await tx.db.select().from(staffUsers).where(eq(staffUsers.email, email));
     if (!row) throw new DomainError(`No staff user with the email ${email}`);
     if (row.role === "admin" && admins <= 1) {
       throw new DomainError(`${email} is the last admin: add another admin before removing it`);
     }
-    await tx.delete(staffUsers).where(eq(staffUsers.id, row.id));
+    await tx.db.delete(staffUsers).where(eq(staffUsers.id, row.id));
     return toStaffUser(row);
   });
 }
 
 /** Changes a staff user's role, in every account they belong to (per account: grantMembership); refuses to demote the last admin. */
-export async function changeStaffRole(db: Db, rawEmail: string, rawRole: string): Promise<StaffUser> {
+export async function changeStaffRole(database: Database, rawEmail: string, rawRole: string): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
   const role = parseStaffRole(rawRole);
-  return withAdminLock(db, async (tx, admins) => {
-    const [row] = await tx.select().from(staffUsers).where(eq(staffUsers.email, email));
+  return withAdminLock(database, async (tx, admins) => {
+    const [row] = await tx.db.select().from(staffUsers).where(eq(staffUsers.email, email));
     if (!row) throw new DomainError(`No staff user with the email ${email}`);
     if (row.role === "admin" && role !== "admin" && admins <= 1) {
       throw new DomainError(`${email} is the last admin: add another admin before changing its role`);
     }
-    const [updated] = await tx
+    const [updated] = await tx.db
       .update(staffUsers)
       .set({ role, ...endsSessions })
       .where(eq(staffUsers.id, row.id))
       .returning();
     // The one-role command of before memberships: the role in every account the user belongs to (ADR 0510).
-    await tx.update(staffMemberships).set({ role }).where(eq(staffMemberships.userId, row.id));
+    await tx.db.update(staffMemberships).set({ role }).where(eq(staffMemberships.userId, row.id));
     return toStaffUser(updated!);
   });
 }
 
 /** Sets a password (CLI). `mustChangePassword`: it was generated, the user is asked to choose their own at sign-in. */
-export async function setStaffPassword(db: Db, rawEmail: string, password: string, options: { mustChangePassword?: boolean } = {}): Promise<StaffUser> {
+export async function setStaffPassword(q: Queryable, rawEmail: string, password: string, options: { mustChangePassword?: boolean } = {}): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
   requirePassword(password);
   const passwordHash = await hashStaffPassword(password);
-  const [row] = await db
+  const [row] = await q.db
     .update(staffUsers)
     .set({ passwordHash, mustChangePassword: options.mustChangePassword ?? false, ...endsSessions })
     .where(eq(staffUsers.email, email))
@@ -372,9 +387,9 @@ export async function setStaffPassword(db: Db, rawEmail: string, password: strin
  * /account/password): the current one must be given and the new one must
  * differ from it. Clears mustChangePassword.
  */
-export async function changeOwnPassword(db: Db, rawEmail: string, current: string, next: string): Promise<StaffUser> {
+export async function changeOwnPassword(q: Queryable, rawEmail: string, current: string, next: string): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
-  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, email));
+  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.email, email));
   if (!row) throw new DomainError(`No staff user with the email ${email}`);
   let ok = false;
   try {
@@ -386,7 +401,7 @@ export async function changeOwnPassword(db: Db, rawEmail: string, current: strin
   requirePassword(next);
   if (next === current) throw new DomainError("Choose a password that differs from the current one");
   const passwordHash = await hashStaffPassword(next);
-  const [updated] = await db
+  const [updated] = await q.db
     .update(staffUsers)
     .set({ passwordHash, mustChangePassword: false, ...endsSessions })
     .where(eq(staffUsers.id, row.id))
@@ -406,9 +421,9 @@ function getDummyHash(): Promise<string> {
  * Checks a sign-in. Returns the user (and records last_login_at) when the
  * password matches, else null. Never throws for bad input.
  */
-export async function verifyStaffPassword(db: Db, rawEmail: string, password: string): Promise<StaffUser | null> {
+export async function verifyStaffPassword(q: Queryable, rawEmail: string, password: string): Promise<StaffUser | null> {
   const email = normalizeStaffEmail(rawEmail ?? "");
-  const [row] = email ? await db.select().from(staffUsers).where(eq(staffUsers.email, email)) : [];
+  const [row] = email ? await q.db.select().from(staffUsers).where(eq(staffUsers.email, email)) : [];
   const stored = row?.passwordHash ?? (await getDummyHash());
   let ok = false;
   try {
@@ -418,7 +433,7 @@ export async function verifyStaffPassword(db: Db, rawEmail: string, password: st
   }
   if (!row || !ok) return null;
   const lastLoginAt = new Date();
-  await db.update(staffUsers).set({ lastLoginAt }).where(eq(staffUsers.id, row.id));
+  await q.db.update(staffUsers).set({ lastLoginAt }).where(eq(staffUsers.id, row.id));
   return toStaffUser({ ...row, lastLoginAt });
 }
 
@@ -437,10 +452,10 @@ export interface VisibleAccount {
  * memberships, and for an owner every account (not deleted). Undefined when
  * no staff user has that email.
  */
-export async function accountsVisibleTo(db: Db, rawEmail: string): Promise<{ user: StaffUser; accounts: VisibleAccount[] } | undefined> {
-  const [row] = await db.select().from(staffUsers).where(eq(staffUsers.email, normalizeStaffEmail(rawEmail)));
+export async function accountsVisibleTo(q: Queryable, rawEmail: string): Promise<{ user: StaffUser; accounts: VisibleAccount[] } | undefined> {
+  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.email, normalizeStaffEmail(rawEmail)));
   if (!row) return undefined;
-  const rows = await db
+  const rows = await q.db
     .select({
       accountId: accounts.id,
       accountName: accounts.name,
@@ -450,7 +465,7 @@ export async function accountsVisibleTo(db: Db, rawEmail: string): Promise<{ use
     })
     .from(accounts)
     .leftJoin(staffMemberships, and(eq(staffMemberships.accountId, accounts.id), eq(staffMemberships.userId, row.id)))
-    .where(and(sql`${accounts.status} <> 'deleted'`, row.isOwner ? sql`true` : sql`${staffMemberships.userId} IS NOT NULL`))
+    .where(and(accountNotDeleted, memberOrOwner(row.isOwner)))
     .orderBy(asc(accounts.name), asc(accounts.id));
   return {
     user: toStaffUser(row),

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, ilike, inArray } from "drizzle-orm";
 import { SUPPRESSION_REASONS as REASONS } from "../contract/suppressions";
-import type { Db } from "../storage/database";
+import type { Queryable } from "../storage/database";
 import { suppressions, type SuppressionReason } from "../storage/schema";
 
 /**
@@ -18,9 +18,9 @@ export function normalizeEmail(email: string): string {
 }
 
 /** Which of `emails` are suppressed for the account (keys are normalised emails). */
-export async function findSuppressedEmails(db: Db, accountId: string, emails: string[]): Promise<Map<string, SuppressionRow>> {
+export async function findSuppressedEmails(q: Queryable, accountId: string, emails: string[]): Promise<Map<string, SuppressionRow>> {
   if (emails.length === 0) return new Map();
-  const rows = await db
+  const rows = await q.db
     .select()
     .from(suppressions)
     .where(and(eq(suppressions.accountId, accountId), inArray(suppressions.email, [...new Set(emails.map(normalizeEmail))])));
@@ -29,10 +29,10 @@ export async function findSuppressedEmails(db: Db, accountId: string, emails: st
 
 /** Adds (or keeps) a suppression; the first reason recorded stays. Returns true when newly added. */
 export async function addSuppression(
-  db: Db,
+  q: Queryable,
   input: { accountId: string; email: string; reason: SuppressionReason; detail?: string; messageId?: string },
 ): Promise<boolean> {
-  const rows = await db
+  const rows = await q.db
     .insert(suppressions)
     .values({
       accountId: input.accountId,
@@ -46,8 +46,8 @@ export async function addSuppression(
   return rows.length > 0;
 }
 
-export async function removeSuppression(db: Db, accountId: string, email: string): Promise<boolean> {
-  const rows = await db
+export async function removeSuppression(q: Queryable, accountId: string, email: string): Promise<boolean> {
+  const rows = await q.db
     .delete(suppressions)
     .where(and(eq(suppressions.accountId, accountId), eq(suppressions.email, normalizeEmail(email))))
     .returning({ email: suppressions.email });
@@ -55,13 +55,13 @@ export async function removeSuppression(db: Db, accountId: string, email: string
 }
 
 export async function listSuppressions(
-  db: Db,
+  q: Queryable,
   accountId: string,
   options: { search?: string; limit?: number; offset?: number } = {},
 ): Promise<SuppressionRow[]> {
   const conds = [eq(suppressions.accountId, accountId)];
   if (options.search) conds.push(ilike(suppressions.email, `%${options.search.replace(/[%_\\]/g, "\\$&")}%`));
-  return db
+  return q.db
     .select()
     .from(suppressions)
     .where(and(...conds))
@@ -76,7 +76,7 @@ export async function listSuppressions(
  * matching row. `email` matches one address exactly (normalised).
  */
 export async function pageSuppressions(
-  db: Db,
+  q: Queryable,
   accountId: string,
   query: { reason?: SuppressionReason; email?: string; startFrom: number; retrieveCount: number },
 ): Promise<{ total: number; rows: SuppressionRow[] }> {
@@ -85,14 +85,14 @@ export async function pageSuppressions(
   if (query.email !== undefined) conds.push(eq(suppressions.email, normalizeEmail(query.email)));
   const where = and(...conds);
   const [rows, [total]] = await Promise.all([
-    db
+    q.db
       .select()
       .from(suppressions)
       .where(where)
       .orderBy(desc(suppressions.createdAt), asc(suppressions.email))
       .limit(query.retrieveCount)
       .offset(query.startFrom),
-    db.select({ n: count() }).from(suppressions).where(where),
+    q.db.select({ n: count() }).from(suppressions).where(where),
   ]);
   return { total: total?.n ?? 0, rows };
 }

@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
-import type { Db } from "../storage/database";
+import type { Queryable } from "../storage/database";
 import { accounts, apiKeys, dashboardApiKeys, staffMemberships, staffUsers } from "../storage/schema";
 import type { AuthenticatedKey } from "./api-keys";
 import { getDefaultAccount } from "./accounts";
@@ -15,24 +15,24 @@ import { listSenderDomains } from "./sender-domains";
  * Undefined when the instance cannot send (no default account, no live
  * key, no From).
  */
-export async function systemSender(db: Db, configuredFrom: string | undefined): Promise<{ key: AuthenticatedKey; from: string } | undefined> {
-  const account = await getDefaultAccount(db);
+export async function systemSender(q: Queryable, configuredFrom: string | undefined): Promise<{ key: AuthenticatedKey; from: string } | undefined> {
+  const account = await getDefaultAccount(q);
   if (!account || account.status !== "active") return undefined;
-  const [dashboard] = await db
+  const [dashboard] = await q.db
     .select({ id: apiKeys.id })
     .from(dashboardApiKeys)
     .innerJoin(apiKeys, eq(apiKeys.id, dashboardApiKeys.apiKeyId))
     .where(and(eq(dashboardApiKeys.accountId, account.id), isNull(apiKeys.revokedAt)));
   const [oldest] = dashboard
     ? [dashboard]
-    : await db
+    : await q.db
         .select({ id: apiKeys.id })
         .from(apiKeys)
         .where(and(eq(apiKeys.accountId, account.id), isNull(apiKeys.revokedAt)))
         .orderBy(asc(apiKeys.createdAt))
         .limit(1);
   if (!oldest) return undefined;
-  const verified = (await listSenderDomains(db, account.id)).find((d) => d.status === "verified");
+  const verified = (await listSenderDomains(q, account.id)).find((d) => d.status === "verified");
   const from = configuredFrom ?? (verified ? `no-reply@${verified.name}` : undefined);
   if (!from) return undefined;
   return {
@@ -52,9 +52,9 @@ export async function systemSender(db: Db, configuredFrom: string | undefined): 
 }
 
 /** The account's name and the emails of its admins (members with the admin role). */
-export async function accountAdmins(db: Db, accountId: string): Promise<{ accountName: string; emails: string[] }> {
-  const [account] = await db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId));
-  const rows = await db
+export async function accountAdmins(q: Queryable, accountId: string): Promise<{ accountName: string; emails: string[] }> {
+  const [account] = await q.db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId));
+  const rows = await q.db
     .select({ email: staffUsers.email })
     .from(staffMemberships)
     .innerJoin(staffUsers, eq(staffUsers.id, staffMemberships.userId))

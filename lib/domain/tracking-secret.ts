@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Db } from "../storage/database";
+import type { Queryable } from "../storage/database";
 import { instanceSettings } from "../storage/schema";
 import { eq } from "drizzle-orm";
 
@@ -11,18 +11,18 @@ import { eq } from "drizzle-orm";
  */
 const KEY = "tracking_secret";
 
-export async function getTrackingSecret(db: Db, configured?: string): Promise<string> {
+export async function getTrackingSecret(q: Queryable, configured?: string): Promise<string> {
   if (configured) return configured;
-  await db.insert(instanceSettings).values({ key: KEY, value: randomBytes(32).toString("base64url") }).onConflictDoNothing();
-  const [row] = await db.select().from(instanceSettings).where(eq(instanceSettings.key, KEY));
+  await q.db.insert(instanceSettings).values({ key: KEY, value: randomBytes(32).toString("base64url") }).onConflictDoNothing();
+  const [row] = await q.db.select().from(instanceSettings).where(eq(instanceSettings.key, KEY));
   return row!.value;
 }
 
 /** One per process (buildAppContext, `ctx.trackingSecret`): read once, then the same answer (the secret never changes). */
-export function createTrackingSecretSource(db: Db, configured?: string): () => Promise<string> {
+export function createTrackingSecretSource(q: Queryable, configured?: string): () => Promise<string> {
   let secret: Promise<string> | undefined;
   return () => {
-    secret ??= getTrackingSecret(db, configured).catch((err: unknown) => {
+    secret ??= getTrackingSecret(q, configured).catch((err: unknown) => {
       secret = undefined; // a database outage: asked again next time
       throw err;
     });

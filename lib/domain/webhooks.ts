@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, lt } from "drizzle-orm";
 import { MAX_WEBHOOKS_PER_ACCOUNT, NEVER_CALLED_AT, type WebhookEvent, type WebhookRecord } from "../contract/webhooks";
-import type { Db } from "../storage/database";
+import type { Database, Queryable } from "../storage/database";
+import { withTransaction } from "../storage/transaction";
 import { accounts, webhookAttempts, webhooks } from "../storage/schema";
 
 /**
@@ -39,29 +40,29 @@ export type WebhookUrlCheck = (url: string) => Promise<void>;
  * counting, so concurrent creations cannot pass the cap together.
  */
 export async function createWebhook(
-  db: Db,
+  database: Database,
   accountId: string,
   input: { event: WebhookEvent; url: string },
   checkUrl: WebhookUrlCheck,
 ): Promise<WebhookRow> {
   await checkUrl(input.url);
-  return db.transaction(async (tx) => {
-    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-    const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, accountId));
+  return withTransaction(database, async (tx) => {
+    await tx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+    const [{ n } = { n: 0 }] = await tx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, accountId));
     if (n >= MAX_WEBHOOKS_PER_ACCOUNT) throw new WebhookLimitError();
-    const [row] = await tx.insert(webhooks).values({ accountId, event: input.event, url: input.url }).returning();
+    const [row] = await tx.db.insert(webhooks).values({ accountId, event: input.event, url: input.url }).returning();
     return row!;
   });
 }
 
 /** The account's webhooks, ordered by WebhookID. */
-export async function listWebhooks(db: Db, accountId: string): Promise<WebhookRow[]> {
-  return db.select().from(webhooks).where(eq(webhooks.accountId, accountId)).orderBy(asc(webhooks.id));
+export async function listWebhooks(q: Queryable, accountId: string): Promise<WebhookRow[]> {
+  return q.db.select().from(webhooks).where(eq(webhooks.accountId, accountId)).orderBy(asc(webhooks.id));
 }
 
-export async function getWebhook(db: Db, accountId: string, webhookId: number): Promise<WebhookRow | undefined> {
+export async function getWebhook(q: Queryable, accountId: string, webhookId: number): Promise<WebhookRow | undefined> {
   if (!Number.isSafeInteger(webhookId) || webhookId <= 0) return undefined;
-  const [row] = await db
+  const [row] = await q.db
     .select()
     .from(webhooks)
     .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)));
@@ -74,9 +75,9 @@ export async function getWebhook(db: Db, accountId: string, webhookId: number): 
  * (ON DELETE CASCADE), so nothing more is sent to it: a queued job that
  * still names one of them finds no row and ends.
  */
-export async function deleteWebhook(db: Db, accountId: string, webhookId: number): Promise<boolean> {
+export async function deleteWebhook(q: Queryable, accountId: string, webhookId: number): Promise<boolean> {
   if (!Number.isSafeInteger(webhookId) || webhookId <= 0) return false;
-  const rows = await db
+  const rows = await q.db
     .delete(webhooks)
     .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)))
     .returning({ id: webhooks.id });
@@ -121,16 +122,16 @@ export interface WebhookAttempt {
  * Undefined when the account has no such webhook.
  */
 export async function listWebhookAttempts(
-  db: Db,
+  q: Queryable,
   accountId: string,
   webhookId: number,
   options: { limit?: number; beforeId?: number } = {},
 ): Promise<WebhookAttempt[] | undefined> {
-  if (!(await getWebhook(db, accountId, webhookId))) return undefined;
+  if (!(await getWebhook(q, accountId, webhookId))) return undefined;
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
   const conds = [eq(webhookAttempts.webhookId, webhookId)];
   if (options.beforeId !== undefined) conds.push(lt(webhookAttempts.id, options.beforeId));
-  const rows = await db
+  const rows = await q.db
     .select()
     .from(webhookAttempts)
     .where(and(...conds))

@@ -136,7 +136,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
       if (!session.secure && !isLoopback(remote)) return callback(refuse(REPLY.encryptionRequired));
       if (failures.blocked(remote)) return callback(refuse(REPLY.authThrottled));
       const password = auth.password ?? "";
-      authenticateApiKey(ctx.database.db, `Bearer ${password}`, ctx.apiKeyAuth).then(
+      authenticateApiKey(ctx.database, `Bearer ${password}`, ctx.apiKeyAuth).then(
         (result) => {
           if (!result.ok) {
             failures.fail(remote);
@@ -171,7 +171,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
       if (session.envelope.rcptTo.length >= MAX_ENVELOPE_RECIPIENTS) {
         return callback(refuse(REPLY.tooManyRecipients(`at most ${MAX_ENVELOPE_RECIPIENTS} per message (10 To, 10 Cc, 5 Bcc)`)));
       }
-      findSuppressedEmails(ctx.database.db, keyOf(session).accountId, [address.address]).then(
+      findSuppressedEmails(ctx.database, keyOf(session).accountId, [address.address]).then(
         (found) => {
           const row = found.get(normalizeEmail(address.address));
           callback(row ? refuse(REPLY.suppressed(row.reason)) : undefined);
@@ -190,7 +190,7 @@ export async function startSubmissionServer(ctx: AppContext): Promise<Submission
         const { raw, exceeded } = await readBoundedMessage(stream, MAX_MESSAGE_BYTES);
         if (exceeded) return REPLY.tooBig(MAX_MESSAGE_BYTES);
         const state = sessions.get(session);
-        const auth = await authenticateApiKey(ctx.database.db, `Bearer ${state?.password ?? ""}`, ctx.apiKeyAuth);
+        const auth = await authenticateApiKey(ctx.database, `Bearer ${state?.password ?? ""}`, ctx.apiKeyAuth);
         if (!auth.ok) return auth.code === 12 ? REPLY.accountSuspended : REPLY.badCredentials;
         const result = await submitMime(deps, auth.key, { raw, ...envelope });
         if (result.ok) ctx.log.info({ messageId: result.messageId, accountId: auth.key.accountId, recipients: envelope.rcptTo.length }, "SMTP submission accepted");

@@ -74,12 +74,12 @@ export async function tellAdmins(ctx: AppContext, disabled: DisabledWebhook[]): 
   for (const d of disabled) {
     ctx.log.warn({ webhookId: d.webhookId, accountId: d.accountId, reason: d.reason }, "webhook disabled");
     try {
-      const sender = await systemSender(ctx.database.db, ctx.config.auth.invitationFrom);
+      const sender = await systemSender(ctx.database, ctx.config.auth.invitationFrom);
       if (!sender) {
         ctx.log.warn({ webhookId: d.webhookId }, "webhook disabled; its admins are not emailed: no default account key or From address (MAILROOM_INVITATION_FROM)");
         continue;
       }
-      const { accountName, emails } = await accountAdmins(ctx.database.db, d.accountId);
+      const { accountName, emails } = await accountAdmins(ctx.database, d.accountId);
       for (const to of emails) {
         const body = webhookDisabledEmail({
           from: sender.from,

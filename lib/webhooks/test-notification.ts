@@ -28,7 +28,7 @@ export async function sendTestNotification(
   webhookId: number,
   options: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver },
 ): Promise<TestNotificationResult | undefined> {
-  const webhook = await getWebhook(q.db, accountId, webhookId);
+  const webhook = await getWebhook(q, accountId, webhookId);
   if (!webhook) return undefined;
   const [account] = await q.db
     .select({ key: accounts.webhookSigningKey })

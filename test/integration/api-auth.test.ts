@@ -42,7 +42,7 @@ describe("authentication (docs/contract.md §3)", () => {
   it("a revoked key → 13; a suspended account → 12", async () => {
     const a = await createTestAccount(app.ctx, { name: "revoked" });
     expect((await app.fetch("/api/v1/events", { headers: bearer(a.apiKey) })).status).toBe(200);
-    await revokeApiKey(app.ctx.database.db, a.apiKeyId);
+    await revokeApiKey(app.ctx.database, a.apiKeyId);
     // What the dashboard does after it revokes (lib/dashboard/settings.ts); another process waits out the cache's 5 s.
     app.ctx.apiKeyAuth.results.clear();
     const res = await app.fetch("/api/v1/events", { headers: bearer(a.apiKey) });
@@ -50,7 +50,7 @@ describe("authentication (docs/contract.md §3)", () => {
     expect(await res.json()).toEqual(err(13, "Invalid sender API key"));
 
     const b = await createTestAccount(app.ctx, { name: "suspended" });
-    await setAccountStatus(app.ctx.database.db, b.accountId, "suspended");
+    await setAccountStatus(app.ctx.database, b.accountId, "suspended");
     app.ctx.apiKeyAuth.results.clear();
     for (const [method, path] of endpoints) {
       const r = await app.fetch(path, { method, headers: bearer(b.apiKey), body: method === "POST" ? "{}" : undefined });

@@ -34,9 +34,9 @@ describe("POST /email/batch", () => {
 
   it("500 items, some refused: the answer keeps their order, each refusal is POST /email's, limits and suppression count per message, one transaction", async () => {
     const a = await createTestAccount(app.ctx, { name: "batch" });
-    await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 10_000, perHour: 10_000, perDay: 450 });
+    await setAccountLimits(app.ctx.database, a.accountId, { perMinute: 10_000, perHour: 10_000, perDay: 450 });
     app.ctx.apiKeyAuth.results.clear(); // as the dashboard does after changing an account: this process forgets its cached keys
-    await addSuppression(app.ctx.database.db, { accountId: a.accountId, email: "gone@example.net", reason: "complaint" });
+    await addSuppression(app.ctx.database, { accountId: a.accountId, email: "gone@example.net", reason: "complaint" });
     // A per-item variety; the valid ones (460) pass the day's 450 in the last items.
     const items = Array.from({ length: 500 }, (_, i) => {
       const kind = i % 50;

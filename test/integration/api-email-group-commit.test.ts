@@ -32,10 +32,10 @@ describe("POST /email under concurrency (group commit)", () => {
     const open = await createTestAccount(app.ctx, { name: "open" });
     const limited = await createTestAccount(app.ctx, { name: "limited", plan: "trial" });
     // A day window: no minute or hour boundary can split this burst.
-    await setAccountLimits(app.ctx.database.db, limited.accountId, { perMinute: 1000, perHour: 1000, perDay: 3 });
+    await setAccountLimits(app.ctx.database, limited.accountId, { perMinute: 1000, perHour: 1000, perDay: 3 });
     app.ctx.apiKeyAuth.results.clear(); // as the dashboard does after changing an account: this process forgets its cached keys
     const suppressing = await createTestAccount(app.ctx, { name: "suppressing" });
-    await addSuppression(app.ctx.database.db, { accountId: suppressing.accountId, email: "gone@example.net", reason: "unsubscribe" });
+    await addSuppression(app.ctx.database, { accountId: suppressing.accountId, email: "gone@example.net", reason: "unsubscribe" });
 
     const kinds = Array.from({ length: 60 }, (_, i) => (["open", "limited", "suppressed", "partly"] as const)[i % 4]!);
     const responses = await Promise.all(

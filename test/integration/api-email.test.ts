@@ -191,7 +191,7 @@ describe("POST /email", () => {
   });
 
   it("refuses a From domain that is pending verification (32, 403)", async () => {
-    await addSenderDomain(app.ctx.database.db, accountId, "pending.test");
+    await addSenderDomain(app.ctx.database, accountId, "pending.test");
     const res = await send({ ...valid, From: "a@pending.test" });
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ Errors: [{ Code: 32, Message: "Domain is not activated", Field: "From.email" }] });
@@ -259,9 +259,9 @@ describe("POST /email", () => {
   });
 
   it("drops suppressed recipients (logged as rejected) and refuses when none remain (14, 422)", async () => {
-    const db = app.ctx.database.db;
-    await addSuppression(db, { accountId, email: "gone@example.net", reason: "hard-bounce" });
-    await addSuppression(db, { accountId, email: "unsub@example.net", reason: "unsubscribe" });
+    const database = app.ctx.database;
+    await addSuppression(database, { accountId, email: "gone@example.net", reason: "hard-bounce" });
+    await addSuppression(database, { accountId, email: "unsub@example.net", reason: "unsubscribe" });
 
     const res = await send({ ...valid, To: ["Gone@Example.net", "ok@example.net"], CC: ["unsub@example.net"] });
     expect(res.status).toBe(200);

@@ -172,7 +172,7 @@ describe("POST /email with an Idempotency-Key (one process)", () => {
     expect([again.status, again.text, again.replayed]).toEqual([403, first.text, "true"]);
 
     const account = await createTestAccount(app.ctx);
-    await addSuppression(db.db, { accountId: account.accountId, email: "gone@example.org", reason: "unsubscribe" });
+    await addSuppression(db, { accountId: account.accountId, email: "gone@example.org", reason: "unsubscribe" });
     const suppressedKey = randomUUID();
     const suppressed = await send(account.apiKey, emailBody("s", "gone@example.org"), suppressedKey);
     expect(JSON.parse(suppressed.text)).toEqual({ Errors: [{ Code: 14, Message: "Recipient email is suppressed" }] });
@@ -183,7 +183,7 @@ describe("POST /email with an Idempotency-Key (one process)", () => {
 
   it("releases the key of a request refused by a limit: the retry after the window is sent", async () => {
     const account = await createTestAccount(app.ctx, { plan: "trial" });
-    await setAccountLimits(db.db, account.accountId, { perMinute: 1000, perHour: 1000, perDay: 1 });
+    await setAccountLimits(db, account.accountId, { perMinute: 1000, perHour: 1000, perDay: 1 });
     app.ctx.apiKeyAuth.results.clear(); // as the dashboard does after changing an account: this process forgets its cached keys
     expect((await send(account.apiKey, emailBody("first"))).status).toBe(200);
     const key = randomUUID();
@@ -192,7 +192,7 @@ describe("POST /email with an Idempotency-Key (one process)", () => {
     expect(refused.headers.get("retry-after")).not.toBeNull();
     // Not replayed: the same request is refused afresh.
     expect((await send(account.apiKey, emailBody(), key)).replayed).toBeNull();
-    await setAccountLimits(db.db, account.accountId, { perMinute: 1000, perHour: 1000, perDay: 10 });
+    await setAccountLimits(db, account.accountId, { perMinute: 1000, perHour: 1000, perDay: 10 });
     app.ctx.apiKeyAuth.results.clear();
     const sent = await send(account.apiKey, emailBody(), key);
     expect([sent.status, sent.replayed]).toEqual([200, null]);
@@ -257,7 +257,7 @@ describe("Idempotency-Key across two app processes on one PostgreSQL", () => {
   });
 
   it("sends one message per key when both processes get the same requests at once", async () => {
-    const account = await createAccount(database.db, { name: "Two", plan: "unlimited", domain: "example.com", verified: true });
+    const account = await createAccount(database, { name: "Two", plan: "unlimited", domain: "example.com", verified: true });
     const keys = Array.from({ length: 20 }, () => randomUUID());
     const answers = await Promise.all(
       keys.flatMap((key, i) => [0, 1, 0, 1].map((p) => post(apps[p]!.url, account.apiKey, emailBody(`m${i}`), key).then((a) => ({ key, ...a })))),
@@ -272,7 +272,7 @@ describe("Idempotency-Key across two app processes on one PostgreSQL", () => {
   }, 60_000);
 
   it("a retry after the serving process was killed mid-burst replays what committed and sends the rest once", async () => {
-    const account = await createAccount(database.db, { name: "Crash", plan: "unlimited", domain: "example.com", verified: true });
+    const account = await createAccount(database, { name: "Crash", plan: "unlimited", domain: "example.com", verified: true });
     const victim = await startAppProcess({ DATABASE_URL: dbUrl, MAILROOM_DB_POOL_SIZE: "10" });
     expect((await post(victim.url, account.apiKey, emailBody("warm-up"))).status).toBe(200);
     const keys = Array.from({ length: 80 }, () => randomUUID());

@@ -19,12 +19,12 @@ describe("scoped API keys", { timeout: 180_000 }, () => {
     const s = await submissionEnv();
     port = s.port;
     app = await startTestApp(s.env);
-    const db = app.ctx.database.db;
+    const database = app.ctx.database;
     ({ apiKey: keys.full, accountId } = await createTestAccount(app.ctx));
-    await addSenderDomain(db, accountId, "other.example", { verified: true });
-    keys.send = (await createApiKey(db, accountId, "sender", { scope: "send" })).apiKey;
-    keys.read = (await createApiKey(db, accountId, "reader", { scope: "read" })).apiKey;
-    keys.limited = (await createApiKey(db, accountId, "shop only", { scope: "send", senderDomains: ["Example.COM"] })).apiKey;
+    await addSenderDomain(database, accountId, "other.example", { verified: true });
+    keys.send = (await createApiKey(database, accountId, "sender", { scope: "send" })).apiKey;
+    keys.read = (await createApiKey(database, accountId, "reader", { scope: "read" })).apiKey;
+    keys.limited = (await createApiKey(database, accountId, "shop only", { scope: "send", senderDomains: ["Example.COM"] })).apiKey;
     // A key as every key made before scopes existed: inserted without the new columns.
     keys.legacy = "mr_legacy-key-made-before-scopes-existed-0123456";
     await app.ctx.database.pool.query("INSERT INTO api_keys (account_id, label, prefix, key_hash) VALUES ($1, 'old', 'mr_legacy-k', $2)", [
@@ -86,10 +86,10 @@ describe("scoped API keys", { timeout: 180_000 }, () => {
   });
 
   it("keeps keys made before scopes full, and lists each key's scope", async () => {
-    const auth = await authenticateApiKey(app.ctx.database.db, `Bearer ${keys.legacy}`);
+    const auth = await authenticateApiKey(app.ctx.database, `Bearer ${keys.legacy}`);
     expect(auth.ok && auth.key.scope).toBe("full");
     expect(auth.ok && auth.key.senderDomains).toBeNull();
-    const listed = await listApiKeys(app.ctx.database.db, accountId);
+    const listed = await listApiKeys(app.ctx.database, accountId);
     expect(Object.fromEntries(listed.map((k) => [k.label, [k.scope, k.senderDomains]]))).toMatchObject({
       old: ["full", null],
       sender: ["send", null],

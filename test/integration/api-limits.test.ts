@@ -88,7 +88,7 @@ describe("sending limits (docs/contract.md §6)", () => {
   it("counts each recipient; a request that does not fit consumes nothing", async () => {
     await inOneMinute(async () => {
       const a = await createTestAccount(app.ctx, { plan: "trial", name: "recipients" });
-      await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 5 });
+      await setAccountLimits(app.ctx.database, a.accountId, { perMinute: 5 });
       app.ctx.apiKeyAuth.results.clear(); // as the dashboard does after changing an account: this process forgets its cached keys
       expect((await send(a.apiKey, ["a@example.net", "b@example.net", "c@example.net", "d@example.net"])).status).toBe(200);
       const tooMany = await send(a.apiKey, ["e@example.net", "f@example.net"]);
@@ -104,7 +104,7 @@ describe("sending limits (docs/contract.md §6)", () => {
   it("does not count suppressed recipients", async () => {
     await inOneMinute(async () => {
       const a = await createTestAccount(app.ctx, { plan: "trial", name: "suppressed" });
-      await addSuppression(app.ctx.database.db, { accountId: a.accountId, email: "gone@example.net", reason: "complaint" });
+      await addSuppression(app.ctx.database, { accountId: a.accountId, email: "gone@example.net", reason: "complaint" });
       expect((await send(a.apiKey, ["gone@example.net", "ok@example.net"])).status).toBe(200);
       expect(await used(a.apiKeyId)).toEqual({ minute: 1, hour: 1, day: 1 });
     });
@@ -112,7 +112,7 @@ describe("sending limits (docs/contract.md §6)", () => {
 
   it("answers 17 (HTTP 429) when the day window is used up, with Retry-After to the end of the UTC day", async () => {
     const a = await createTestAccount(app.ctx, { plan: "trial", name: "daily" });
-    await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 100, perHour: 100, perDay: 3 });
+    await setAccountLimits(app.ctx.database, a.accountId, { perMinute: 100, perHour: 100, perDay: 3 });
     app.ctx.apiKeyAuth.results.clear();
     for (let i = 0; i < 3; i++) expect((await send(a.apiKey, [`d${i}@example.net`])).status).toBe(200);
     const res = await send(a.apiKey, ["d9@example.net"]);
@@ -126,7 +126,7 @@ describe("sending limits (docs/contract.md §6)", () => {
 
   it("answers 429 when the hour window is used up", async () => {
     const a = await createTestAccount(app.ctx, { plan: "trial", name: "hourly" });
-    await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 100, perHour: 2, perDay: 100 });
+    await setAccountLimits(app.ctx.database, a.accountId, { perMinute: 100, perHour: 2, perDay: 100 });
     app.ctx.apiKeyAuth.results.clear();
     await send(a.apiKey, ["h1@example.net", "h2@example.net"]);
     const res = await send(a.apiKey, ["h3@example.net"]);
@@ -139,11 +139,11 @@ describe("sending limits (docs/contract.md §6)", () => {
   it("keeps separate counters per API key", async () => {
     await inOneMinute(async () => {
       const a = await createTestAccount(app.ctx, { plan: "trial", name: "two keys" });
-      await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 1 });
+      await setAccountLimits(app.ctx.database, a.accountId, { perMinute: 1 });
       app.ctx.apiKeyAuth.results.clear();
       expect((await send(a.apiKey, ["k1@example.net"])).status).toBe(200);
       expect((await send(a.apiKey, ["k2@example.net"])).status).toBe(429);
-      const second = await createApiKey(app.ctx.database.db, a.accountId, "second");
+      const second = await createApiKey(app.ctx.database, a.accountId, "second");
       expect((await send(second.apiKey, ["k3@example.net"])).status).toBe(200);
     });
   });
@@ -167,7 +167,7 @@ describe("sending limits (docs/contract.md §6)", () => {
   it("holds the limit for concurrent multi-recipient requests", async () => {
     await inOneMinute(async () => {
       const a = await createTestAccount(app.ctx, { plan: "trial", name: "concurrent" });
-      await setAccountLimits(app.ctx.database.db, a.accountId, { perMinute: 7, perHour: 100, perDay: 100 });
+      await setAccountLimits(app.ctx.database, a.accountId, { perMinute: 7, perHour: 100, perDay: 100 });
       app.ctx.apiKeyAuth.results.clear();
       const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => send(a.apiKey, [`m${i}a@example.net`, `m${i}b@example.net`])));
       expect(responses.filter((r) => r.status === 200)).toHaveLength(3);

@@ -52,7 +52,7 @@ describe("stall budget: a 50 MB batch never holds the event loop", () => {
     app = await startTestApp({ MAILROOM_WORKERS: "off" });
     const account = await createTestAccount(app.ctx, { name: "large batches" });
     apiKey = account.apiKey;
-    await setAccountLimits(app.ctx.database.db, account.accountId, { perMinute: 100_000, perHour: 100_000, perDay: 100_000 });
+    await setAccountLimits(app.ctx.database, account.accountId, { perMinute: 100_000, perHour: 100_000, perDay: 100_000 });
     app.ctx.apiKeyAuth.results.clear(); // this process forgets its cached answer for the key, as the dashboard does
   });
   afterAll(async () => {

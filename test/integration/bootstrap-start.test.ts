@@ -103,7 +103,7 @@ describe("first start through npm start", () => {
     // Once the admin has signed in, starts say nothing of it.
     const database = openDatabase(databaseUrl, { max: 1 });
     stops.push(() => database.close());
-    expect(await verifyStaffPassword(database.db, admin![1]!, admin![2]!)).not.toBeNull();
+    expect(await verifyStaffPassword(database, admin![1]!, admin![2]!)).not.toBeNull();
     const third = start(env);
     stops.push(third.stop);
     await waitFor("the third start", async () => third.stdout().includes("Mailroom is running"), 60_000);
@@ -123,7 +123,7 @@ describe("first start through npm start", () => {
     expect(failing.stdout()).not.toMatch(/mr_[A-Za-z0-9_-]{20,}|API key/);
     const database = openDatabase(databaseUrl, { max: 1 });
     stops.push(() => database.close());
-    const [demo] = await listAccounts(database.db);
+    const [demo] = await listAccounts(database);
     expect(demo?.name).toBe("Demo"); // provisioned, never shown
 
     const next = start(env);
@@ -137,7 +137,7 @@ describe("first start through npm start", () => {
     const res = await fetch(curl.url, { method: "POST", headers: { Authorization: `Bearer ${curl.key}`, "Content-Type": "application/json" }, body: curl.body });
     expect(res.status).toBe(200);
     // One live Demo key: the one printed (the unseen one is revoked).
-    const keys = (await listApiKeys(database.db, demo!.accountId)).filter((k) => k.label === "demo");
+    const keys = (await listApiKeys(database, demo!.accountId)).filter((k) => k.label === "demo");
     expect(keys.filter((k) => !k.revokedAt).map((k) => k.prefix)).toEqual([curl.key.slice(0, keys[0]!.prefix.length)]);
     expect(keys).toHaveLength(2);
     expect(await next.stop()).toBe(0);
@@ -151,6 +151,6 @@ describe("first start through npm start", () => {
     expect(after.stdout()).not.toMatch(/mr_[A-Za-z0-9_-]{20,}/);
     expect(await after.stop()).toBe(0);
     // The printed password is the admin's (checked last: it records a sign-in).
-    expect(await verifyStaffPassword(database.db, admin![1]!, admin![2]!)).not.toBeNull();
+    expect(await verifyStaffPassword(database, admin![1]!, admin![2]!)).not.toBeNull();
   }, 360_000);
 });

@@ -32,31 +32,31 @@ describe("first start provisioning", () => {
     expect(demo!.apiKey).toMatch(/^mr_/);
     expect(demo!.adminPassword!.length).toBeGreaterThanOrEqual(20);
 
-    const db = first.ctx.database.db;
-    const [account] = await listAccounts(db);
+    const database = first.ctx.database;
+    const [account] = await listAccounts(database);
     expect(account).toMatchObject({ accountId: demo!.accountId, name: "Demo", plan: "unlimited", status: "active", isDefault: true });
-    const domains = await listSenderDomains(db, demo!.accountId);
+    const domains = await listSenderDomains(database, demo!.accountId);
     expect(domains.map((d) => [d.name, d.status])).toEqual([["example.com", "verified"]]);
 
-    const auth = await authenticateApiKey(db, `Bearer ${demo!.apiKey}`);
+    const auth = await authenticateApiKey(database, `Bearer ${demo!.apiKey}`);
     expect(auth).toMatchObject({ ok: true, key: { accountId: demo!.accountId } });
 
-    const admin = await verifyStaffPassword(db, "admin@example.com", demo!.adminPassword!);
+    const admin = await verifyStaffPassword(database, "admin@example.com", demo!.adminPassword!);
     expect(admin).toMatchObject({ email: "admin@example.com", role: "admin", mustChangePassword: true }); // printed once: asked to change it
     // The Demo admin is an owner and the admin of Demo (ADR 0510).
     expect(admin!.isOwner).toBe(true);
-    expect(await listMembershipsOf(db, admin!.id)).toEqual([{ accountId: demo!.accountId, accountName: "Demo", role: "admin" }]);
+    expect(await listMembershipsOf(database, admin!.id)).toEqual([{ accountId: demo!.accountId, accountName: "Demo", role: "admin" }]);
   });
 
   it("provisions a separate dashboard key for the default account", async () => {
-    const db = first.ctx.database.db;
+    const database = first.ctx.database;
     const demo = first.firstStart!.demo!;
-    const key = await getDashboardApiKey(db, { secret: TEST_SECRET });
+    const key = await getDashboardApiKey(database, { secret: TEST_SECRET });
     expect(key).toMatch(/^mr_/);
     expect(key).not.toBe(demo.apiKey);
-    expect(await getDashboardApiKey(db, { secret: TEST_SECRET })).toBe(key);
-    expect(await authenticateApiKey(db, `Bearer ${key}`)).toMatchObject({ ok: true, key: { accountId: demo.accountId } });
-    expect((await listApiKeys(db, demo.accountId)).map((k) => k.label).sort()).toEqual(["dashboard", "demo"]);
+    expect(await getDashboardApiKey(database, { secret: TEST_SECRET })).toBe(key);
+    expect(await authenticateApiKey(database, `Bearer ${key}`)).toMatchObject({ ok: true, key: { accountId: demo.accountId } });
+    expect((await listApiKeys(database, demo.accountId)).map((k) => k.label).sort()).toEqual(["dashboard", "demo"]);
     // Stored sealed, never in plain text (ADR 0510).
     const stored = await first.ctx.database.pool.query<{ sealed: string }>("SELECT sealed FROM dashboard_api_keys");
     expect(stored.rows).toHaveLength(1);
@@ -66,22 +66,22 @@ describe("first start provisioning", () => {
   });
 
   it("replaces the dashboard key when it has been revoked", async () => {
-    const db = first.ctx.database.db;
+    const database = first.ctx.database;
     const demo = first.firstStart!.demo!;
-    const old = await getDashboardApiKey(db, { secret: TEST_SECRET });
-    const dashboardKey = (await listApiKeys(db, demo.accountId)).find((k) => k.label === "dashboard" && !k.revokedAt)!;
-    await revokeApiKey(db, dashboardKey.id);
-    const fresh = await getDashboardApiKey(db, { secret: TEST_SECRET });
+    const old = await getDashboardApiKey(database, { secret: TEST_SECRET });
+    const dashboardKey = (await listApiKeys(database, demo.accountId)).find((k) => k.label === "dashboard" && !k.revokedAt)!;
+    await revokeApiKey(database, dashboardKey.id);
+    const fresh = await getDashboardApiKey(database, { secret: TEST_SECRET });
     expect(fresh).not.toBe(old);
-    expect(await authenticateApiKey(db, `Bearer ${fresh}`)).toMatchObject({ ok: true });
+    expect(await authenticateApiKey(database, `Bearer ${fresh}`)).toMatchObject({ ok: true });
   });
 
   it("prints nothing secret and creates nothing on later starts", async () => {
     const second = await startTestApp({ DATABASE_URL: databaseUrl });
     cleanups.push(() => second.stop());
     expect(second.firstStart?.demo).toBeUndefined();
-    expect(await listAccounts(second.ctx.database.db)).toHaveLength(1);
-    expect(await listStaffUsers(second.ctx.database.db)).toHaveLength(1);
+    expect(await listAccounts(second.ctx.database)).toHaveLength(1);
+    expect(await listStaffUsers(second.ctx.database)).toHaveLength(1);
   });
 
   it("provisions once when two processes start together on a fresh database", async () => {
@@ -94,7 +94,7 @@ describe("first start provisioning", () => {
     const contexts = databases.map((database) => ({ config, database, log: createLogger("silent") }) as unknown as AppContext);
     const reports = await Promise.all(contexts.map((ctx) => ensureFirstStart(ctx)));
     expect(reports.filter((r) => r.demo)).toHaveLength(1);
-    expect(await listAccounts(databases[0]!.db)).toHaveLength(1);
-    expect(await listStaffUsers(databases[0]!.db)).toHaveLength(1);
+    expect(await listAccounts(databases[0]!)).toHaveLength(1);
+    expect(await listStaffUsers(databases[0]!)).toHaveLength(1);
   });
 });

@@ -23,7 +23,7 @@ interface Created {
 async function authCode(url: string, apiKey: string): Promise<number | "ok"> {
   const database = openDatabase(url, { max: 1 });
   try {
-    const r = await authenticateApiKey(database.db, `Bearer ${apiKey}`);
+    const r = await authenticateApiKey(database, `Bearer ${apiKey}`);
     return r.ok ? "ok" : r.code;
   } finally {
     await database.close();
@@ -81,12 +81,12 @@ describe("mailroom accounts and keys", { timeout: 180_000 }, () => {
 
     const database = openDatabase(url, { max: 2 });
     try {
-      const dashboardKey = await getDashboardApiKey(database.db, { secret: TEST_SECRET });
-      expect(await authenticateApiKey(database.db, `Bearer ${dashboardKey}`)).toMatchObject({ ok: true, key: { accountId: bench.accountId } });
+      const dashboardKey = await getDashboardApiKey(database, { secret: TEST_SECRET });
+      expect(await authenticateApiKey(database, `Bearer ${dashboardKey}`)).toMatchObject({ ok: true, key: { accountId: bench.accountId } });
       await runCliJson(["accounts", "set-default", shop.accountId], env);
-      const moved = await getDashboardApiKey(database.db, { secret: TEST_SECRET });
+      const moved = await getDashboardApiKey(database, { secret: TEST_SECRET });
       expect(moved).not.toBe(dashboardKey);
-      expect(await authenticateApiKey(database.db, `Bearer ${moved}`)).toMatchObject({ ok: true, key: { accountId: shop.accountId } });
+      expect(await authenticateApiKey(database, `Bearer ${moved}`)).toMatchObject({ ok: true, key: { accountId: shop.accountId } });
     } finally {
       await database.close();
     }

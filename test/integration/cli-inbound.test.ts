@@ -12,8 +12,8 @@ describe("mailroom inbound routes", { timeout: 180_000 }, () => {
     const url = await createTestDatabase();
     env = { DATABASE_URL: url, MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "true" };
     database = openDatabase(url, { max: 2 });
-    ({ accountId } = await createAccount(database.db, { name: "Inbound CLI", plan: "trial", domain: "in.shop.example", verified: true }));
-    await createAccount(database.db, { name: "Other", plan: "trial", domain: "other.example", verified: true });
+    ({ accountId } = await createAccount(database, { name: "Inbound CLI", plan: "trial", domain: "in.shop.example", verified: true }));
+    await createAccount(database, { name: "Other", plan: "trial", domain: "other.example", verified: true });
   });
   afterAll(async () => {
     await database?.close();

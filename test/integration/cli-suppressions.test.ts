@@ -27,7 +27,7 @@ describe("mailroom suppressions", { timeout: 180_000 }, () => {
     // The send path sees what the CLI added.
     const database = openDatabase(url, { max: 1 });
     try {
-      const found = await findSuppressedEmails(database.db, accountId, ["ANN@example.org", "carl@example.org"]);
+      const found = await findSuppressedEmails(database, accountId, ["ANN@example.org", "carl@example.org"]);
       expect([...found.keys()]).toEqual(["ann@example.org"]);
     } finally {
       await database.close();

@@ -15,7 +15,7 @@ interface UserJson {
 async function canSignIn(url: string, email: string, password: string): Promise<boolean> {
   const database = openDatabase(url, { max: 1 });
   try {
-    return (await verifyStaffPassword(database.db, email, password)) !== null;
+    return (await verifyStaffPassword(database, email, password)) !== null;
   } finally {
     await database.close();
   }
@@ -67,10 +67,10 @@ describe("mailroom users", { timeout: 180_000 }, () => {
     // Bob chooses his own (the dashboard's /account/password): the request is cleared.
     const database = openDatabase(url, { max: 1 });
     try {
-      await expect(changeOwnPassword(database.db, "bob@example.com", "wrong-current", "bobs-own-pass")).rejects.toThrow("The current password is not right");
-      await expect(changeOwnPassword(database.db, "bob@example.com", generated.password!, generated.password!)).rejects.toThrow("differs from the current one");
-      await expect(changeOwnPassword(database.db, "bob@example.com", generated.password!, "short")).rejects.toThrow("at least 8 characters");
-      expect(await changeOwnPassword(database.db, "bob@example.com", generated.password!, "bobs-own-pass")).toMatchObject({ mustChangePassword: false });
+      await expect(changeOwnPassword(database, "bob@example.com", "wrong-current", "bobs-own-pass")).rejects.toThrow("The current password is not right");
+      await expect(changeOwnPassword(database, "bob@example.com", generated.password!, generated.password!)).rejects.toThrow("differs from the current one");
+      await expect(changeOwnPassword(database, "bob@example.com", generated.password!, "short")).rejects.toThrow("at least 8 characters");
+      expect(await changeOwnPassword(database, "bob@example.com", generated.password!, "bobs-own-pass")).toMatchObject({ mustChangePassword: false });
     } finally {
       await database.close();
     }

@@ -28,18 +28,18 @@ describe("lib/dashboard access", () => {
   const AREAS = Object.keys(AREA_ROLES) as Area[];
 
   async function userOf(email: string): Promise<DashboardUser> {
-    const visible = await accountsVisibleTo(database.db, email);
+    const visible = await accountsVisibleTo(database, email);
     return { email, name: email, isOwner: visible!.user.isOwner, mustChangePassword: false, accounts: visible!.accounts };
   }
 
   beforeAll(async () => {
     database = openDatabase(await createTestDatabase(), { max: 2 });
-    demo = (await createAccount(database.db, { name: "Demo", plan: "unlimited", isDefault: true })).accountId;
-    acme = (await createAccount(database.db, { name: "Acme", plan: "growth", domain: "acme.test", verified: true })).accountId;
-    await addStaffUser(database.db, { email: "owner@x.test", role: "admin", password: "password-1", owner: true, accountId: demo });
-    await addStaffUser(database.db, { email: "dual@x.test", role: "admin", password: "password-1", accountId: acme });
-    await grantMembership(database.db, "dual@x.test", demo, "marketing");
-    await addStaffUser(database.db, { email: "support@x.test", role: "support", password: "password-1", accountId: acme });
+    demo = (await createAccount(database, { name: "Demo", plan: "unlimited", isDefault: true })).accountId;
+    acme = (await createAccount(database, { name: "Acme", plan: "growth", domain: "acme.test", verified: true })).accountId;
+    await addStaffUser(database, { email: "owner@x.test", role: "admin", password: "password-1", owner: true, accountId: demo });
+    await addStaffUser(database, { email: "dual@x.test", role: "admin", password: "password-1", accountId: acme });
+    await grantMembership(database, "dual@x.test", demo, "marketing");
+    await addStaffUser(database, { email: "support@x.test", role: "support", password: "password-1", accountId: acme });
   });
   afterAll(async () => {
     await database?.close();
@@ -66,9 +66,9 @@ describe("lib/dashboard access", () => {
       else expect(inDemo, `demo ${area}`).toMatchObject({ ok: false, status: 403 });
     }
     // A revoked membership applies at once (the next request re-reads it).
-    await revokeMembership(database.db, "dual@x.test", demo);
+    await revokeMembership(database, "dual@x.test", demo);
     expect(decideAccess(await userOf("dual@x.test"), demo, "events")).toMatchObject({ ok: false, status: 404 });
-    await grantMembership(database.db, "dual@x.test", demo, "marketing");
+    await grantMembership(database, "dual@x.test", demo, "marketing");
   });
 
   it("lets an owner open every account, as admin where not a member", async () => {
@@ -81,8 +81,8 @@ describe("lib/dashboard access", () => {
   });
 
   it("keeps an account's last admin", async () => {
-    await expect(revokeMembership(database.db, "dual@x.test", acme)).rejects.toThrow("dual@x.test is the last admin of Acme");
-    await expect(grantMembership(database.db, "dual@x.test", acme, "support")).rejects.toThrow("is the last admin of Acme");
+    await expect(revokeMembership(database, "dual@x.test", acme)).rejects.toThrow("dual@x.test is the last admin of Acme");
+    await expect(grantMembership(database, "dual@x.test", acme, "support")).rejects.toThrow("is the last admin of Acme");
   });
 
   it("removing a non-member answers alike for another account's user and an unknown address (no oracle)", async () => {
@@ -126,7 +126,7 @@ describe("lib/dashboard access", () => {
     ];
     for (const [name, call] of calls) await expect(Promise.resolve().then(call), name).rejects.toThrow();
     // Nothing happened: no member was added.
-    expect((await accountsVisibleTo(database.db, "n@x.test"))).toBeUndefined();
+    expect((await accountsVisibleTo(database, "n@x.test"))).toBeUndefined();
     expect((await database.pool.query("SELECT count(*)::int AS n FROM staff_invitations")).rows[0].n).toBe(0);
   });
 });

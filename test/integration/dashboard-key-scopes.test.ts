@@ -20,11 +20,11 @@ describe("dashboard: API key scopes", () => {
   beforeAll(async () => {
     database = openDatabase(await createTestDatabase(), { max: 2 });
     setServerContext({ database, config: { delivery: { bounceDomain: undefined } }, apiKeyAuth: createApiKeyAuthCache(), dashboardApi: createDashboardApiCache() } as unknown as AppContext);
-    const demo = (await createAccount(database.db, { name: "Demo", plan: "unlimited", isDefault: true })).accountId;
-    acme = (await createAccount(database.db, { name: "Acme", plan: "growth", domain: "acme.test", verified: true })).accountId;
-    demoKeyId = (await createApiKey(database.db, demo, "demo reader", { scope: "read" })).key.id;
-    await addStaffUser(database.db, { email: "admin@acme.test", role: "admin", password: "password-1", accountId: acme });
-    const visible = await accountsVisibleTo(database.db, "admin@acme.test");
+    const demo = (await createAccount(database, { name: "Demo", plan: "unlimited", isDefault: true })).accountId;
+    acme = (await createAccount(database, { name: "Acme", plan: "growth", domain: "acme.test", verified: true })).accountId;
+    demoKeyId = (await createApiKey(database, demo, "demo reader", { scope: "read" })).key.id;
+    await addStaffUser(database, { email: "admin@acme.test", role: "admin", password: "password-1", accountId: acme });
+    const visible = await accountsVisibleTo(database, "admin@acme.test");
     const user = { email: "admin@acme.test", name: "", isOwner: false, mustChangePassword: false, accounts: visible!.accounts };
     admin = (decideAccess(user, acme, "settings") as { access: AccountAccess }).access;
   });
@@ -36,9 +36,9 @@ describe("dashboard: API key scopes", () => {
     const read = await settings.createKey(admin, "reporting", { scope: "read" });
     const send = await settings.createKey(admin, "shop", { scope: "send", senderDomains: ["Acme.test", "news.acme.test"] });
     await settings.createKey(admin, "everything");
-    const auth = await authenticateApiKey(database.db, `Bearer ${send.apiKey}`);
+    const auth = await authenticateApiKey(database, `Bearer ${send.apiKey}`);
     expect(auth.ok && [auth.key.accountId, auth.key.scope, auth.key.senderDomains]).toEqual([acme, "send", ["acme.test", "news.acme.test"]]);
-    expect((await authenticateApiKey(database.db, `Bearer ${read.apiKey}`)).ok).toBe(true);
+    expect((await authenticateApiKey(database, `Bearer ${read.apiKey}`)).ok).toBe(true);
 
     const data = await settings.loadSettings(admin, {});
     const byLabel = Object.fromEntries(data.keys.map((k) => [k.label, [k.scope, k.senderDomains]]));

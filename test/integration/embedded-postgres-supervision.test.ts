@@ -37,7 +37,7 @@ describe("the embedded PostgreSQL server, supervised by the app", () => {
     const joined = await startEmbeddedPostgres({ dataDir, port: 0 });
     expect(joined.owned).toBe(false);
     const database = openDatabase(joined.url, { max: 1 });
-    const account = await createAccount(database.db, { name: "Supervised", plan: "unlimited", domain: "example.com", verified: true });
+    const account = await createAccount(database, { name: "Supervised", plan: "unlimited", domain: "example.com", verified: true });
     await database.close();
     const send = async (subject: string) => {
       const res = await fetch(`${url}/api/v1/email`, {

@@ -74,7 +74,7 @@ describe("a full disk under the embedded PostgreSQL", () => {
     // The app's own server: join it to make an account.
     const joined = await startEmbeddedPostgres({ dataDir, port: 0 });
     const database = openDatabase(joined.url, { max: 1 });
-    const { apiKey } = await createAccount(database.db, { name: "Full", plan: "unlimited", domain: "example.com", verified: true });
+    const { apiKey } = await createAccount(database, { name: "Full", plan: "unlimited", domain: "example.com", verified: true });
     const headers = bearer(apiKey);
     // Bodies of 32 KB: the heap and the WAL grow with every message.
     const body = JSON.stringify({ From: { email: "a@example.com" }, To: [{ email: "b@example.org" }], Subject: "full", ContentType: "Text", PlainContent: "x".repeat(32 * 1024) });

@@ -31,7 +31,7 @@ describe("the free-space reserve of the data directory", () => {
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     const database = openDatabase(databaseUrl, { max: 1 });
-    apiKey = (await createAccount(database.db, { name: "Space", plan: "unlimited", domain: "example.com", verified: true })).apiKey;
+    apiKey = (await createAccount(database, { name: "Space", plan: "unlimited", domain: "example.com", verified: true })).apiKey;
     await database.close();
     dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-disk-threshold-"));
   });

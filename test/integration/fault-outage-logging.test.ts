@@ -52,7 +52,7 @@ describe("the log of a PostgreSQL restart", () => {
     // The app migrates; the account needs the schema: start the app first.
     app = await startAppProcess({ DATABASE_URL: pgServer.url, MAILROOM_WORKERS: "inline", MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "true", MAILROOM_SANDBOX_PORT: "0", LOG_LEVEL: "info" });
     app.child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    const { apiKey } = await createAccount(database.db, { name: "Outage", plan: "unlimited", domain: "example.com", verified: true });
+    const { apiKey } = await createAccount(database, { name: "Outage", plan: "unlimited", domain: "example.com", verified: true });
     await database.close();
     const headers = bearer(apiKey);
     const hook = await fetch(`${app.url}/api/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ Event: "delivery", WebhookURL: `${receiver.url}/outage` }) });

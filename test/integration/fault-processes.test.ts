@@ -82,7 +82,7 @@ describe("faults", () => {
       MAILROOM_DELIVERY_RETRY_SCHEDULE: "1s",
       MAILROOM_WORKER_CONCURRENCY: "2",
     };
-    const account = await createAccount(database.db, { name: "Kill", plan: "unlimited", domain: "example.com", verified: true });
+    const account = await createAccount(database, { name: "Kill", plan: "unlimited", domain: "example.com", verified: true });
     let app = await startAppProcess(env);
     cleanups.push(() => app.kill("SIGKILL"));
 

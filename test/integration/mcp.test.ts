@@ -21,8 +21,8 @@ describe("MCP server", { timeout: 240_000 }, () => {
   beforeAll(async () => {
     app = await startTestApp();
     ({ apiKey: fullKey, accountId } = await createTestAccount(app.ctx));
-    readKey = (await createApiKey(app.ctx.database.db, accountId, "reader", { scope: "read" })).apiKey;
-    await addSuppression(app.ctx.database.db, { accountId, email: "gone@example.org", reason: "hard-bounce" });
+    readKey = (await createApiKey(app.ctx.database, accountId, "reader", { scope: "read" })).apiKey;
+    await addSuppression(app.ctx.database, { accountId, email: "gone@example.org", reason: "hard-bounce" });
   });
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => {});

@@ -48,9 +48,9 @@ describe("OIDC sign-in through Auth.js", () => {
   beforeAll(async () => {
     database = openDatabase(await createTestDatabase(), { max: 4 });
     idp = await startTestOidcProvider(CLIENT_ID);
-    defaultAccount = (await createAccount(database.db, { name: "Demo", plan: "trial", isDefault: true })).accountId;
-    await addStaffUser(database.db, { email: "owner@example.com", role: "admin", password: "owner-password-1", accountId: defaultAccount });
-    await setStaffOwner(database.db, "owner@example.com", true);
+    defaultAccount = (await createAccount(database, { name: "Demo", plan: "trial", isDefault: true })).accountId;
+    await addStaffUser(database, { email: "owner@example.com", role: "admin", password: "owner-password-1", accountId: defaultAccount });
+    await setStaffOwner(database, "owner@example.com", true);
   });
   afterAll(async () => {
     await idp?.close();
@@ -137,14 +137,14 @@ describe("OIDC sign-in through Auth.js", () => {
     useConfig({ AUTH_OIDC_ALLOWED_DOMAINS: "corp.test", AUTH_OIDC_ALLOWED_EMAILS: "contractor@elsewhere.test", AUTH_OIDC_ROLE: "marketing" });
     const admitted = await signInWithOidc({ email: "new@corp.test", email_verified: true, name: "New Person" });
     expect(admitted.location).toBe(`${APP}/`);
-    const visible = await accountsVisibleTo(database.db, "new@corp.test");
+    const visible = await accountsVisibleTo(database, "new@corp.test");
     expect(visible?.user).toMatchObject({ email: "new@corp.test", name: "New Person", role: "marketing", isOwner: false });
     // No account at all, the default one included: an invitation or an owner grants one.
     expect(visible?.accounts).toEqual([]);
 
     const listed = await signInWithOidc({ email: "contractor@elsewhere.test", email_verified: true });
     expect(listed.location).toBe(`${APP}/`);
-    expect((await accountsVisibleTo(database.db, "contractor@elsewhere.test"))?.accounts).toEqual([]);
+    expect((await accountsVisibleTo(database, "contractor@elsewhere.test"))?.accounts).toEqual([]);
 
     for (const email of ["x@sub.corp.test", "x@evilcorp.test", "other@elsewhere.test"]) {
       denied((await signInWithOidc({ email, email_verified: true })).location);

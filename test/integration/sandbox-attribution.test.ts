@@ -32,8 +32,8 @@ describe("sandbox captures: filed by the signed envelope sender", () => {
     app = await startTestApp({ ...s.env, MAILROOM_DELIVERY: "sandbox", MAILROOM_SANDBOX_PORT: String(sandboxPort) });
     a = await createTestAccount(app.ctx, { name: "Tenant A" });
     b = await createTestAccount(app.ctx, { name: "Tenant B", domain: "tenant-b.test" });
-    await addStaffUser(app.ctx.database.db, { email: "owner@staff.test", role: "admin", password: "password-1", owner: true, accountId: a.accountId });
-    const visible = (await accountsVisibleTo(app.ctx.database.db, "owner@staff.test"))!;
+    await addStaffUser(app.ctx.database, { email: "owner@staff.test", role: "admin", password: "password-1", owner: true, accountId: a.accountId });
+    const visible = (await accountsVisibleTo(app.ctx.database, "owner@staff.test"))!;
     const user = { email: "owner@staff.test", name: "Owner", isOwner: true, mustChangePassword: false, accounts: visible.accounts };
     const access = (accountId: string) => {
       const d = decideAccess(user, accountId, "sandbox");

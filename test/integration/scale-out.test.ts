@@ -53,8 +53,8 @@ describe("scale-out: 2 app processes + 2 workers on one database", () => {
   });
 
   it("admits exactly the daily limit across both app processes", async () => {
-    const account = await createAccount(database.db, { name: "Limited", plan: "trial", domain: "example.com", verified: true });
-    await setAccountLimits(database.db, account.accountId, { perMinute: 1000, perHour: 1000, perDay: 40 });
+    const account = await createAccount(database, { name: "Limited", plan: "trial", domain: "example.com", verified: true });
+    await setAccountLimits(database, account.accountId, { perMinute: 1000, perHour: 1000, perDay: 40 });
     const body = JSON.stringify({
       From: { email: "a@example.com" },
       To: [{ email: "r@example.org" }],
@@ -81,7 +81,7 @@ describe("scale-out: 2 app processes + 2 workers on one database", () => {
   });
 
   it("delivers every accepted recipient and notifies each delivery at least once", async () => {
-    const account = await createAccount(database.db, { name: "Load", plan: "unlimited", domain: "example.com", verified: true });
+    const account = await createAccount(database, { name: "Load", plan: "unlimited", domain: "example.com", verified: true });
     const hook = await fetch(`${apps[0]!.url}/api/v1/webhooks`, {
       method: "POST",
       headers: bearer(account.apiKey),

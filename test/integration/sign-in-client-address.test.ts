@@ -21,7 +21,7 @@ describe("sign-in throttle: the client address behind a trusted proxy", () => {
   beforeAll(async () => {
     const handler = getRequestListener(async (request) => Auth(request, await buildAuthConfig()));
     app = await startTestApp({ MAILROOM_TRUST_PROXY: "1", AUTH_SECRET: "a-secret-of-enough-length-for-tests" }, { dashboardHandler: handler });
-    await addStaffUser(app.ctx.database.db, { email: "real@example.com", password: "the-real-password-1", role: "support" });
+    await addStaffUser(app.ctx.database, { email: "real@example.com", password: "the-real-password-1", role: "support" });
   });
   afterAll(async () => {
     await app?.stop();

@@ -240,7 +240,7 @@ describe("stall budget: hostile input never holds the event loop", () => {
         failures.push(`${name}: no link list kept`);
         continue;
       }
-      const secret = await getTrackingSecret(app.ctx.database.db, app.ctx.config.tracking.secret);
+      const secret = await getTrackingSecret(app.ctx.database, app.ctx.config.tracking.secret);
       const token = encodeTrackingToken(secret, { kind: "c", messageId: value.messageId, recipientId: rows[0].recipient, link: rows[0].n - 1 });
       const click = async (label: string) => {
         const r = await measured(`click: ${name}${label}`, async () => {

@@ -51,11 +51,11 @@ describe("SMTP submission: error replies", () => {
     expect(await refusal("mr_wrong", mail())).toMatch(/^535 5\.7\.8 /);
     expect(await refusal(undefined, mail())).toMatch(/^530 5\.7\.0 Authentication required/);
 
-    const { key, apiKey: second } = await createApiKey(app.ctx.database.db, accountId);
-    await revokeApiKey(app.ctx.database.db, key.id);
+    const { key, apiKey: second } = await createApiKey(app.ctx.database, accountId);
+    await revokeApiKey(app.ctx.database, key.id);
     expect(await refusal(second, mail())).toMatch(/^535 5\.7\.8 Authentication credentials invalid/);
 
-    await setAccountStatus(app.ctx.database.db, accountId, "suspended");
+    await setAccountStatus(app.ctx.database, accountId, "suspended");
     app.ctx.apiKeyAuth.results.clear();
     expect(await refusal(apiKey, mail())).toMatch(/^535 5\.7\.8 Authentication refused: the account of this API key is suspended/);
   });
@@ -70,7 +70,7 @@ describe("SMTP submission: error replies", () => {
 
   it("550 5.7.1 at RCPT for a suppressed recipient; 452 4.5.3 past 25 envelope recipients; 554 5.5.3 past 5 Bcc", async () => {
     const { apiKey, accountId } = await createTestAccount(app.ctx);
-    await addSuppression(app.ctx.database.db, { accountId, email: "gone@example.org", reason: "hard-bounce" });
+    await addSuppression(app.ctx.database, { accountId, email: "gone@example.org", reason: "hard-bounce" });
     expect(await refusal(apiKey, mail({ to: "gone@example.org" }))).toMatch(/^550 5\.7\.1 Recipient is on the suppression list of this account \(hard-bounce\)/);
 
     const many = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}@example.org`);
@@ -90,7 +90,7 @@ describe("SMTP submission: error replies", () => {
 
   it("451 4.7.1 with the wait past the rate limit, shared with POST /email for one key; 554 5.7.1 past the daily quota", async () => {
     const { apiKey, accountId } = await createTestAccount(app.ctx);
-    await setAccountLimits(app.ctx.database.db, accountId, { perMinute: 3, perHour: 1000, perDay: 1000 });
+    await setAccountLimits(app.ctx.database, accountId, { perMinute: 3, perHour: 1000, perDay: 1000 });
     app.ctx.apiKeyAuth.results.clear();
     const api = () =>
       app.fetch("/api/v1/email", {
@@ -104,7 +104,7 @@ describe("SMTP submission: error replies", () => {
     expect((await api()).status).toBe(429);
 
     const other = await createTestAccount(app.ctx);
-    await setAccountLimits(app.ctx.database.db, other.accountId, { perMinute: null, perHour: null, perDay: 1 });
+    await setAccountLimits(app.ctx.database, other.accountId, { perMinute: null, perHour: null, perDay: 1 });
     app.ctx.apiKeyAuth.results.clear();
     expect((await send(other.apiKey, mail())).response).toMatch(/^250 /);
     expect(await refusal(other.apiKey, mail())).toMatch(/^554 5\.7\.1 Daily quota of this API key reached: it resets in \d+ seconds/);

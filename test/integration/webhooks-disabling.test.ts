@@ -26,7 +26,7 @@ describe("webhook disabling and re-enabling", () => {
       MAILROOM_WEBHOOK_DISABLE_AFTER: "2s",
     });
     // The instance's default account (the first start's Demo account) sends the emails from its verified domain.
-    instanceId = (await getDefaultAccount(app.ctx.database.db))!.id;
+    instanceId = (await getDefaultAccount(app.ctx.database))!.id;
   });
   afterAll(async () => {
     await app?.stop();
@@ -45,7 +45,7 @@ describe("webhook disabling and re-enabling", () => {
     const receiver = await startReceiver();
     receivers.push(receiver);
     const acct = await createTestAccount(app.ctx, { name });
-    await addStaffUser(app.ctx.database.db, { email: admin, role: "admin", password: "password-admin-1", accountId: acct.accountId });
+    await addStaffUser(app.ctx.database, { email: admin, role: "admin", password: "password-admin-1", accountId: acct.accountId });
     const webhookId = await registerWebhook(app, acct.apiKey, "delivery", `${receiver.url}/hook`);
     const messageId = await insertMessage(app, acct.accountId);
     const fire = (recipient: string) => logTestEvents(app, [{ accountId: acct.accountId, messageId, type: "delivered", recipient }]);

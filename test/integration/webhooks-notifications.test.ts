@@ -159,7 +159,7 @@ describe("webhook notifications: payloads and signatures", () => {
       expect(w.LastResponseTryCounter).toBe("1");
       expect(w.LastResponseAt).not.toBe("1899-11-30T00:00:00.000Z");
     }
-    const attempts = await listWebhookAttempts(app.ctx.database.db, account.accountId, Number(hooks[0]!.WebhookID));
+    const attempts = await listWebhookAttempts(app.ctx.database, account.accountId, Number(hooks[0]!.WebhookID));
     expect(attempts).toHaveLength(1);
     expect(attempts![0]).toMatchObject({ tryNumber: 1, statusCode: 200, bodyExcerpt: "ok", error: null });
   });
@@ -214,7 +214,7 @@ describe("webhook notifications: payloads and signatures", () => {
     const acct = await createTestAccount(app.ctx, { name: "Rotating" });
     await registerWebhook(app, acct.apiKey, "open", `${receiver.url}/rotate`);
     const messageId = await insertMessage(app, acct.accountId);
-    const newKey = await rotateSigningKey(app.ctx.database.db, acct.accountId);
+    const newKey = await rotateSigningKey(app.ctx.database, acct.accountId);
     expect(newKey).not.toBe(acct.webhookSigningKey);
     await logTestEvents(app, [{ accountId: acct.accountId, messageId, type: "opened", recipient: "r@example.net", ip: "192.0.2.4" }]);
     const [req] = await until(
@@ -237,7 +237,7 @@ describe("webhook notifications: payloads and signatures", () => {
     expect(notificationOf(bouncedEventDataSchema).parse(req.json).EventData.Event).toBe("bounced");
     const [hook] = await listWebhooksOf(app, acct.apiKey);
     expect(hook).toMatchObject({ LastResponseCode: "0", LastResponseTryCounter: "0" });
-    expect(await listWebhookAttempts(app.ctx.database.db, acct.accountId, id)).toEqual([]);
+    expect(await listWebhookAttempts(app.ctx.database, acct.accountId, id)).toEqual([]);
     const { rows } = await app.ctx.database.pool.query("SELECT count(*)::int AS n FROM events WHERE account_id = $1", [acct.accountId]);
     expect(rows[0].n).toBe(0);
     // Another account cannot use it.

@@ -59,7 +59,7 @@ describe("webhook delivery: retries, 406, timeouts, deletion", () => {
     expect(new Set(bodies.map((b) => b.Signature.Token)).size).toBe(3);
     expect(bodies[0]!.EventData).toEqual(bodies[2]!.EventData);
 
-    const log = await listWebhookAttempts(app.ctx.database.db, acct.accountId, webhookId);
+    const log = await listWebhookAttempts(app.ctx.database, acct.accountId, webhookId);
     expect(log!.map((a) => [a.tryNumber, a.statusCode, a.bodyExcerpt])).toEqual([
       [3, 200, "finally"],
       [2, 500, "boom 2"],
@@ -104,7 +104,7 @@ describe("webhook delivery: retries, 406, timeouts, deletion", () => {
     expect(reqs[1]!.at - reqs[0]!.at).toBeGreaterThanOrEqual(1_800);
     const w = await until(record, (r) => r.LastResponseCode === "204");
     expect(w.LastResponseTryCounter).toBe("2");
-    const log = await listWebhookAttempts(app.ctx.database.db, acct.accountId, webhookId);
+    const log = await listWebhookAttempts(app.ctx.database, acct.accountId, webhookId);
     expect(log![1]).toMatchObject({ tryNumber: 1, statusCode: 0, bodyExcerpt: "" });
     expect(log![1]!.error).toMatch(/timed out/);
     expect(log![1]!.durationMs).toBeGreaterThanOrEqual(950);
@@ -128,7 +128,7 @@ describe("webhook delivery: retries, 406, timeouts, deletion", () => {
     const messageId = await insertMessage(app, acct.accountId);
     await logTestEvents(app, [{ accountId: acct.accountId, messageId, type: "delivered", recipient: "x@example.net" }]);
     const log = await until(
-      async () => (await listWebhookAttempts(app.ctx.database.db, acct.accountId, id))!,
+      async () => (await listWebhookAttempts(app.ctx.database, acct.accountId, id))!,
       (l) => l.length >= 1,
     );
     expect(log[0]).toMatchObject({ statusCode: 0, tryNumber: 1 });

@@ -32,7 +32,7 @@ describe("SSRF guard at dispatch", () => {
     const messageId = await insertMessage(app, account.accountId);
     await logTestEvents(app, [{ accountId: account.accountId, messageId, type: "delivered", recipient: "a@example.net" }]);
     const log = await until(
-      async () => (await listWebhookAttempts(app.ctx.database.db, account.accountId, webhookId))!,
+      async () => (await listWebhookAttempts(app.ctx.database, account.accountId, webhookId))!,
       (l) => l.length >= 2,
     );
     expect(log[0]).toMatchObject({ statusCode: 0 });

@@ -9,7 +9,7 @@ export async function createTestAccount(
   ctx: AppContext,
   options: { name?: string; plan?: string; domain?: string; verified?: boolean } = {},
 ): Promise<CreatedAccount> {
-  return createAccount(ctx.database.db, {
+  return createAccount(ctx.database, {
     name: options.name ?? "Test account",
     plan: options.plan ?? "unlimited",
     domain: options.domain ?? "example.com",

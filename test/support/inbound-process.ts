@@ -48,7 +48,7 @@ function greets(port: number): Promise<boolean> {
 export async function createInboundAccount(databaseUrl: string, domain: string): Promise<CreatedAccount> {
   const database = openDatabase(databaseUrl, { max: 1 });
   try {
-    return await createAccount(database.db, { name: `Inbound ${domain}`, plan: "unlimited", domain, verified: true });
+    return await createAccount(database, { name: `Inbound ${domain}`, plan: "unlimited", domain, verified: true });
   } finally {
     await database.close();
   }

@@ -212,7 +212,7 @@ export function embeddedDatabaseUrl(dataDir: string): string {
 export async function createUnlimitedAccount(databaseUrl: string, name: string, domain: string): Promise<{ accountId: string; apiKey: string }> {
   const database = openDatabase(databaseUrl, { max: 1 });
   try {
-    const created = await createAccount(database.db, { name, plan: "unlimited", domain, verified: true });
+    const created = await createAccount(database, { name, plan: "unlimited", domain, verified: true });
     return { accountId: created.accountId, apiKey: created.apiKey };
   } finally {
     await database.close();

@@ -69,12 +69,12 @@ const recordOf = (s: SuppressionRow) => ({
 });
 
 export function addSuppressionRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
-  const db = ctx.database.db;
+  const database = ctx.database;
   app.openAPIRegistry.register("AddSuppressionRequest", addSuppressionRequestSchema.clone());
 
   app.openapi(listSuppressionsRoute, async (c) => {
     const q = c.req.valid("query");
-    const page = await pageSuppressions(db, c.get("auth").accountId, {
+    const page = await pageSuppressions(database, c.get("auth").accountId, {
       reason: q.Reason,
       email: q.Email,
       startFrom: q.StartFrom ?? 0,
@@ -87,12 +87,12 @@ export function addSuppressionRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext):
     const input = await readValidJson(c, addSuppressionRequestSchema, ctx.config.api.maxBodyBytes);
     if (!input.ok) return input.response;
     const { Email, Reason, Detail } = input.data;
-    const added = await addSuppression(db, { accountId: c.get("auth").accountId, email: Email, reason: Reason ?? "manual", detail: Detail ?? "Added through the API" });
+    const added = await addSuppression(database, { accountId: c.get("auth").accountId, email: Email, reason: Reason ?? "manual", detail: Detail ?? "Added through the API" });
     return c.json({ Email: normalizeEmail(Email), Added: added } satisfies AddSuppressionResponse, 200);
   });
 
   app.openapi(deleteSuppressionRoute, async (c) => {
-    const removed = await removeSuppression(db, c.get("auth").accountId, c.req.valid("param").email);
+    const removed = await removeSuppression(database, c.get("auth").accountId, c.req.valid("param").email);
     if (!removed) return apiError(c, 404);
     return c.json({}, 200);
   });

@@ -79,12 +79,11 @@ function webhookIdOf(raw: string): number {
 }
 
 export function addWebhookDeliveryRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
-  const { db } = ctx.database;
 
   app.openapi(listRoute, async (c) => {
     const accountId = c.get("auth").accountId;
     const webhookId = webhookIdOf(c.req.valid("param").id);
-    if (!(await getWebhook(db, accountId, webhookId))) return apiError(c, 404);
+    if (!(await getWebhook(ctx.database, accountId, webhookId))) return apiError(c, 404);
     const q = c.req.valid("query");
     const page = await listDeliveries(ctx.database, accountId, webhookId, {
       status: q.Status,

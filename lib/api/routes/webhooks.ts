@@ -70,7 +70,7 @@ export function addWebhookRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): voi
     const input = await readValidJson(c, createWebhookRequestSchema, ctx.config.api.maxBodyBytes);
     if (!input.ok) return input.response;
     try {
-      const row = await createWebhook(ctx.database.db, c.get("auth").accountId, { event: input.data.Event, url: input.data.WebhookURL }, checkUrl);
+      const row = await createWebhook(ctx.database, c.get("auth").accountId, { event: input.data.Event, url: input.data.WebhookURL }, checkUrl);
       return c.json({ NewWebhookID: row.id } satisfies CreateWebhookResponse, 200);
     } catch (err) {
       if (err instanceof WebhookUrlRefusedError) return apiError(c, 422, "WebhookURL");
@@ -80,12 +80,12 @@ export function addWebhookRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): voi
   });
 
   app.openapi(listWebhooksRoute, async (c) => {
-    const rows = await listWebhooks(ctx.database.db, c.get("auth").accountId);
+    const rows = await listWebhooks(ctx.database, c.get("auth").accountId);
     return c.json({ Webhooks: rows.map(renderWebhook) } satisfies ListWebhooksResponse, 200);
   });
 
   app.openapi(deleteWebhookRoute, async (c) => {
-    const deleted = await deleteWebhook(ctx.database.db, c.get("auth").accountId, Number(c.req.valid("param").id));
+    const deleted = await deleteWebhook(ctx.database, c.get("auth").accountId, Number(c.req.valid("param").id));
     if (!deleted) return apiError(c, 404);
     return c.json({} satisfies DeleteWebhookResponse, 200);
   });
