@@ -6,7 +6,7 @@ import { stringifyJson } from "../json-worker";
 import { announceScheduled } from "./scheduled-sends";
 import { enqueueMany, type PgBoss } from "../queue/boss";
 import { packDeliverEntries, type SizedEntry } from "../queue/deliver-packing";
-import { deliverQueue } from "../queue/jobs";
+import { deliverQueue } from "../jobs/deliver";
 import { preparedSql } from "../storage/prepared-sql";
 import type { Tx } from "../storage/transaction";
 import type { AuthenticatedKey } from "./api-keys";

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { deliverQueue } from "./jobs";
+import { deliverQueue } from "../jobs/deliver";
 
 /**
  * How many messages wait for a delivery worker: the entries of the `deliver`

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { enqueueMany, type PgBoss } from "../queue/boss";
 import { completeJobs as completeQueueJobs } from "../queue/job-sql";
-import { notifyQueue } from "../queue/jobs";
+import { notifyQueue } from "../jobs/notify";
 import type { Database } from "../storage/database";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { preparedSql } from "../storage/prepared-sql";
