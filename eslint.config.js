@@ -11,6 +11,34 @@ const noFrameworks = {
   ],
 };
 
+// dependency-cruiser does not cruise dynamic imports (.dependency-cruiser.mjs): the only ones of ours are a job
+// definition's loader of the code that works its job (lib/jobs, docs/adr/0039), from lib/jobs to those folders.
+const ourModule = "ImportExpression[source.value=/^[.]{1,2}[/]/]";
+const noLazyImportOfOurs = {
+  selector: ourModule,
+  message: "import our modules statically; only a job definition (lib/jobs) loads the code that works its job by import() (docs/adr/0039)",
+};
+
+// Two rules of docs/ARCHITECTURE.md:
+// - every job goes through lib/queue's typed enqueue (enqueue, enqueueMany, enqueueOnce, scheduleQueue),
+//   which checks the payload against its queue's schema: no pg-boss send, insert or schedule elsewhere;
+// - a process's caches and memos live on its AppContext (lib/context.ts), never in module state: an empty
+//   Map or Set at a module's top level is one. Constants (a Set built from a list) are fine.
+const houseRules = [
+  {
+    selector: "CallExpression[callee.property.name=/^(send|sendAfter|insert|schedule|publish)$/][callee.object.name='boss']",
+    message: "enqueue jobs through lib/queue/boss.ts (enqueue, enqueueMany, enqueueOnce, scheduleQueue)",
+  },
+  {
+    selector: "CallExpression[callee.property.name=/^(send|sendAfter|insert|schedule|publish)$/][callee.object.property.name='boss']",
+    message: "enqueue jobs through lib/queue/boss.ts (enqueue, enqueueMany, enqueueOnce, scheduleQueue)",
+  },
+  {
+    selector: ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator > NewExpression[callee.name=/^(Map|Set|WeakMap|WeakSet)$/][arguments.length=0]",
+    message: "module-level state: keep it on AppContext (created in buildAppContext, lib/process-context.ts)",
+  },
+];
+
 export default tseslint.config(
   { ignores: [".tmp-*", "**/.*-tmp.ts", "node_modules", ".next", ".data", "next-env.d.ts", "test-results", "playwright-report", "e2e/artifacts"] },
   js.configs.recommended,
@@ -62,28 +90,24 @@ export default tseslint.config(
       ],
     },
   },
-  // Two rules of docs/ARCHITECTURE.md, in one block (a later no-restricted-syntax would replace an earlier one):
-  // - every job goes through lib/queue's typed enqueue (enqueue, enqueueMany, enqueueOnce, scheduleQueue),
-  //   which checks the payload against its queue's schema: no pg-boss send, insert or schedule elsewhere;
-  // - a process's caches and memos live on its AppContext (lib/context.ts), never in module state: an empty
-  //   Map or Set at a module's top level is one. Constants (a Set built from a list) are fine.
+  // A later no-restricted-syntax replaces an earlier one: each block below lists all of its selectors.
   {
     files: ["lib/**/*.ts", "cli/**/*.ts", "server.ts"],
     ignores: ["lib/queue/**", "**/*.test.ts"],
     rules: {
+      "no-restricted-syntax": ["error", ...houseRules, noLazyImportOfOurs],
+    },
+  },
+  { files: ["lib/queue/**/*.ts"], ignores: ["**/*.test.ts"], rules: { "no-restricted-syntax": ["error", noLazyImportOfOurs] } },
+  {
+    files: ["lib/jobs/**/*.ts"],
+    rules: {
       "no-restricted-syntax": [
         "error",
+        ...houseRules,
         {
-          selector: "CallExpression[callee.property.name=/^(send|sendAfter|insert|schedule|publish)$/][callee.object.name='boss']",
-          message: "enqueue jobs through lib/queue/boss.ts (enqueue, enqueueMany, enqueueOnce, scheduleQueue)",
-        },
-        {
-          selector: "CallExpression[callee.property.name=/^(send|sendAfter|insert|schedule|publish)$/][callee.object.property.name='boss']",
-          message: "enqueue jobs through lib/queue/boss.ts (enqueue, enqueueMany, enqueueOnce, scheduleQueue)",
-        },
-        {
-          selector: ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator > NewExpression[callee.name=/^(Map|Set|WeakMap|WeakSet)$/][arguments.length=0]",
-          message: "module-level state: keep it on AppContext (created in buildAppContext, lib/process-context.ts)",
+          selector: `${ourModule}[source.value!=/^[.][.][/](delivery|webhooks|maintenance)[/]/]`,
+          message: "a job definition loads the code that works its job from lib/delivery, lib/webhooks or lib/maintenance (docs/adr/0039)",
         },
       ],
     },

@@ -13,7 +13,7 @@ import { createMessageFactsWriter } from "./domain/tracked-links";
 import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
-import { deliverQueue } from "./queue/jobs";
+import { deliverQueue } from "./jobs/deliver";
 import { setServerContext } from "./runtime";
 import { openDatabase, type Database } from "./storage/database";
 import { waitingDeliverEntries } from "./storage/delivery-backlog-rows";

@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import { parseJsonText } from "../json-worker";
-import type { DeliverEntry } from "../queue/jobs";
+import type { DeliverEntry } from "../jobs/deliver";
 import type { Classification } from "./classify";
 import { parseMessageContent, type MessageContent } from "../domain/email-request/message-content";
 import { recordRound, type RoundContext, type RoundResult } from "./record-outcomes";

@@ -7,7 +7,7 @@ import { addSuppression } from "../domain/suppressions";
 import { createGroupCommit } from "../storage/group-commit";
 import { enqueue } from "../queue/boss";
 import { completeJobs } from "../storage/job-rows";
-import { deliverQueue } from "../queue/jobs";
+import { deliverQueue } from "../jobs/deliver";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { writeRoundRows, type MessageFactsRow, type RecipientOutcomeRow } from "../storage/round-rows";
 import type { Classification } from "./classify";

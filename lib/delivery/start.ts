@@ -1,9 +1,8 @@
 import type { AppContext } from "../context";
-import type { Config } from "../config";
-import { applyQueuePolicy } from "../queue/boss";
-import { deliverQueue, type RetryPolicy } from "../queue/jobs";
+import { deliverQueue } from "../jobs/deliver";
+import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
 import { listenForWork } from "../queue/listen";
-import { SETTLED, startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
+import { SETTLED, startJobLoop } from "../queue/worker-loop";
 import { preparedSql } from "../storage/prepared-sql";
 import { processDeliverJob, type DeliveryDeps } from "./deliver-job";
 import { startScheduledRelease } from "./scheduled-release";
@@ -23,20 +22,16 @@ export interface DeliveryRuntime {
 /** Channel that wakes the deliver loops at once (otherwise they poll every second). */
 export const DELIVER_CHANNEL = "mailroom_deliver";
 
-/** The queue's expiry decides how soon a dead worker's job goes to another. */
-export function deliverPolicy(config: Config): RetryPolicy {
-  return { ...deliverQueue.policy, expireInSeconds: config.delivery.jobExpireSeconds };
+/** What the worker start gives the deliver job besides the lease: its transport and the tracking secret. */
+export interface DeliveryEnv {
+  transport: Transport;
+  secret: string;
 }
 
-/** Jobs take their queue's policy when enqueued, so every process (the API's too) applies it. */
-export async function applyDeliverPolicy(ctx: AppContext): Promise<void> {
-  await applyQueuePolicy(ctx.boss, deliverQueue.name, deliverPolicy(ctx.config));
-}
+/** How a worker process works the `deliver` job (lib/jobs/deliver.ts). */
+export const deliverWorker: JobWorker<DeliveryEnv> = { start: startDelivery };
 
-export async function startDelivery(
-  ctx: AppContext,
-  options: { transport: Transport; secret: string; lease?: JobLoopOptions<unknown>["lease"] },
-): Promise<DeliveryRuntime> {
+export async function startDelivery(ctx: AppContext, options: DeliveryEnv & Partial<JobWorkerEnv>): Promise<DeliveryRuntime> {
   const timers = new Set<NodeJS.Timeout>();
   const db = preparedSql(ctx.database.pool);
   const delivery: DeliveryDeps = {

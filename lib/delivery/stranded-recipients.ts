@@ -1,7 +1,7 @@
 import type { AppContext } from "../context";
 import type { Classification } from "./classify";
 import { recordRound, type RoundResult } from "./record-outcomes";
-import { DELIVER_ENTRIES_SQL } from "../queue/jobs";
+import { DELIVER_ENTRIES_SQL } from "../storage/deliver-entries-sql";
 import { findStrandedRecipients, type StrandedRow } from "../storage/delivery-rows";
 
 /**

@@ -5,7 +5,7 @@ import type { MessageHeaders } from "../contract/events";
 import { announceScheduled } from "./scheduled-sends";
 import { enqueueMany, type PgBoss } from "../queue/boss";
 import { packDeliverEntries, type SizedEntry } from "../queue/deliver-packing";
-import { deliverQueue } from "../queue/jobs";
+import { deliverQueue } from "../jobs/deliver";
 import { insertAcceptedMessages, selectSuppressedPairs, underLimitsSavepoint, type AcceptedMessageRow, type AcceptedRecipientRow } from "../storage/acceptance-rows";
 import { preparedSql } from "../storage/prepared-sql";
 import type { Tx } from "../storage/transaction";

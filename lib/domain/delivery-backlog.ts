@@ -8,7 +8,7 @@ import type { Logger } from "../logger";
  * accepted now is not queued behind seconds of others.
  *
  * The depth is read on an interval by one bounded statement per process
- * (lib/queue/delivery-backlog-sql.ts), never per request: a request only
+ * (lib/storage/delivery-backlog-rows.ts), never per request: a request only
  * compares the latest sample with the maximum. Scheduled sends are not
  * refused (they wait for their time, not for a worker).
  */

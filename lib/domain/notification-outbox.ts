@@ -1,5 +1,5 @@
 import { enqueueMany, type PgBoss } from "../queue/boss";
-import { notifyQueue } from "../queue/jobs";
+import { notifyQueue } from "../jobs/notify";
 import type { Tx } from "../storage/transaction";
 import { buildEventData, webhookEventsMatching, type PayloadSource } from "./notification-payload";
 import { insertNotifications, WAKE_CHANNEL } from "../storage/notification-rows";

@@ -1,7 +1,7 @@
 import type { MessageSchedule, ScheduledList } from "../contract/scheduled";
 import { enqueueMany, type PgBoss } from "../queue/boss";
 import { packDeliverEntries, type SizedEntry } from "../queue/deliver-packing";
-import { deliverQueue } from "../queue/jobs";
+import { deliverQueue } from "../jobs/deliver";
 import type { Database, Queryable } from "../storage/database";
 import {
   failPendingRecipients,

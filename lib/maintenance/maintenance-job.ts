@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AppContext } from "../context";
-import type { QueueSpec } from "../queue/jobs";
+import type { QueueSpec } from "../jobs/job-definition";
 
 /**
  * A maintenance job: a pg-boss schedule (cron, UTC) on its own queue, run on

@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import { applyQueuePolicy, enqueueOnce, scheduleQueue } from "../queue/boss";
-import { startJobLoop, type JobLoop, type JobLoopOptions } from "../queue/worker-loop";
+import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
+import { startJobLoop, type JobLoop } from "../queue/worker-loop";
 import { queueOf, type MaintenanceJob } from "./maintenance-job";
 import { retentionPurge } from "./retention-purge";
 import { idempotencyKeyPurge } from "./idempotency-keys";
@@ -14,6 +15,11 @@ import { eventPartitions } from "./event-partitions";
 /** Every maintenance job, each a pg-boss schedule run on the job runner. */
 export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, eventPartitions, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention];
 
+/** How a worker process works the maintenance jobs (their one entry in lib/jobs/registry.ts). */
+export const maintenanceWorker: JobWorker = {
+  start: (ctx, env) => startMaintenance(ctx, MAINTENANCE_JOBS, { lease: env.lease }),
+};
+
 /** The schedule of versions before the job runner (one `maintenance` queue for everything): no longer worked. */
 const LEGACY_SCHEDULE = "maintenance";
 
@@ -22,7 +28,7 @@ export async function startMaintenance(
   ctx: AppContext,
   jobs: readonly MaintenanceJob[] = MAINTENANCE_JOBS,
   // How long a tick waits at most for this process to take it (tests shorten it).
-  options: { pollIntervalMs?: number; lease?: JobLoopOptions<unknown>["lease"] } = {},
+  options: { pollIntervalMs?: number } & Partial<JobWorkerEnv> = {},
 ): Promise<{ stop(): Promise<void> }> {
   const loops: JobLoop[] = [];
   const stop = async () => {

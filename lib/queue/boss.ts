@@ -1,5 +1,6 @@
 import PgBoss from "pg-boss";
-import { deliverQueue, inboundPostQueue, notifyQueue, type QueueSpec, type RetryPolicy } from "./jobs";
+import { hasQueue, type QueueSpec, type RetryPolicy } from "../jobs/job-definition";
+import { JOBS } from "../jobs/registry";
 
 export type { PgBoss };
 /** A connection pg-boss runs its statements on (a transaction's client, a prepared-statement adapter). */
@@ -28,8 +29,9 @@ export async function startQueue(
   });
   boss.on("error", (err: Error) => options.onError?.(err));
   await boss.start();
-  // Created here so that a process without workers can enqueue; the workers' start applies the full policy.
-  for (const spec of [deliverQueue, notifyQueue, inboundPostQueue]) await ensureQueue(boss, { name: spec.name, ...spec.policy }, { update: false });
+  // The queue of every job, created here so that a process without workers can enqueue; the workers' start
+  // applies the configured policy (and the maintenance start creates the queues of its schedules).
+  for (const job of JOBS.filter(hasQueue)) await ensureQueue(boss, { name: job.name, ...job.policy }, { update: false });
   return boss;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deliverQueue, MAX_DELIVER_ENTRIES } from "./jobs";
+import { deliverQueue, MAX_DELIVER_ENTRIES } from "../jobs/deliver";
 import { MAX_DELIVER_JOB_BYTES, packDeliverEntries } from "./deliver-packing";
 import { parsePayload } from "./payload";
 

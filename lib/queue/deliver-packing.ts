@@ -1,4 +1,4 @@
-import { MAX_DELIVER_ENTRIES, type DeliverEntry, type DeliverJob } from "./jobs";
+import { MAX_DELIVER_ENTRIES, type DeliverEntry, type DeliverJob } from "../jobs/deliver";
 
 /**
  * How the deliver entries of one acceptance transaction become jobs

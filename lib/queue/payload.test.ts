@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { deliverQueue, MAX_DELIVER_ENTRIES, notifyQueue } from "./jobs";
+import { deliverQueue, MAX_DELIVER_ENTRIES } from "../jobs/deliver";
+import { notifyQueue } from "../jobs/notify";
 import { parsePayload } from "./payload";
 
 describe("parsePayload", () => {

@@ -1,4 +1,4 @@
-import type { QueueSpec } from "./jobs";
+import type { QueueSpec } from "../jobs/job-definition";
 
 export type ParsedPayload<T> = { ok: true; data: T } | { ok: false; reason: string };
 

@@ -1,7 +1,7 @@
 import pino from "pino";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import type { QueueSpec } from "./jobs";
+import type { QueueSpec } from "../jobs/job-definition";
 import { SETTLED, startJobLoop, type JobSource } from "./worker-loop";
 
 /** The slice of pg-boss the loop uses, over an in-memory list (pg-boss itself is exercised by the integration tests). */

@@ -2,7 +2,7 @@ import type { Logger } from "../logger";
 import { createGroupCommit } from "../storage/group-commit";
 import type { PgBoss, QueueDb } from "./boss";
 import { completeJobs, failJobForGood, fetchLeasedJobs } from "../storage/job-rows";
-import type { QueueSpec } from "./jobs";
+import type { QueueSpec } from "../jobs/job-definition";
 import { parsePayload } from "./payload";
 
 /**

@@ -1,7 +1,7 @@
 import type { AppContext } from "../context";
 import type { Database } from "../storage/database";
 import { createGroupCommit } from "../storage/group-commit";
-import type { NotifyJob } from "../queue/jobs";
+import type { NotifyJob } from "../jobs/notify";
 import { DestinationLimiter } from "./destination-limiter";
 import { attemptNotification } from "./attempt";
 import { noteEndpointHealth, tellAdmins } from "./endpoint-health";

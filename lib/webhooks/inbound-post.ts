@@ -5,9 +5,10 @@ import { signDownloadToken } from "../domain/inbound/download-token";
 import { messageOfReplyTag } from "../domain/inbound/reply-address";
 import { INBOUND_WAKE_CHANNEL } from "../domain/inbound/receive";
 import { enqueueMany } from "../queue/boss";
-import { inboundPostQueue, type InboundPostJob } from "../queue/jobs";
+import { inboundPostQueue, type InboundPostJob } from "../jobs/inbound-post";
 import { listenForWork } from "../queue/listen";
-import { startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
+import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
+import { startJobLoop } from "../queue/worker-loop";
 import { findAccountMessage, findRepliedMessage, loadInboundForPost, recordInboundAttempt, savePayload } from "../storage/inbound-rows";
 import { withTransaction } from "../storage/transaction";
 import { createAgents, postJson, type PostOptions } from "./http-post";
@@ -101,10 +102,15 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
   ctx.log.info({ inboundMessageId: row.id, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "inbound post attempt");
 }
 
+/** How a worker process works the `inbound-post` job (lib/jobs/inbound-post.ts); `inboundPost` sets its DNS (tests). */
+export const inboundPostWorker: JobWorker<{ inboundPost?: InboundPostOptions }> = {
+  start: (ctx, env) => startInboundPosting(ctx, { ...env.inboundPost, lease: env.lease }),
+};
+
 /** The `inbound-post` job loop of a worker process, woken by the commits of received messages. */
 export async function startInboundPosting(
   ctx: AppContext,
-  options: InboundPostOptions & { lease?: JobLoopOptions<unknown>["lease"]; concurrency?: number } = {},
+  options: InboundPostOptions & Partial<JobWorkerEnv> & { concurrency?: number } = {},
 ): Promise<{ stop(): Promise<void> }> {
   const agents = createAgents(16);
   const post: PostOptions = { timeoutMs: ctx.config.webhooks.timeoutMs, allowPrivate: ctx.config.webhooks.allowPrivate, resolver: options.resolver, agents };

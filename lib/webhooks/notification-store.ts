@@ -1,6 +1,6 @@
 import { enqueueMany, type PgBoss } from "../queue/boss";
 import { completeJobs as completeQueueJobs } from "../storage/job-rows";
-import { notifyQueue } from "../queue/jobs";
+import { notifyQueue } from "../jobs/notify";
 import type { Database, Queryable } from "../storage/database";
 import {
   claimNotificationRows,

@@ -1,12 +1,18 @@
 import pg from "pg";
 import type { AppContext } from "../context";
-import { notifyQueue } from "../queue/jobs";
+import { notifyQueue } from "../jobs/notify";
 import { listenForWork } from "../queue/listen";
-import { SETTLED, startJobLoop, type JobLoopOptions } from "../queue/worker-loop";
+import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
+import { SETTLED, startJobLoop } from "../queue/worker-loop";
 import { databaseOnPool, type Database } from "../storage/database";
 import { preparedSql } from "../storage/prepared-sql";
 import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher";
 import { WAKE_CHANNEL } from "../domain/notification-outbox";
+
+/** How a worker process works the `notify` job (lib/jobs/notify.ts); `dispatcher` overrides its options (tests). */
+export const notifyWorker: JobWorker<{ dispatcher?: Partial<DispatcherOptions> }> = {
+  start: (ctx, env) => startNotifications(ctx, { workers: true, dispatcher: env.dispatcher, lease: env.lease }),
+};
 
 /**
  * Starts the `notify` queue workers when `workers` is set: the dispatcher as
@@ -17,7 +23,7 @@ import { WAKE_CHANNEL } from "../domain/notification-outbox";
  */
 export async function startNotifications(
   ctx: AppContext,
-  options: { workers: boolean; dispatcher?: Partial<DispatcherOptions>; lease?: JobLoopOptions<unknown>["lease"] },
+  options: { workers: boolean; dispatcher?: Partial<DispatcherOptions> } & Partial<JobWorkerEnv>,
 ): Promise<{ stop(): Promise<void>; stats?: DispatcherStats }> {
   if (!options.workers) return { stop: async () => {} };
   const dispatcherOptions = { ...defaultDispatcherOptions(ctx.config.webhooks.timeoutMs), ...options.dispatcher };

@@ -1,24 +1,28 @@
 import type { AppContext } from "../context";
-import { applyDeliverPolicy, startDelivery } from "../delivery/start";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
 import { sharedBudget } from "../delivery/smtp-slots";
 import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
 import { submitReport } from "../inbound/submit-report";
-import { startMaintenance } from "../maintenance/start";
+import { inboundPostQueue } from "../jobs/inbound-post";
+import { hasQueue } from "../jobs/job-definition";
+import { maintenanceJobs } from "../jobs/maintenance";
+import { notifyQueue } from "../jobs/notify";
+import { JOBS } from "../jobs/registry";
+import { applyQueuePolicy } from "../queue/boss";
 import { startJobLeaseKeeper } from "../queue/job-lease";
 import type { DispatcherOptions } from "../webhooks/dispatcher";
-import { startNotifications } from "../webhooks/start";
-import { startInboundPosting, type InboundPostOptions } from "../webhooks/inbound-post";
+import type { InboundPostOptions } from "../webhooks/inbound-post";
 
 /**
  * The mail services of a process, composed here because they join delivery
  * and inbound (which do not import each other): the inbound SMTP server
  * (DSN, ARF, mailto unsubscribe) unless `inbound: false`, and with
- * `workers` the job runner's loops: `deliver` (with its transport; in
- * sandbox mode the sandbox MX on an ephemeral loopback port), `notify` and
- * the maintenance schedules. server.ts calls it after the HTTP server
- * starts; `mailroom worker` with `{ workers: true, inbound: false }`.
+ * `workers` every job of the registry (lib/jobs/registry.ts), in its order:
+ * `deliver` (with its transport; in sandbox mode the sandbox MX on an
+ * ephemeral loopback port), `notify`, `inbound-post` and the maintenance
+ * schedules. server.ts calls it after the HTTP server starts;
+ * `mailroom worker` with `{ workers: true, inbound: false }`.
  */
 export interface WorkerOptions {
   workers: boolean;
@@ -44,7 +48,8 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
   };
   try {
     const secret = await ctx.trackingSecret();
-    await applyDeliverPolicy(ctx);
+    // Jobs take their queue's policy when enqueued, so every process (the API's too) applies the configured ones.
+    for (const job of JOBS.filter(hasQueue)) if (job.configuredPolicy) await applyQueuePolicy(ctx.boss, job.name, job.configuredPolicy(ctx.config));
 
     if (options.inbound ?? true) {
       const inbound = await startInboundServer(ctx, secret);
@@ -65,23 +70,25 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
     if (!options.workers) return { stop };
 
     const transport = await openTransport(ctx, options, secret, stoppers);
-    const delivery = await startDelivery(ctx, { transport, secret, lease });
-    stoppers.push(delivery.stop);
-    if (options.notifications ?? true) {
-      const notifications = await startNotifications(ctx, { workers: true, dispatcher: options.dispatcher, lease });
-      stoppers.push(notifications.stop);
-      const inboundPosting = await startInboundPosting(ctx, { ...options.inboundPost, lease });
-      stoppers.push(inboundPosting.stop);
-    }
-    if (options.maintenance ?? true) {
-      const maintenance = await startMaintenance(ctx, undefined, { lease });
-      stoppers.push(maintenance.stop);
+    const env = { lease, transport, secret, dispatcher: options.dispatcher, inboundPost: options.inboundPost };
+    for (const job of JOBS) {
+      if (turnedOff(job.name, options)) continue;
+      const worker = await job.worker();
+      const running = await worker.start(ctx, env);
+      stoppers.push(running.stop);
     }
     return { stop };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/** Whether the options turn a job off (a test's delivery-only worker). */
+function turnedOff(name: string, options: WorkerOptions): boolean {
+  if (name === notifyQueue.name || name === inboundPostQueue.name) return !(options.notifications ?? true);
+  if (name === maintenanceJobs.name) return !(options.maintenance ?? true);
+  return false;
 }
 
 /** The delivery transport of the configured mode; its stop (and the sandbox MX's) goes on `stoppers`. */

@@ -3,7 +3,7 @@ import { setAccountLimits } from "../../lib/domain/accounts";
 import { addSuppression } from "../../lib/domain/suppressions";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { DELIVER_ENTRIES_SQL } from "../../lib/queue/jobs";
+import { DELIVER_ENTRIES_SQL } from "../../lib/storage/deliver-entries-sql";
 
 /**
  * Acceptances that arrive together share transactions (group commit,

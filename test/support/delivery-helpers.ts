@@ -1,5 +1,5 @@
 import type { AppContext } from "../../lib/context";
-import { DELIVER_ENTRIES_SQL } from "../../lib/queue/jobs";
+import { DELIVER_ENTRIES_SQL } from "../../lib/storage/deliver-entries-sql";
 import type { TestApp } from "./test-app";
 import { bearer } from "./fixtures";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { enqueueMany, type PgBoss } from "../../queue/boss";
-import { inboundPostQueue } from "../../queue/jobs";
+import { inboundPostQueue } from "../../jobs/inbound-post";
 import type { Database } from "../../storage/database";
 import { findRoutesByMatch, insertInboundMessages, isSenderDomain, markForRetry, type InboundRouteRow } from "../../storage/inbound-rows";
 import { withTransaction } from "../../storage/transaction";
