@@ -33,7 +33,7 @@ export const deliverWorker: JobWorker<DeliveryEnv> = { start: startDelivery };
 
 export async function startDelivery(ctx: AppContext, options: DeliveryEnv & Partial<JobWorkerEnv>): Promise<DeliveryRuntime> {
   const timers = new Set<NodeJS.Timeout>();
-  const db = preparedSql(ctx.database.pool);
+  const db = preparedSql(ctx.database);
   const delivery: DeliveryDeps = {
     ctx,
     transport: options.transport,

@@ -142,7 +142,7 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[], 
   // The transaction's messages share their jobs (docs/adr/0024).
   const jobs = packDeliverEntries(entries).map((payload) => ({ payload }));
   // Constant text, so prepared once per connection (planning it costs more than running it).
-  await enqueueMany(boss, deliverQueue, jobs, preparedSql(tx.client));
+  await enqueueMany(boss, deliverQueue, jobs, preparedSql(tx));
   return outcomes as AcceptOutcome[];
 }
 

@@ -44,6 +44,6 @@ export async function enqueueNotifications(tx: Tx, boss: PgBoss, events: OutboxE
 
   const ids = await insertNotifications(tx, candidates);
   if (ids.length === 0) return;
-  // Same transaction as the rows (tx.client), as prepared statements.
-  await enqueueMany(boss, notifyQueue, ids.map((id) => ({ payload: { notificationId: id } })), preparedSql(tx.client));
+  // Same transaction as the rows (tx), as prepared statements.
+  await enqueueMany(boss, notifyQueue, ids.map((id) => ({ payload: { notificationId: id } })), preparedSql(tx));
 }

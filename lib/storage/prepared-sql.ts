@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type pg from "pg";
+import type { Queryable } from "./database";
 
 /**
  * A pg-boss `db` adapter that runs every statement as a named (prepared)
@@ -8,9 +8,9 @@ import type pg from "pg";
  * CTE plans in ~2 ms and runs in ~0.4 ms), so preparing once per connection
  * matters on the notification hot path.
  */
-export function preparedSql(client: pg.PoolClient | pg.Pool): { executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> } {
+export function preparedSql(q: Queryable): { executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> } {
   return {
-    executeSql: (text, values) => client.query({ name: statementName(text), text, values: values as unknown[] }),
+    executeSql: (text, values) => q.query({ name: statementName(text), text, values: values as unknown[] }),
   };
 }
 

@@ -178,10 +178,10 @@ export async function sendNotifyJobs(tx: Tx, boss: PgBoss, jobs: { notificationI
       // Relative to the database's clock, like next_attempt_at above.
       ...(j.delayMs > 0 && { startAfter: `${Math.ceil(j.delayMs)} milliseconds` }),
     })),
-    preparedSql(tx.client),
+    preparedSql(tx),
   );
 }
 
 async function completeJobs(tx: Tx, jobIds: string[]): Promise<void> {
-  await completeQueueJobs(preparedSql(tx.client), notifyQueue.name, jobIds);
+  await completeQueueJobs(preparedSql(tx), notifyQueue.name, jobIds);
 }

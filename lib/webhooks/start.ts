@@ -37,7 +37,7 @@ export async function startNotifications(
     pollIntervalMs: dispatcherOptions.pollIntervalMs,
     log: ctx.log,
     outage: (err, detail) => ctx.outage.report("webhooks", err, detail) !== undefined,
-    db: preparedSql(database.pool),
+    db: preparedSql(database),
     lease: options.lease,
     // The dispatcher completes or hands back each job with the notification's outcome.
     handler: async (job, meta) => {
