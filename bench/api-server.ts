@@ -54,7 +54,7 @@ async function main() {
     [account.accountId, headers, Math.ceil(events / perMessage)],
   );
   // The day partitions of the 30 days loaded (the server made only the last two and the days ahead), as a live installation has them.
-  await ensureEventPartitions(pool, now - 31 * DAY, now + DAY);
+  await ensureEventPartitions(server.ctx.database, now - 31 * DAY, now + DAY);
   const loadStarted = Date.now();
   await pool.query(
     `INSERT INTO events (account_id, message_id, type, logged_at, log_level, recipient)
@@ -88,13 +88,13 @@ async function main() {
       // Retention of one day: the oldest day partition detached and dropped (lib/domain/event-partitions.ts).
       // The oldest day partition that holds events (the first one made may be empty).
       let oldest = { name: "", rows: 0 };
-      for (const p of (await listEventPartitions(pool)).filter((p) => p.name.startsWith("events_p"))) {
+      for (const p of (await listEventPartitions(server.ctx.database)).filter((p) => p.name.startsWith("events_p"))) {
         const { rows: n } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${p.name}`);
         oldest = { name: p.name, rows: n[0]!.n };
         if (oldest.rows > 0) break;
       }
       const t0 = performance.now();
-      await dropEventPartition(pool, oldest.name);
+      await dropEventPartition(server.ctx.database, oldest.name);
       send({ type: "dropped", name: oldest.name, rows: oldest.rows, ms: Math.round(performance.now() - t0) });
     }
     if (msg.type === "stop") {

@@ -28,11 +28,10 @@ export const DAYS_AHEAD = 8;
  * ahead) into tables of their own days. Runs hourly and at each start.
  */
 export async function maintainEventPartitions(database: Database, now = new Date()) {
-  const pool = database.pool;
   const t = Math.floor(now.getTime() / 1000);
-  let made = await ensureEventPartitions(pool, t - DAYS_BEHIND * DAY, t + DAYS_AHEAD * DAY);
-  const stray = await daysInDefaultPartition(pool);
-  for (const day of stray) made += await ensureEventPartitions(pool, day, day + DAY);
+  let made = await ensureEventPartitions(database, t - DAYS_BEHIND * DAY, t + DAYS_AHEAD * DAY);
+  const stray = await daysInDefaultPartition(database);
+  for (const day of stray) made += await ensureEventPartitions(database, day, day + DAY);
   return { eventPartitionsMade: made, eventDaysMovedFromDefault: stray.length };
 }
 
@@ -49,25 +48,24 @@ export async function maintainEventPartitions(database: Database, now = new Date
 const DEFAULT_RETENTION_DAYS = 30;
 
 export async function purgeEventsPastRetention(database: Database, nowSeconds: number) {
-  const pool = database.pool;
-  const accounts = await accountRetentions(pool);
+  const accounts = await accountRetentions(database);
   const longest = Math.max(DEFAULT_RETENTION_DAYS, ...accounts.map((a) => a.retentionDays));
   const dropBefore = nowSeconds - longest * DAY;
   let eventPartitionsDropped = 0;
   let eventPartitionsWaiting = 0;
-  for (const name of await detachedDayTables(pool)) {
-    await dropEventPartition(pool, name, true);
+  for (const name of await detachedDayTables(database)) {
+    await dropEventPartition(database, name, true);
     eventPartitionsDropped++;
   }
   const kept: EventPartition[] = [];
-  for (const p of await listEventPartitions(pool)) {
+  for (const p of await listEventPartitions(database)) {
     if (p.upper === null || p.upper > dropBefore || eventPartitionsWaiting > 0) {
       if (p.upper !== null && p.upper <= dropBefore) eventPartitionsWaiting++;
       kept.push(p);
       continue;
     }
     try {
-      await dropEventPartition(pool, p.name);
+      await dropEventPartition(database, p.name);
       eventPartitionsDropped++;
     } catch (err) {
       if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
@@ -81,7 +79,7 @@ export async function purgeEventsPastRetention(database: Database, nowSeconds: n
     for (const p of kept) {
       // Day partitions: only below a shorter retention than the longest (those past the longest are dropped whole).
       const mayHold = p.lower === null || (a.retentionDays < longest && p.lower < before);
-      if (mayHold) events += await deleteAccountEventsBefore(pool, p.name, a.id, before);
+      if (mayHold) events += await deleteAccountEventsBefore(database, p.name, a.id, before);
     }
   }
   return { events, eventPartitionsDropped, eventPartitionsWaiting };

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { Database } from "./database";
 
 /**
  * The day partitions of `events` (migration 0952, docs/adr/0030): the SQL the
@@ -50,7 +51,7 @@ async function inTransactionWithLockTimeout<T>(pool: pg.Pool, work: (client: pg.
 }
 
 /** Makes the missing day partitions of [fromTime, toTime), moving the default partition's rows for those days into them. */
-export async function ensureEventPartitions(pool: pg.Pool, fromTime: number, toTime: number): Promise<number> {
+export async function ensureEventPartitions({ pool }: Database, fromTime: number, toTime: number): Promise<number> {
   return inTransactionWithLockTimeout(pool, async (client) => {
     const { rows } = await client.query<{ made: number }>("SELECT event_partitions_ensure($1, $2) AS made", [fromTime, toTime]);
     return rows[0]!.made;
@@ -62,7 +63,7 @@ export async function ensureEventPartitions(pool: pg.Pool, fromTime: number, toT
  * partition when they were logged), from the cut-over on: earlier days
  * belong to the legacy partition, and rows of them wait for retention.
  */
-export async function daysInDefaultPartition(pool: pg.Pool, limit = 100): Promise<number[]> {
+export async function daysInDefaultPartition({ pool }: Database, limit = 100): Promise<number[]> {
   const { rows } = await pool.query<{ day: number }>(
     `SELECT DISTINCT logged_at - logged_at % ${DAY} AS day FROM events_default
       WHERE logged_at >= (SELECT legacy_before FROM event_log_layout) ORDER BY 1 LIMIT $1`,
@@ -72,7 +73,7 @@ export async function daysInDefaultPartition(pool: pg.Pool, limit = 100): Promis
 }
 
 /** Every partition of `events` with its range, oldest first (the default one last). */
-export async function listEventPartitions(pool: pg.Pool): Promise<EventPartition[]> {
+export async function listEventPartitions({ pool }: Database): Promise<EventPartition[]> {
   const { rows } = await pool.query<{ name: string; legacy_before: number }>(
     `SELECT c.relname AS name, (SELECT legacy_before FROM event_log_layout) AS legacy_before
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
@@ -94,7 +95,7 @@ export async function listEventPartitions(pool: pg.Pool): Promise<EventPartition
 }
 
 /** Day tables left detached by a drop that failed half-way (detached, then not dropped). */
-export async function detachedDayTables(pool: pg.Pool): Promise<string[]> {
+export async function detachedDayTables({ pool }: Database): Promise<string[]> {
   const { rows } = await pool.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname ~ '^events_(p[0-9]{8}|legacy)$'
@@ -108,14 +109,14 @@ export async function detachedDayTables(pool: pg.Pool): Promise<string[]> {
  * for at most LOCK_TIMEOUT) and drops it in a second statement that no
  * longer touches `events`. A table already detached is only dropped.
  */
-export async function dropEventPartition(pool: pg.Pool, name: string, alreadyDetached = false): Promise<void> {
+export async function dropEventPartition({ pool }: Database, name: string, alreadyDetached = false): Promise<void> {
   const ident = partitionIdent(name);
   if (!alreadyDetached) await inTransactionWithLockTimeout(pool, (c) => c.query(`ALTER TABLE events DETACH PARTITION ${ident}`));
   await inTransactionWithLockTimeout(pool, (c) => c.query(`DROP TABLE ${ident}`));
 }
 
 /** Deletes one account's rows logged before `before` from one partition, 5,000 at a time; returns how many. */
-export async function deleteAccountEventsBefore(pool: pg.Pool, partition: string, accountId: string, before: number): Promise<number> {
+export async function deleteAccountEventsBefore({ pool }: Database, partition: string, accountId: string, before: number): Promise<number> {
   const ident = partitionIdent(partition);
   let total = 0;
   for (;;) {
@@ -129,7 +130,7 @@ export async function deleteAccountEventsBefore(pool: pg.Pool, partition: string
 }
 
 /** Each account's retention period in days. */
-export async function accountRetentions(pool: pg.Pool): Promise<{ id: string; retentionDays: number }[]> {
+export async function accountRetentions({ pool }: Database): Promise<{ id: string; retentionDays: number }[]> {
   const { rows } = await pool.query<{ id: string; retention_days: number }>("SELECT id, retention_days FROM accounts");
   return rows.map((r) => ({ id: r.id, retentionDays: r.retention_days }));
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
+import type { Queryable } from "./database";
 
 /**
  * Applies lib/storage/migrations/*.sql in name order, each in its own
@@ -57,10 +58,10 @@ export async function migrate(pool: pg.Pool, options: { before?: string } = {}):
 /** True when every migration file has been applied (used by /readyz). */
 let migrationCount: number | undefined;
 
-export async function isMigrated(pool: pg.Pool): Promise<boolean> {
+export async function isMigrated(q: Queryable): Promise<boolean> {
   migrationCount ??= (await listMigrations()).length;
   try {
-    const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations");
+    const { rows } = await q.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations");
     return (rows[0]?.n ?? 0) >= migrationCount;
   } catch {
     return false;

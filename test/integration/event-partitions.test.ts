@@ -58,7 +58,7 @@ describe("events partitioned by day", () => {
 
   it("has the days ahead made at start, and after a clock jump of weeks moves the stray rows into their own day", async () => {
     const t = nowSeconds();
-    const names = new Set((await listEventPartitions(pool)).map((p) => p.name));
+    const names = new Set((await listEventPartitions(app.ctx.database)).map((p) => p.name));
     for (let d = 1; d <= 7; d++) expect(names, `day +${d}`).toContain(dayPartitionName(t + d * DAY - ((t + d * DAY) % DAY)));
     expect(names).toContain("events_default");
 
@@ -75,7 +75,7 @@ describe("events partitioned by day", () => {
     const { rows } = await pool.query("SELECT id FROM events WHERE account_id = $1", [accountId]);
     expect(rows).toEqual([{ id }]);
     expect((await pool.query("SELECT count(*)::int AS n FROM events_default")).rows[0].n).toBe(0);
-    const after = new Set((await listEventPartitions(pool)).map((p) => p.name));
+    const after = new Set((await listEventPartitions(app.ctx.database)).map((p) => p.name));
     expect(after).toContain(dayPartitionName(jumped - (jumped % DAY) + 7 * DAY));
     // Running again makes nothing.
     expect((await maintainEventPartitions(app.ctx.database, new Date(jumped * 1000))).eventPartitionsMade).toBe(0);
@@ -107,10 +107,10 @@ describe("events partitioned by day", () => {
     const ages = [40, 10, 2, 0];
     for (const a of [long.accountId, short.accountId]) await insertEvents(app.ctx.database, ages.map((age) => eventAt(a, now - age * DAY)));
     const oldDay = dayPartitionName(now - 40 * DAY - ((now - 40 * DAY) % DAY));
-    expect((await listEventPartitions(pool)).map((p) => p.name)).toContain(oldDay);
+    expect((await listEventPartitions(app.ctx.database)).map((p) => p.name)).toContain(oldDay);
 
     const report = await purgeEventsPastRetention(app.ctx.database, now);
-    const names = (await listEventPartitions(pool)).map((p) => p.name);
+    const names = (await listEventPartitions(app.ctx.database)).map((p) => p.name);
     expect(names).not.toContain(oldDay);
     expect(report.eventPartitionsDropped).toBeGreaterThanOrEqual(1);
     const left = async (accountId: string) =>

@@ -24,7 +24,7 @@ export function createHealthRoutes(ctx: AppContext): Hono {
     const checks: Record<string, string> = {};
     try {
       await ping(ctx.database);
-      checks.database = (await isMigrated(ctx.database.pool)) ? "ok" : "migrations pending";
+      checks.database = (await isMigrated(ctx.database)) ? "ok" : "migrations pending";
     } catch (err) {
       checks.database = `unreachable: ${(err as Error).message}`;
     }
