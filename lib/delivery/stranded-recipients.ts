@@ -1,7 +1,6 @@
 import type { AppContext } from "../context";
 import type { Classification } from "./classify";
 import { recordRound, type RoundResult } from "./record-outcomes";
-import { DELIVER_ENTRIES_SQL } from "../storage/deliver-entries-sql";
 import { findStrandedRecipients, type StrandedRow } from "../storage/delivery-rows";
 
 /**
@@ -37,7 +36,7 @@ export async function finalizeStrandedRecipients(ctx: AppContext, now = new Date
   let total = 0;
   let afterId = "0";
   for (;;) {
-    const rows = await findStrandedRecipients(ctx.database, { deliverEntriesSql: DELIVER_ENTRIES_SQL, oldest, untouchedSince, afterId, limit: BATCH });
+    const rows = await findStrandedRecipients(ctx.database, { oldest, untouchedSince, afterId, limit: BATCH });
     if (rows.length === 0) return total;
     afterId = rows[rows.length - 1]!.id;
     const byMessage = new Map<string, StrandedRow[]>();

@@ -1,4 +1,5 @@
 import { OFFLOAD_MIN_BYTES } from "../json-worker";
+import { DELIVER_ENTRIES_SQL } from "./deliver-entries-sql";
 import type { Queryable } from "./database";
 
 export interface MessageRow {
@@ -80,16 +81,15 @@ export interface StrandedRow {
  * `untouchedSince` and have no live `deliver` job (created, retry or active:
  * pg-boss's job_state enum orders them before completed). One snapshot, so
  * a recipient with a live job is never taken for stranded.
- * `deliverEntriesSql`: lib/queue/jobs.ts's DELIVER_ENTRIES_SQL, a job's entries as rows.
  */
 export async function findStrandedRecipients(
   q: Queryable,
-  p: { deliverEntriesSql: string; oldest: Date; untouchedSince: Date; afterId: string; limit: number },
+  p: { oldest: Date; untouchedSince: Date; afterId: string; limit: number },
 ): Promise<StrandedRow[]> {
   const { rows } = await q.query<StrandedRow>(
     `WITH live AS (
          SELECT e->>'messageId' AS message_id, rid::text AS rid
-           FROM pgboss.job j, ${p.deliverEntriesSql} AS e, jsonb_path_query(e, '$.recipientIds[*] ? (@.type() == "number")') AS rid
+           FROM pgboss.job j, ${DELIVER_ENTRIES_SQL} AS e, jsonb_path_query(e, '$.recipientIds[*] ? (@.type() == "number")') AS rid
           WHERE j.name = 'deliver' AND j.state < 'completed'
        )
        SELECT r.id, r.email, r.attempts, r.message_id, m.account_id, COALESCE(m.send_at, m.created_at) AS created_at, r.last_reply,
