@@ -1,8 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { enqueueMany, type PgBoss } from "../../queue/boss";
+import type { InboundPostJob } from "../../queue/jobs";
 import { inboundPostQueue } from "../../queue/jobs";
 import type { Database } from "../../storage/database";
-import { findRoutesByMatch, insertInboundMessages, isSenderDomain, markForRetry, type InboundRouteRow } from "../../storage/inbound-rows";
+import {
+  findRoutesByMatch,
+  INBOUND_WAKE_CHANNEL,
+  insertInboundMessages,
+  insertInboundMessagesAndJobs,
+  isSenderDomain,
+  markForRetry,
+  wakeInboundPosting,
+  type InboundRouteRow,
+  type Statement,
+} from "../../storage/inbound-rows";
 import { withTransaction } from "../../storage/transaction";
 import { candidateMatches, parseAddress } from "./route-match";
 
@@ -14,7 +25,7 @@ import { candidateMatches, parseAddress } from "./route-match";
  */
 
 /** Channel that wakes the posting loops when a message is committed (NOTIFY is transactional). */
-export const INBOUND_WAKE_CHANNEL = "mailroom_inbound";
+export { INBOUND_WAKE_CHANNEL };
 
 export interface RoutedRecipient {
   address: string;
@@ -25,7 +36,7 @@ export interface RoutedRecipient {
 /** The route of an envelope recipient (exact beats domain; `+tag` reported as MailboxHash), or undefined. */
 export async function routeOf(database: Database, address: string): Promise<RoutedRecipient | undefined> {
   const candidates = candidateMatches(address);
-  const routes = await findRoutesByMatch(database.pool, candidates.map((c) => c.match));
+  const routes = await findRoutesByMatch(database, candidates.map((c) => c.match));
   for (const c of candidates) {
     const route = routes.find((r) => r.match === c.match);
     if (route) return { address, route, mailboxHash: c.mailboxHash };
@@ -42,7 +53,7 @@ export async function isReportAddress(database: Database, address: string, bounc
   const p = parseAddress(address);
   if (!p) return false;
   if (bounceDomain && p.domain === bounceDomain.toLowerCase()) return true;
-  return p.domain.startsWith("bounces.") && (await isSenderDomain(database.pool, p.domain.slice("bounces.".length)));
+  return p.domain.startsWith("bounces.") && (await isSenderDomain(database, p.domain.slice("bounces.".length)));
 }
 
 export interface ReceivedEnvelope {
@@ -81,26 +92,42 @@ export async function storeInbound(deps: { database: Database; boss: PgBoss }, m
     })),
   );
   const rows = perMessage.flat();
+  const jobs = rows.map((r) => ({ payload: { inboundMessageId: r.id, attempts: 0 } }));
+  // One statement, one round trip: each round trip is a wait in every SMTP transaction of the batch (docs/adr/0805).
+  const inOne = await jobInsertOf(deps.boss, jobs);
+  if (inOne && (await insertInboundMessagesAndJobs(deps.database, rows, inOne))) return perMessage.map((list) => list.map((r) => r.id));
   await withTransaction(deps.database, async (tx) => {
-    await insertInboundMessages(tx.client, rows);
-    await enqueueMany(
-      deps.boss,
-      inboundPostQueue,
-      rows.map((r) => ({ payload: { inboundMessageId: r.id, attempts: 0 } })),
-      tx.sql,
-    );
-    await tx.client.query(`SELECT pg_notify('${INBOUND_WAKE_CHANNEL}', '')`);
+    await insertInboundMessages(tx, rows);
+    await enqueueMany(deps.boss, inboundPostQueue, jobs, tx.sql);
+    await wakeInboundPosting(tx);
   });
   return perMessage.map((list) => list.map((r) => r.id));
+}
+
+/**
+ * pg-boss's insert of the posting jobs as a statement, built by pg-boss but
+ * not run (its `db` option records it), so that it can run as part of the
+ * rows' statement. Undefined if pg-boss built none.
+ */
+async function jobInsertOf(boss: PgBoss, jobs: { payload: InboundPostJob }[]): Promise<Statement | undefined> {
+  let statement: Statement | undefined;
+  const record = {
+    executeSql: async (text: string, values: unknown[]) => {
+      statement = { text, values };
+      return { rows: [] };
+    },
+  };
+  await enqueueMany(boss, inboundPostQueue, jobs, record);
+  return statement;
 }
 
 /** POST .../retry: back to pending and posted again now; false when the account has no such message. */
 export async function retryInbound(deps: { database: Database; boss: PgBoss }, accountId: string, id: string): Promise<boolean> {
   return withTransaction(deps.database, async (tx) => {
-    const attempts = await markForRetry(tx.client, accountId, id);
+    const attempts = await markForRetry(tx, accountId, id);
     if (attempts === undefined) return false;
     await enqueueMany(deps.boss, inboundPostQueue, [{ payload: { inboundMessageId: id, attempts } }], tx.sql);
-    await tx.client.query(`SELECT pg_notify('${INBOUND_WAKE_CHANNEL}', '')`);
+    await wakeInboundPosting(tx);
     return true;
   });
 }
