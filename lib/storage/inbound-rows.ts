@@ -118,29 +118,6 @@ export async function wakeInboundPosting(q: Queryable): Promise<void> {
   await q.query(WAKE_INBOUND_POSTING);
 }
 
-/** A statement built elsewhere (pg-boss's insert of jobs), to run as part of another. */
-export interface Statement {
-  text: string;
-  values: unknown[];
-}
-
-/**
- * The rows of a group commit, the insert of their posting jobs and the
- * wake-up of the posting loops as ONE statement (data-modifying WITH
- * clauses): atomic on its own, so one round trip instead of BEGIN, three
- * statements and COMMIT (docs/adr/0805). False, with nothing written, when
- * the rows are over one INSERT's bounds: the caller then writes them in a
- * transaction.
- */
-export async function insertInboundMessagesAndJobs(q: Queryable, messages: NewInboundMessage[], jobs: Statement): Promise<boolean> {
-  if (messages.length === 0 || rowsOfOneInsert(messages, 0) < messages.length) return false;
-  // The jobs' placeholders keep their numbers ($1...); the rows' come after them.
-  const values = [...jobs.values];
-  const rows = valuesOf(messages, values);
-  await q.query(`WITH stored AS (${INSERT_INBOUND_MESSAGES} ${rows}), jobs AS (${jobs.text}) ${WAKE_INBOUND_POSTING}`, values);
-  return true;
-}
-
 export type InboundStatus = "pending" | "delivered" | "failed";
 
 /** A message without its raw MIME (lists, details). */

@@ -1,18 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { enqueueMany, type PgBoss } from "../../queue/boss";
-import type { InboundPostJob } from "../../queue/jobs";
 import { inboundPostQueue } from "../../queue/jobs";
 import type { Database } from "../../storage/database";
 import {
   findRoutesByMatch,
   INBOUND_WAKE_CHANNEL,
   insertInboundMessages,
-  insertInboundMessagesAndJobs,
   isSenderDomain,
   markForRetry,
   wakeInboundPosting,
   type InboundRouteRow,
-  type Statement,
 } from "../../storage/inbound-rows";
 import { withTransaction } from "../../storage/transaction";
 import { candidateMatches, parseAddress } from "./route-match";
@@ -92,33 +89,17 @@ export async function storeInbound(deps: { database: Database; boss: PgBoss }, m
     })),
   );
   const rows = perMessage.flat();
-  const jobs = rows.map((r) => ({ payload: { inboundMessageId: r.id, attempts: 0 } }));
-  // One statement, one round trip: each round trip is a wait in every SMTP transaction of the batch (docs/adr/0805).
-  const inOne = await jobInsertOf(deps.boss, jobs);
-  if (inOne && (await insertInboundMessagesAndJobs(deps.database, rows, inOne))) return perMessage.map((list) => list.map((r) => r.id));
   await withTransaction(deps.database, async (tx) => {
     await insertInboundMessages(tx, rows);
-    await enqueueMany(deps.boss, inboundPostQueue, jobs, tx.sql);
+    await enqueueMany(
+      deps.boss,
+      inboundPostQueue,
+      rows.map((r) => ({ payload: { inboundMessageId: r.id, attempts: 0 } })),
+      tx.sql,
+    );
     await wakeInboundPosting(tx);
   });
   return perMessage.map((list) => list.map((r) => r.id));
-}
-
-/**
- * pg-boss's insert of the posting jobs as a statement, built by pg-boss but
- * not run (its `db` option records it), so that it can run as part of the
- * rows' statement. Undefined if pg-boss built none.
- */
-async function jobInsertOf(boss: PgBoss, jobs: { payload: InboundPostJob }[]): Promise<Statement | undefined> {
-  let statement: Statement | undefined;
-  const record = {
-    executeSql: async (text: string, values: unknown[]) => {
-      statement = { text, values };
-      return { rows: [] };
-    },
-  };
-  await enqueueMany(boss, inboundPostQueue, jobs, record);
-  return statement;
 }
 
 /** POST .../retry: back to pending and posted again now; false when the account has no such message. */
