@@ -1,12 +1,10 @@
-import type pg from "pg";
+import type { Queryable } from "./database";
 
 /**
  * SQL of the inbound tables (migration 0900, docs/contract.md §13). Every
  * read that a client can reach is scoped to its account: another account's
  * route or message is indistinguishable from a missing one.
  */
-
-type Client = Pick<pg.Pool | pg.PoolClient, "query">;
 
 export interface InboundRouteRow {
   id: number;
@@ -16,8 +14,8 @@ export interface InboundRouteRow {
   created_at: Date;
 }
 
-export async function insertInboundRoute(client: Client, row: { accountId: string; match: string; webhookUrl: string }): Promise<InboundRouteRow | undefined> {
-  const { rows } = await client.query<InboundRouteRow>(
+export async function insertInboundRoute(q: Queryable, row: { accountId: string; match: string; webhookUrl: string }): Promise<InboundRouteRow | undefined> {
+  const { rows } = await q.query<InboundRouteRow>(
     `INSERT INTO inbound_routes (account_id, match, webhook_url) VALUES ($1, $2, $3)
      ON CONFLICT (match) DO NOTHING RETURNING *`,
     [row.accountId, row.match, row.webhookUrl],
@@ -25,20 +23,20 @@ export async function insertInboundRoute(client: Client, row: { accountId: strin
   return rows[0];
 }
 
-export async function listInboundRoutes(client: Client, accountId: string): Promise<InboundRouteRow[]> {
-  const { rows } = await client.query<InboundRouteRow>("SELECT * FROM inbound_routes WHERE account_id = $1 ORDER BY id", [accountId]);
+export async function listInboundRoutes(q: Queryable, accountId: string): Promise<InboundRouteRow[]> {
+  const { rows } = await q.query<InboundRouteRow>("SELECT * FROM inbound_routes WHERE account_id = $1 ORDER BY id", [accountId]);
   return rows;
 }
 
-export async function deleteInboundRoute(client: Client, accountId: string, id: number): Promise<boolean> {
-  const { rowCount } = await client.query("DELETE FROM inbound_routes WHERE id = $1 AND account_id = $2", [id, accountId]);
+export async function deleteInboundRoute(q: Queryable, accountId: string, id: number): Promise<boolean> {
+  const { rowCount } = await q.query("DELETE FROM inbound_routes WHERE id = $1 AND account_id = $2", [id, accountId]);
   return (rowCount ?? 0) > 0;
 }
 
 /** The routes whose match is one of `matches` (any account: the SMTP server decides whose mail it is). */
-export async function findRoutesByMatch(client: Client, matches: string[]): Promise<InboundRouteRow[]> {
+export async function findRoutesByMatch(q: Queryable, matches: string[]): Promise<InboundRouteRow[]> {
   if (matches.length === 0) return [];
-  const { rows } = await client.query<InboundRouteRow>({
+  const { rows } = await q.query<InboundRouteRow>({
     name: "mailroom_inbound_routes_by_match",
     text: "SELECT * FROM inbound_routes WHERE match = ANY($1::text[])",
     values: [matches],
@@ -47,14 +45,14 @@ export async function findRoutesByMatch(client: Client, matches: string[]): Prom
 }
 
 /** Whether `domain` is a verified sending domain of the account. */
-export async function isVerifiedDomainOf(client: Client, accountId: string, domain: string): Promise<boolean> {
-  const { rows } = await client.query("SELECT 1 FROM sender_domains WHERE account_id = $1 AND lower(name) = $2 AND status = 'verified'", [accountId, domain]);
+export async function isVerifiedDomainOf(q: Queryable, accountId: string, domain: string): Promise<boolean> {
+  const { rows } = await q.query("SELECT 1 FROM sender_domains WHERE account_id = $1 AND lower(name) = $2 AND status = 'verified'", [accountId, domain]);
   return rows.length > 0;
 }
 
 /** Whether `domain` is a sending domain of any account (its `bounces.` subdomain receives reports). */
-export async function isSenderDomain(client: Client, domain: string): Promise<boolean> {
-  const { rows } = await client.query({ name: "mailroom_inbound_is_sender_domain", text: "SELECT 1 FROM sender_domains WHERE lower(name) = $1 LIMIT 1", values: [domain] });
+export async function isSenderDomain(q: Queryable, domain: string): Promise<boolean> {
+  const { rows } = await q.query({ name: "mailroom_inbound_is_sender_domain", text: "SELECT 1 FROM sender_domains WHERE lower(name) = $1 LIMIT 1", values: [domain] });
   return rows.length > 0;
 }
 
@@ -76,28 +74,48 @@ export interface NewInboundMessage {
 const INSERT_MAX_ROWS = 500;
 const INSERT_MAX_BYTES = 8 * 1024 * 1024;
 
+const INSERT_INBOUND_MESSAGES = `INSERT INTO inbound_messages (id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, size, raw, expires_at, next_attempt_at)
+       VALUES`;
+
+/** How many of `messages`, from `start`, one INSERT takes (at least one). */
+function rowsOfOneInsert(messages: NewInboundMessage[], start: number): number {
+  let end = start + 1;
+  let bytes = messages[start]!.raw.length;
+  while (end < messages.length && end - start < INSERT_MAX_ROWS && bytes + messages[end]!.raw.length <= INSERT_MAX_BYTES) bytes += messages[end++]!.raw.length;
+  return end - start;
+}
+
+/** The VALUES tuples of `messages`, their values appended to `values` (placeholders numbered after those already there). */
+function valuesOf(messages: NewInboundMessage[], values: unknown[]): string {
+  const tuples = messages.map((m) => {
+    const at = values.length;
+    values.push(m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.raw.length, m.raw, m.expiresAt);
+    return `(${Array.from({ length: 12 }, (_, i) => `$${at + i + 1}`).join(", ")}, now())`;
+  });
+  return tuples.join(", ");
+}
+
 /**
  * The rows of a group commit in as few statements as the bounds allow (one
  * round trip each), instead of one per row.
  */
-export async function insertInboundMessages(client: Client, messages: NewInboundMessage[]): Promise<void> {
+export async function insertInboundMessages(q: Queryable, messages: NewInboundMessage[]): Promise<void> {
   for (let start = 0; start < messages.length; ) {
-    let end = start + 1;
-    let bytes = messages[start]!.raw.length;
-    while (end < messages.length && end - start < INSERT_MAX_ROWS && bytes + messages[end]!.raw.length <= INSERT_MAX_BYTES) bytes += messages[end++]!.raw.length;
+    const end = start + rowsOfOneInsert(messages, start);
     const values: unknown[] = [];
-    const tuples = messages.slice(start, end).map((m) => {
-      const at = values.length;
-      values.push(m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.raw.length, m.raw, m.expiresAt);
-      return `(${Array.from({ length: 12 }, (_, i) => `$${at + i + 1}`).join(", ")}, now())`;
-    });
-    await client.query(
-      `INSERT INTO inbound_messages (id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, size, raw, expires_at, next_attempt_at)
-       VALUES ${tuples.join(", ")}`,
-      values,
-    );
+    await q.query(`${INSERT_INBOUND_MESSAGES} ${valuesOf(messages.slice(start, end), values)}`, values);
     start = end;
   }
+}
+
+/** Channel that wakes the posting loops when a message is committed (NOTIFY is transactional). */
+export const INBOUND_WAKE_CHANNEL = "mailroom_inbound";
+
+const WAKE_INBOUND_POSTING = `SELECT pg_notify('${INBOUND_WAKE_CHANNEL}', '')`;
+
+/** Wakes the posting loops when the caller's transaction commits. */
+export async function wakeInboundPosting(q: Queryable): Promise<void> {
+  await q.query(WAKE_INBOUND_POSTING);
 }
 
 export type InboundStatus = "pending" | "delivered" | "failed";
@@ -128,13 +146,13 @@ export interface InboundMessageRow {
 const MESSAGE_COLUMNS = `id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, subject, from_email,
   size, payload, replied_to_message_id, status, attempts, next_attempt_at, received_at, expires_at`;
 
-export async function findInboundMessage(client: Client, accountId: string, id: string): Promise<InboundMessageRow | undefined> {
-  const { rows } = await client.query<InboundMessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM inbound_messages WHERE id = $1 AND account_id = $2`, [id, accountId]);
+export async function findInboundMessage(q: Queryable, accountId: string, id: string): Promise<InboundMessageRow | undefined> {
+  const { rows } = await q.query<InboundMessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM inbound_messages WHERE id = $1 AND account_id = $2`, [id, accountId]);
   return rows[0];
 }
 
-export async function findInboundRaw(client: Client, accountId: string, id: string): Promise<Buffer | undefined> {
-  const { rows } = await client.query<{ raw: Buffer }>("SELECT raw FROM inbound_messages WHERE id = $1 AND account_id = $2", [id, accountId]);
+export async function findInboundRaw(q: Queryable, accountId: string, id: string): Promise<Buffer | undefined> {
+  const { rows } = await q.query<{ raw: Buffer }>("SELECT raw FROM inbound_messages WHERE id = $1 AND account_id = $2", [id, accountId]);
   return rows[0]?.raw;
 }
 
@@ -142,8 +160,8 @@ export async function findInboundRaw(client: Client, accountId: string, id: stri
 const RAW_PIECE_BYTES = 1024 * 1024;
 
 /** What the posting job needs: the row (`payload` as its JSON text), its raw MIME and the account's signing key. */
-export async function loadInboundForPost(client: Client, id: string): Promise<(InboundMessageRow & { raw: Buffer; signing_key: string }) | undefined> {
-  const { rows } = await client.query<InboundMessageRow & { raw: Buffer | null; signing_key: string }>(
+export async function loadInboundForPost(q: Queryable, id: string): Promise<(InboundMessageRow & { raw: Buffer; signing_key: string }) | undefined> {
+  const { rows } = await q.query<InboundMessageRow & { raw: Buffer | null; signing_key: string }>(
     `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
             CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key
        FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
@@ -154,7 +172,7 @@ export async function loadInboundForPost(client: Client, id: string): Promise<(I
   if (row.raw) return { ...row, raw: row.raw };
   const pieces: Buffer[] = [];
   for (let from = 0; from < row.size; from += RAW_PIECE_BYTES) {
-    const piece = await client.query<{ raw: Buffer }>("SELECT substring(raw FROM $2 FOR $3) AS raw FROM inbound_messages WHERE id = $1", [id, from + 1, RAW_PIECE_BYTES]);
+    const piece = await q.query<{ raw: Buffer }>("SELECT substring(raw FROM $2 FOR $3) AS raw FROM inbound_messages WHERE id = $1", [id, from + 1, RAW_PIECE_BYTES]);
     if (!piece.rows[0]) return undefined;
     pieces.push(piece.rows[0].raw);
   }
@@ -162,11 +180,11 @@ export async function loadInboundForPost(client: Client, id: string): Promise<(I
 }
 
 export async function savePayload(
-  client: Client,
+  q: Queryable,
   id: string,
   built: { payloadJson: string; subject: string; fromEmail: string; repliedToMessageId: string | null },
 ): Promise<void> {
-  await client.query("UPDATE inbound_messages SET payload = $2, subject = $3, from_email = $4, replied_to_message_id = $5 WHERE id = $1", [
+  await q.query("UPDATE inbound_messages SET payload = $2, subject = $3, from_email = $4, replied_to_message_id = $5 WHERE id = $1", [
     id,
     built.payloadJson,
     built.subject,
@@ -186,12 +204,12 @@ export interface InboundAttemptRow {
 
 /** Records one POST and the message's new state. */
 export async function recordInboundAttempt(
-  client: Client,
+  q: Queryable,
   id: string,
   attempt: { startedAt: Date; durationMs: number; statusCode: number; body: string; error?: string },
   state: { status: InboundStatus; nextAttemptAt: Date | null },
 ): Promise<void> {
-  await client.query(
+  await q.query(
     `WITH a AS (INSERT INTO inbound_attempts (inbound_message_id, attempted_at, duration_ms, status_code, body, error) VALUES ($1, $2, $3, $4, $5, $6))
      UPDATE inbound_messages SET attempts = attempts + 1, status = $7, next_attempt_at = $8 WHERE id = $1`,
     [id, attempt.startedAt, Math.round(attempt.durationMs), attempt.statusCode, snippet(attempt.body), attempt.error ?? null, state.status, state.nextAttemptAt],
@@ -206,8 +224,8 @@ export function snippet(text: string, maxBytes = 4096): string {
   return out;
 }
 
-export async function listInboundAttempts(client: Client, id: string): Promise<InboundAttemptRow[]> {
-  const { rows } = await client.query<InboundAttemptRow>(
+export async function listInboundAttempts(q: Queryable, id: string): Promise<InboundAttemptRow[]> {
+  const { rows } = await q.query<InboundAttemptRow>(
     "SELECT id, attempted_at, duration_ms, status_code, body, error FROM inbound_attempts WHERE inbound_message_id = $1 ORDER BY id",
     [id],
   );
@@ -215,8 +233,8 @@ export async function listInboundAttempts(client: Client, id: string): Promise<I
 }
 
 /** Puts a message back to pending, due now; its attempts so far, or undefined when it is not the account's. */
-export async function markForRetry(client: Client, accountId: string, id: string): Promise<number | undefined> {
-  const { rows } = await client.query<{ attempts: number }>(
+export async function markForRetry(q: Queryable, accountId: string, id: string): Promise<number | undefined> {
+  const { rows } = await q.query<{ attempts: number }>(
     "UPDATE inbound_messages SET status = 'pending', next_attempt_at = now() WHERE id = $1 AND account_id = $2 RETURNING attempts",
     [id, accountId],
   );
@@ -235,7 +253,7 @@ export interface InboundListFilter {
 }
 
 /** The account's messages, newest first, with the total that matched. */
-export async function listInboundMessages(client: Client, f: InboundListFilter): Promise<{ total: number; rows: InboundMessageRow[] }> {
+export async function listInboundMessages(q: Queryable, f: InboundListFilter): Promise<{ total: number; rows: InboundMessageRow[] }> {
   const where = ["account_id = $1"];
   const values: unknown[] = [f.accountId];
   const add = (sql: string, value: unknown) => {
@@ -247,8 +265,8 @@ export async function listInboundMessages(client: Client, f: InboundListFilter):
   if (f.recipient) add("lower(original_recipient) = ?", f.recipient.toLowerCase());
   if (f.status) add("status = ?", f.status);
   const clause = where.join(" AND ");
-  const total = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbound_messages WHERE ${clause}`, values);
-  const { rows } = await client.query<InboundMessageRow>(
+  const total = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbound_messages WHERE ${clause}`, values);
+  const { rows } = await q.query<InboundMessageRow>(
     `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages WHERE ${clause} ORDER BY received_at DESC, id DESC LIMIT ${f.count} OFFSET ${f.offset}`,
     values,
   );
@@ -256,8 +274,8 @@ export async function listInboundMessages(client: Client, f: InboundListFilter):
 }
 
 /** The account's received messages that answer the outbound message `messageId`, oldest first (at most `limit`). */
-export async function listInboundRepliesTo(client: Client, accountId: string, messageId: string, limit: number): Promise<InboundMessageRow[]> {
-  const { rows } = await client.query<InboundMessageRow>(
+export async function listInboundRepliesTo(q: Queryable, accountId: string, messageId: string, limit: number): Promise<InboundMessageRow[]> {
+  const { rows } = await q.query<InboundMessageRow>(
     `SELECT ${MESSAGE_COLUMNS} FROM inbound_messages WHERE account_id = $1 AND replied_to_message_id = $2 ORDER BY received_at, id LIMIT ${limit}`,
     [accountId, messageId],
   );
@@ -265,8 +283,8 @@ export async function listInboundRepliesTo(client: Client, accountId: string, me
 }
 
 /** Deletes messages past their expiry (attempts go with them), at most `limit` per call. */
-export async function purgeExpiredInbound(client: Client, now: Date, limit = 1000): Promise<number> {
-  const { rowCount } = await client.query(
+export async function purgeExpiredInbound(q: Queryable, now: Date, limit = 1000): Promise<number> {
+  const { rowCount } = await q.query(
     "DELETE FROM inbound_messages WHERE id IN (SELECT id FROM inbound_messages WHERE expires_at <= $1 LIMIT $2)",
     [now, limit],
   );
@@ -277,9 +295,9 @@ export async function purgeExpiredInbound(client: Client, now: Date, limit = 100
  * The outbound message (of the account) that one of `references` names:
  * Mailroom's Message-ID header is `<MessageID@from-domain>`.
  */
-export async function findRepliedMessage(client: Client, accountId: string, references: { id: string; domain: string }[]): Promise<string | undefined> {
+export async function findRepliedMessage(q: Queryable, accountId: string, references: { id: string; domain: string }[]): Promise<string | undefined> {
   if (references.length === 0) return undefined;
-  const { rows } = await client.query<{ id: string }>(
+  const { rows } = await q.query<{ id: string }>(
     `SELECT m.id FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, domain text, ord int)
        JOIN messages m ON m.id = r.id AND lower(m.from_domain) = r.domain AND m.account_id = $1
       ORDER BY r.ord LIMIT 1`,
@@ -289,13 +307,13 @@ export async function findRepliedMessage(client: Client, accountId: string, refe
 }
 
 /** `id` when it is a message of the account (a per-message reply address names it, docs/adr/0804). */
-export async function findAccountMessage(client: Client, accountId: string, id: string): Promise<string | undefined> {
-  const { rows } = await client.query<{ id: string }>("SELECT id FROM messages WHERE id = $1 AND account_id = $2", [id, accountId]);
+export async function findAccountMessage(q: Queryable, accountId: string, id: string): Promise<string | undefined> {
+  const { rows } = await q.query<{ id: string }>("SELECT id FROM messages WHERE id = $1 AND account_id = $2", [id, accountId]);
   return rows[0]?.id;
 }
 
 /** The raw MIME of a message whatever its account (the signed download route, whose token names it). */
-export async function findInboundRawById(client: Client, id: string): Promise<Buffer | undefined> {
-  const { rows } = await client.query<{ raw: Buffer }>("SELECT raw FROM inbound_messages WHERE id = $1", [id]);
+export async function findInboundRawById(q: Queryable, id: string): Promise<Buffer | undefined> {
+  const { rows } = await q.query<{ raw: Buffer }>("SELECT raw FROM inbound_messages WHERE id = $1", [id]);
   return rows[0]?.raw;
 }

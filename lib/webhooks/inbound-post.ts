@@ -55,7 +55,7 @@ export interface InboundPostOptions {
 }
 
 export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, post: PostOptions, options: InboundPostOptions = {}): Promise<void> {
-  const row = await loadInboundForPost(ctx.database.pool, job.inboundMessageId);
+  const row = await loadInboundForPost(ctx.database, job.inboundMessageId);
   // Deleted (expired), done, or another job already made this attempt.
   if (!row || row.status !== "pending" || row.attempts !== job.attempts) return;
   // The JSON text as first built (stored jsonb comes back as text: never parsed and serialized again here).
@@ -75,12 +75,12 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
       inlineBytes: ctx.config.inbound.inlineBytes,
       downloadUrl: (index) => `${ctx.publicUrl}/t/inbound/${signDownloadToken(secret, row.id, index, row.expires_at)}`,
       findReplied: async (refs) =>
-        (await findRepliedMessage(ctx.database.pool, row.account_id, refs)) ?? (byAddress ? await findAccountMessage(ctx.database.pool, row.account_id, byAddress) : undefined),
+        (await findRepliedMessage(ctx.database, row.account_id, refs)) ?? (byAddress ? await findAccountMessage(ctx.database, row.account_id, byAddress) : undefined),
       resolver: options.authResolver,
       mta: ctx.config.delivery.heloName,
     });
     json = payloadJson(built);
-    await savePayload(ctx.database.pool, row.id, { payloadJson: json, subject: built.Subject.slice(0, 998), fromEmail: built.From.slice(0, 320), repliedToMessageId: built.RepliedToMessageID });
+    await savePayload(ctx.database, row.id, { payloadJson: json, subject: built.Subject.slice(0, 998), fromEmail: built.From.slice(0, 320), repliedToMessageId: built.RepliedToMessageID });
   }
   const body = Buffer.from(json);
   const result = await postJson(row.webhook_url, body, await signInboundPost(row.signing_key, row.id, body), post);
@@ -92,12 +92,12 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
   const attempt = { startedAt: result.startedAt, durationMs: result.durationMs, statusCode: result.statusCode, body: result.body, error };
   if (next) {
     await withTransaction(ctx.database, async (tx) => {
-      await recordInboundAttempt(tx.client, row.id, attempt, { status, nextAttemptAt: next });
+      await recordInboundAttempt(tx, row.id, attempt, { status, nextAttemptAt: next });
       await enqueueMany(ctx.boss, inboundPostQueue, [{ payload: { inboundMessageId: row.id, attempts }, startAfter: next }], tx.sql);
     });
   } else {
     // A final attempt is one statement (its insert and update in one WITH): atomic without BEGIN and COMMIT.
-    await recordInboundAttempt(ctx.database.pool, row.id, attempt, { status, nextAttemptAt: null });
+    await recordInboundAttempt(ctx.database, row.id, attempt, { status, nextAttemptAt: null });
   }
   ctx.log.info({ inboundMessageId: row.id, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "inbound post attempt");
 }

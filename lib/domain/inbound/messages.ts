@@ -26,30 +26,30 @@ export async function listMessages(
   accountId: string,
   q: { startFrom: number; retrieveCount: number; fromDate?: Date; toDate?: Date; recipient?: string; status?: InboundStatus },
 ) {
-  return listInboundMessages(database.pool, { accountId, offset: q.startFrom, count: q.retrieveCount, fromDate: q.fromDate, toDate: q.toDate, recipient: q.recipient, status: q.status });
+  return listInboundMessages(database, { accountId, offset: q.startFrom, count: q.retrieveCount, fromDate: q.fromDate, toDate: q.toDate, recipient: q.recipient, status: q.status });
 }
 
 export async function readMessage(database: Database, accountId: string, id: string): Promise<{ row: InboundMessageRow; attempts: InboundAttemptRow[] } | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await findInboundMessage(database.pool, accountId, id);
+  const row = await findInboundMessage(database, accountId, id);
   if (!row) return undefined;
-  return { row, attempts: await listInboundAttempts(database.pool, id) };
+  return { row, attempts: await listInboundAttempts(database, id) };
 }
 
 /** The received replies to an outbound message of the account (its timeline), oldest first; a bounded list. */
 export async function repliesTo(database: Database, accountId: string, messageId: string, limit = 50): Promise<InboundMessageRow[]> {
-  return isUuid(messageId) ? listInboundRepliesTo(database.pool, accountId, messageId.toLowerCase(), limit) : [];
+  return isUuid(messageId) ? listInboundRepliesTo(database, accountId, messageId.toLowerCase(), limit) : [];
 }
 
 export async function readRaw(database: Database, accountId: string, id: string): Promise<Buffer | undefined> {
-  return isUuid(id) ? findInboundRaw(database.pool, accountId, id) : undefined;
+  return isUuid(id) ? findInboundRaw(database, accountId, id) : undefined;
 }
 
 /** The attachment a signed download token names; undefined when the token is invalid or expired, or the message is gone. */
 export async function readAttachmentByToken(database: Database, secret: string, token: string) {
   const named = verifyDownloadToken(secret, token);
   if (!named || !isUuid(named.messageId)) return undefined;
-  const raw = await findInboundRawById(database.pool, named.messageId);
+  const raw = await findInboundRawById(database, named.messageId);
   return raw && attachmentOf(raw, named.index);
 }
 
@@ -57,7 +57,7 @@ export async function readAttachmentByToken(database: Database, secret: string, 
 export async function purgeExpiredInboundMessages(database: Database, now: Date): Promise<number> {
   let total = 0;
   for (;;) {
-    const n = await purgeExpiredInbound(database.pool, now, 500);
+    const n = await purgeExpiredInbound(database, now, 500);
     total += n;
     if (n < 500) return total;
   }

@@ -2,7 +2,15 @@ import { randomUUID } from "node:crypto";
 import { enqueueMany, type PgBoss } from "../../queue/boss";
 import { inboundPostQueue } from "../../jobs/inbound-post";
 import type { Database } from "../../storage/database";
-import { findRoutesByMatch, insertInboundMessages, isSenderDomain, markForRetry, type InboundRouteRow } from "../../storage/inbound-rows";
+import {
+  findRoutesByMatch,
+  INBOUND_WAKE_CHANNEL,
+  insertInboundMessages,
+  isSenderDomain,
+  markForRetry,
+  wakeInboundPosting,
+  type InboundRouteRow,
+} from "../../storage/inbound-rows";
 import { withTransaction } from "../../storage/transaction";
 import { candidateMatches, parseAddress } from "./route-match";
 
@@ -14,7 +22,7 @@ import { candidateMatches, parseAddress } from "./route-match";
  */
 
 /** Channel that wakes the posting loops when a message is committed (NOTIFY is transactional). */
-export const INBOUND_WAKE_CHANNEL = "mailroom_inbound";
+export { INBOUND_WAKE_CHANNEL };
 
 export interface RoutedRecipient {
   address: string;
@@ -25,7 +33,7 @@ export interface RoutedRecipient {
 /** The route of an envelope recipient (exact beats domain; `+tag` reported as MailboxHash), or undefined. */
 export async function routeOf(database: Database, address: string): Promise<RoutedRecipient | undefined> {
   const candidates = candidateMatches(address);
-  const routes = await findRoutesByMatch(database.pool, candidates.map((c) => c.match));
+  const routes = await findRoutesByMatch(database, candidates.map((c) => c.match));
   for (const c of candidates) {
     const route = routes.find((r) => r.match === c.match);
     if (route) return { address, route, mailboxHash: c.mailboxHash };
@@ -42,7 +50,7 @@ export async function isReportAddress(database: Database, address: string, bounc
   const p = parseAddress(address);
   if (!p) return false;
   if (bounceDomain && p.domain === bounceDomain.toLowerCase()) return true;
-  return p.domain.startsWith("bounces.") && (await isSenderDomain(database.pool, p.domain.slice("bounces.".length)));
+  return p.domain.startsWith("bounces.") && (await isSenderDomain(database, p.domain.slice("bounces.".length)));
 }
 
 export interface ReceivedEnvelope {
@@ -82,14 +90,14 @@ export async function storeInbound(deps: { database: Database; boss: PgBoss }, m
   );
   const rows = perMessage.flat();
   await withTransaction(deps.database, async (tx) => {
-    await insertInboundMessages(tx.client, rows);
+    await insertInboundMessages(tx, rows);
     await enqueueMany(
       deps.boss,
       inboundPostQueue,
       rows.map((r) => ({ payload: { inboundMessageId: r.id, attempts: 0 } })),
       tx.sql,
     );
-    await tx.client.query(`SELECT pg_notify('${INBOUND_WAKE_CHANNEL}', '')`);
+    await wakeInboundPosting(tx);
   });
   return perMessage.map((list) => list.map((r) => r.id));
 }
@@ -97,10 +105,10 @@ export async function storeInbound(deps: { database: Database; boss: PgBoss }, m
 /** POST .../retry: back to pending and posted again now; false when the account has no such message. */
 export async function retryInbound(deps: { database: Database; boss: PgBoss }, accountId: string, id: string): Promise<boolean> {
   return withTransaction(deps.database, async (tx) => {
-    const attempts = await markForRetry(tx.client, accountId, id);
+    const attempts = await markForRetry(tx, accountId, id);
     if (attempts === undefined) return false;
     await enqueueMany(deps.boss, inboundPostQueue, [{ payload: { inboundMessageId: id, attempts } }], tx.sql);
-    await tx.client.query(`SELECT pg_notify('${INBOUND_WAKE_CHANNEL}', '')`);
+    await wakeInboundPosting(tx);
     return true;
   });
 }

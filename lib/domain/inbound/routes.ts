@@ -42,19 +42,19 @@ export async function createInboundRoute(
 ): Promise<InboundRouteRow> {
   const match = normaliseMatch(input.match);
   if (!match) throw new InboundMatchInvalidError();
-  if (!(await isVerifiedDomainOf(database.pool, accountId, match.domain))) throw new InboundDomainNotVerifiedError(match.domain);
+  if (!(await isVerifiedDomainOf(database, accountId, match.domain))) throw new InboundDomainNotVerifiedError(match.domain);
   await checkUrl(input.webhookUrl);
-  const existing = await listInboundRoutes(database.pool, accountId);
+  const existing = await listInboundRoutes(database, accountId);
   if (existing.length >= MAX_INBOUND_ROUTES_PER_ACCOUNT) throw new InboundRouteLimitError();
-  const row = await insertInboundRoute(database.pool, { accountId, match: match.match, webhookUrl: input.webhookUrl });
+  const row = await insertInboundRoute(database, { accountId, match: match.match, webhookUrl: input.webhookUrl });
   if (!row) throw new InboundRouteTakenError(match.match);
   return row;
 }
 
-export const listRoutes = (database: Database, accountId: string) => listInboundRoutes(database.pool, accountId);
+export const listRoutes = (database: Database, accountId: string) => listInboundRoutes(database, accountId);
 
 /** False when the account has no route with that id. */
 export async function deleteRoute(database: Database, accountId: string, id: number): Promise<boolean> {
   if (!Number.isSafeInteger(id) || id <= 0) return false;
-  return deleteInboundRoute(database.pool, accountId, id);
+  return deleteInboundRoute(database, accountId, id);
 }
