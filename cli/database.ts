@@ -39,7 +39,7 @@ export async function withDatabase<T>(config: Config, work: (cli: CliContext) =>
   const database = openDatabase(url, { max: 4, applicationName: "mailroom-cli" });
   try {
     try {
-      await migrate(database.pool);
+      await migrate(database);
     } catch (err) {
       if (err instanceof Error && err.message.startsWith("Migration ")) throw err;
       throw new CliError(describeConnectError(url, err));

@@ -69,7 +69,7 @@ export async function openProcessContext(
   }
   const database = openDatabase(url, { max: config.dbPoolSize, applicationName: options.applicationName });
   stack.push(() => database.close());
-  await migrate(database.pool);
+  await migrate(database);
 
   const boss = await startQueue(url, {
     onError: (err) => log.warn({ err }, "queue error"),

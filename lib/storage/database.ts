@@ -9,11 +9,7 @@ import * as schema from "./schema";
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
 export type Schema = typeof schema;
-/**
- * A drizzle handle: the pool's, or a transaction's (`db.transaction(tx => ...)`,
- * Tx.db of withTransaction). Both have the same query surface, so a use case
- * taking a Db runs inside or outside a transaction without a cast.
- */
+/** drizzle on the pool or on a transaction's connection: the `db` of a `Queryable`, never passed on its own. */
 export type Db = PgDatabase<NodePgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 
 /**
@@ -36,28 +32,31 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
-/** A `Database` on a pool opened elsewhere (its own settings: a replica's, the dispatcher's asynchronous commits). */
-export function databaseOnPool(url: string, pool: pg.Pool): Database {
-  const db = drizzle(pool, { schema });
-  return {
-    url,
-    pool,
-    db,
-    query: (text, values) => pool.query(text as string, values),
-    close: () => pool.end(),
-  };
+export interface DatabaseOptions {
+  max?: number;
+  applicationName?: string;
+  connectionTimeoutMillis?: number;
+  /** Commits that do not wait for the WAL flush: only for writes whose loss in a crash means work done again. */
+  asynchronousCommit?: boolean;
 }
 
-export function openDatabase(url: string, options: { max?: number; applicationName?: string; connectionTimeoutMillis?: number } = {}): Database {
+export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 20,
     application_name: options.applicationName ?? "mailroom",
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
+    ...(options.asynchronousCommit ? { options: "-c synchronous_commit=off" } : {}),
   });
   // An idle client that loses its connection (server restart) must not crash
   // the process; the pool replaces it on next use.
   pool.on("error", () => {});
-  return databaseOnPool(url, pool);
+  return {
+    url,
+    pool,
+    db: drizzle(pool, { schema }),
+    query: (text, values) => pool.query(text as string, values),
+    close: () => pool.end(),
+  };
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
-import type { Queryable } from "./database";
+import type { Database, Queryable } from "./database";
 
 /**
  * Applies lib/storage/migrations/*.sql in name order, each in its own
@@ -21,8 +21,9 @@ export async function listMigrations(): Promise<{ name: string; sql: string }[]>
  * `before` stops at the first migration named at or after it: an earlier
  * shape of the schema, for tests of an upgrade (test/integration/event-partitions.test.ts).
  */
-export async function migrate(pool: pg.Pool, options: { before?: string } = {}): Promise<string[]> {
+export async function migrate(target: Database | pg.Pool, options: { before?: string } = {}): Promise<string[]> {
   const { before } = options;
+  const pool = "url" in target ? target.pool : target;
   const migrations = (await listMigrations()).filter((m) => before === undefined || m.name < before);
   const client = await pool.connect();
   const applied: string[] = [];

@@ -1,10 +1,9 @@
-import pg from "pg";
 import type { AppContext } from "../context";
 import { notifyQueue } from "../jobs/notify";
 import { listenForWork } from "../queue/listen";
 import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
 import { SETTLED, startJobLoop } from "../queue/worker-loop";
-import { databaseOnPool, type Database } from "../storage/database";
+import { openDatabase, type Database } from "../storage/database";
 import { preparedSql } from "../storage/prepared-sql";
 import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher";
 import { WAKE_CHANNEL } from "../domain/notification-outbox";
@@ -69,13 +68,5 @@ export async function startNotifications(
  * durability.
  */
 function openAsyncCommitDatabase(url: string): Database {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 4,
-    application_name: "mailroom-webhooks",
-    options: "-c synchronous_commit=off",
-    idleTimeoutMillis: 30_000,
-  });
-  pool.on("error", () => {});
-  return databaseOnPool(url, pool);
+  return openDatabase(url, { max: 4, applicationName: "mailroom-webhooks", asynchronousCommit: true });
 }
