@@ -29,6 +29,12 @@ describe("requestHashOf", () => {
     expect(await requestHashOf(a)).toEqual(createHash("sha256").update(a).digest());
     expect((await requestHashOf(a)).equals(await requestHashOf(b))).toBe(false);
   });
+
+  it("hashes a body of several slices, the last one partial, as one whole", async () => {
+    const body = new Uint8Array(3 * 1024 * 1024 + 17).map((_, i) => i % 251);
+    expect(await requestHashOf(body)).toEqual(createHash("sha256").update(body).digest());
+    expect(await requestHashOf(new Uint8Array(0))).toEqual(createHash("sha256").digest());
+  });
 });
 
 describe("stored answers", () => {

@@ -69,3 +69,4 @@ describe("readBoundedMessage", () => {
     expect(big).toEqual({ raw: Buffer.alloc(0), exceeded: true });
   });
 });
+

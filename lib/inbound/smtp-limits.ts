@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import ipaddr from "ipaddr.js";
 import type { SMTPServer, SMTPServerSession } from "smtp-server";
+import { concatInTurns } from "../bytes-in-turns";
 
 /**
  * Limits of the SMTP servers Mailroom runs (the inbound server, the sandbox
@@ -31,7 +32,8 @@ export function readBoundedMessage(stream: Readable & { sizeExceeded?: boolean }
     stream.on("error", reject);
     stream.on("end", () => {
       exceeded ||= Boolean(stream.sizeExceeded);
-      resolve({ raw: exceeded ? Buffer.alloc(0) : Buffer.concat(chunks), exceeded });
+      if (exceeded) resolve({ raw: Buffer.alloc(0), exceeded });
+      else concatInTurns(chunks, bytes).then((raw) => resolve({ raw, exceeded }), reject);
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { DNSResolver } from "mailauth";
+import { utf8InTurns } from "../bytes-in-turns";
 import type { AppContext } from "../context";
-import { buildInboundPayload, payloadJson } from "../domain/inbound/payload";
+import { buildInboundPayload, payloadJsonBytes } from "../domain/inbound/payload";
 import { signDownloadToken } from "../domain/inbound/download-token";
 import { messageOfReplyTag } from "../domain/inbound/reply-address";
 import { INBOUND_WAKE_CHANNEL } from "../domain/inbound/receive";
@@ -58,9 +59,9 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
   const row = await loadInboundForPost(ctx.database, job.inboundMessageId);
   // Deleted (expired), done, or another job already made this attempt.
   if (!row || row.status !== "pending" || row.attempts !== job.attempts) return;
-  // The JSON text as first built (stored jsonb comes back as text: never parsed and serialized again here).
-  let json = row.payload as string | null;
-  if (json === null) {
+  // The JSON as first built, bytes straight to the post; a retry reads the stored jsonb back as text (never parsed here).
+  let body: Buffer;
+  if (row.payload === null) {
     // The process's one read of the secret (two statements per message before: the profile of bench:inbound showed them).
     const secret = await ctx.trackingSecret();
     // In-Reply-To/References win; a verified reply address answers when they name no message of the account.
@@ -79,10 +80,12 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
       resolver: options.authResolver,
       mta: ctx.config.delivery.heloName,
     });
-    json = payloadJson(built);
-    await savePayload(ctx.database, row.id, { payloadJson: json, subject: built.Subject.slice(0, 998), fromEmail: built.From.slice(0, 320), repliedToMessageId: built.RepliedToMessageID });
+    body = await payloadJsonBytes(built);
+    const { payload } = built;
+    await savePayload(ctx.database, row.id, { payloadJson: body, subject: payload.Subject.slice(0, 998), fromEmail: payload.From.slice(0, 320), repliedToMessageId: payload.RepliedToMessageID });
+  } else {
+    body = await utf8InTurns(row.payload as string);
   }
-  const body = Buffer.from(json);
   const result = await postJson(row.webhook_url, body, await signInboundPost(row.signing_key, row.id, body), post);
   const attempts = row.attempts + 1;
   const verdict = inboundVerdictOf(result.statusCode, attempts, ctx.config.webhooks.retryScheduleMs);

@@ -163,6 +163,11 @@ describe("inbound routes: receive, store, post", () => {
       (d) => d.json.Status === "delivered",
     );
     expect(detail.json).toMatchObject({ Subject: "Ça marche? ✓", MailboxHash: "ticket-7", DeliveryAttempts: [{ ResponseCode: 200 }] });
+    // Every member of the posted JSON, as posted, then the status members.
+    const { Status, ReceivedAt, ExpiresAt, RouteID, WebhookURL, DeliveryAttempts, ...asPosted } = detail.json as unknown as Record<string, unknown>;
+    expect(asPosted).toEqual(p);
+    expect({ Status, RouteID, WebhookURL, attempts: (DeliveryAttempts as unknown[]).length }).toEqual({ Status: "delivered", RouteID: expect.any(Number), WebhookURL: expect.stringMatching(/^http/), attempts: 1 });
+    expect(Date.parse(ReceivedAt as string)).toBeLessThan(Date.parse(ExpiresAt as string));
     const raw = await app.fetch(`/api/v1/inbound/messages/${p.MessageID}/raw`, { headers: bearer(a.apiKey) });
     expect(raw.headers.get("content-type")).toBe("message/rfc822");
     expect(await raw.text()).toContain("Did it work?");

@@ -29,7 +29,12 @@ export async function listMessages(
   return listInboundMessages(database, { accountId, offset: q.startFrom, count: q.retrieveCount, fromDate: q.fromDate, toDate: q.toDate, recipient: q.recipient, status: q.status });
 }
 
-export async function readMessage(database: Database, accountId: string, id: string): Promise<{ row: InboundMessageRow; attempts: InboundAttemptRow[] } | undefined> {
+/** A message of the account with its attempts; `row.payload` is the posted JSON's text (null before the first post). */
+export async function readMessage(
+  database: Database,
+  accountId: string,
+  id: string,
+): Promise<{ row: InboundMessageRow & { payload: string | null }; attempts: InboundAttemptRow[] } | undefined> {
   if (!isUuid(id)) return undefined;
   const row = await findInboundMessage(database, accountId, id);
   if (!row) return undefined;

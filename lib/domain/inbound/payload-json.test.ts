@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { payloadJson, type InboundPayload } from "./payload";
+import { payloadJsonBytes, type InboundPayload } from "./payload";
 
 const address = { Email: "a@b.example", Name: "A", MailboxHash: "" };
 const payload = (attachments: InboundPayload["Attachments"]): InboundPayload => ({
@@ -28,12 +28,15 @@ const payload = (attachments: InboundPayload["Attachments"]): InboundPayload => 
   Authentication: { SPF: "none", DKIM: "none", DMARC: "none" },
 });
 
-describe("payloadJson", () => {
-  it("is JSON.stringify's text exactly, with attachments or none, whatever the strings hold", () => {
-    const attachments = [
-      { Name: 'x","Content":"', Content: Buffer.from("one").toString("base64"), ContentType: "text/plain", ContentLength: 3, ContentID: "" },
-      { Name: "big.bin", Content: "", ContentType: "application/octet-stream", ContentLength: 20, ContentID: "c1", DownloadURL: "https://x.example/t/inbound/abc" },
-    ];
-    for (const p of [payload([]), payload(attachments)]) expect(payloadJson(p)).toBe(JSON.stringify(p));
+describe("payloadJsonBytes", () => {
+  it("is JSON.stringify's text exactly, with attachments or none, whatever the strings hold", async () => {
+    // Sizes around the 768 KB step and its multiples of 3, an empty one, and one sent as a link.
+    const contents = [Buffer.from("one"), Buffer.alloc(0), Buffer.alloc(3 * 256 * 1024 + 1, 7), Buffer.from(Array.from({ length: 2 * 3 * 256 * 1024 + 2 }, (_, i) => i % 256)), undefined];
+    const shells = contents.map((c, i) => ({ Name: i === 0 ? 'x","Content":"' : `a${i}.bin`, Content: "", ContentType: "application/octet-stream", ContentLength: c?.length ?? 20, ContentID: "" }));
+    shells[4] = { ...shells[4]!, DownloadURL: "https://x.example/t/inbound/abc" } as (typeof shells)[number];
+    const expected = payload(shells.map((s, i) => ({ ...s, Content: contents[i]?.toString("base64") ?? "" })));
+    const bytes = await payloadJsonBytes({ payload: payload(shells), inlineContents: contents });
+    expect(bytes.toString("utf8")).toBe(JSON.stringify(expected));
+    expect((await payloadJsonBytes({ payload: payload([]), inlineContents: [] })).toString("utf8")).toBe(JSON.stringify(payload([])));
   });
 });

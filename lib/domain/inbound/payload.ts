@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { authenticate, type DNSResolver } from "mailauth";
 import { rawSlices } from "./slices";
 import { simpleParser, type AddressObject, type EmailAddress } from "mailparser";
@@ -22,7 +23,11 @@ export interface AddressFull {
 
 export interface InboundAttachment {
   Name: string;
-  /** Base64; empty when the attachment is larger than the inline limit (then DownloadURL is set). */
+  /**
+   * Base64; empty when the attachment is larger than the inline limit (then
+   * DownloadURL is set). Built payloads leave it empty and carry the bytes
+   * beside it (BuiltInboundPayload): the JSON text gets them in steps.
+   */
   Content: string;
   ContentType: string;
   ContentLength: number;
@@ -131,7 +136,13 @@ export async function authenticationOf(input: Pick<PayloadInput, "raw" | "envelo
   }
 }
 
-export async function buildInboundPayload(input: PayloadInput): Promise<InboundPayload> {
+/** A payload as built from the raw message: `Content` empty, each inline attachment's bytes beside it, by position. */
+export interface BuiltInboundPayload {
+  payload: InboundPayload;
+  inlineContents: (Buffer | undefined)[];
+}
+
+export async function buildInboundPayload(input: PayloadInput): Promise<BuiltInboundPayload> {
   const parsed = await simpleParser(slices(input.raw), { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
   const from = addresses(parsed.from)[0];
   const to = addresses(parsed.to);
@@ -144,7 +155,8 @@ export async function buildInboundPayload(input: PayloadInput): Promise<InboundP
   const refs = mailroomReferences(headerValue("in-reply-to"), headerValue("references"));
   const [replied, auth] = await Promise.all([input.findReplied(refs), authenticationOf(input)]);
   const textBody = parsed.text ?? "";
-  return {
+  const inline = (a: { size: number }) => a.size <= input.inlineBytes;
+  const payload: InboundPayload = {
     From: from?.address ?? "",
     FromName: from?.name ?? "",
     FromFull: from ? full(from) : { Email: "", Name: "", MailboxHash: "" },
@@ -168,20 +180,18 @@ export async function buildInboundPayload(input: PayloadInput): Promise<InboundP
       const i = h.line.indexOf(":");
       return { Name: h.line.slice(0, i).trim(), Value: unfold(h.line.slice(i + 1)) };
     }),
-    Attachments: parsed.attachments.map((a, index) => {
-      const large = a.size > input.inlineBytes;
-      return {
-        Name: a.filename ?? "",
-        Content: large ? "" : a.content.toString("base64"),
-        ContentType: a.contentType,
-        ContentLength: a.size,
-        ContentID: a.contentId ? stripBrackets(a.contentId) : "",
-        ...(large && { DownloadURL: input.downloadUrl(index) }),
-      };
-    }),
+    Attachments: parsed.attachments.map((a, index) => ({
+      Name: a.filename ?? "",
+      Content: "",
+      ContentType: a.contentType,
+      ContentLength: a.size,
+      ContentID: a.contentId ? stripBrackets(a.contentId) : "",
+      ...(!inline(a) && { DownloadURL: input.downloadUrl(index) }),
+    })),
     RepliedToMessageID: replied ?? null,
     Authentication: auth,
   };
+  return { payload, inlineContents: parsed.attachments.map((a) => (inline(a) ? a.content : undefined)) };
 }
 
 /** A header value on one line (folding whitespace as one space). Linear. */
@@ -205,21 +215,45 @@ export async function attachmentOf(raw: Buffer, index: number): Promise<{ name: 
   return a && { name: a.filename ?? "attachment", contentType: a.contentType, content: a.content };
 }
 
+/** Attachment bytes encoded per turn of the event loop: a multiple of 3, so that the base64 pieces join without padding. */
+const BASE64_SLICE_BYTES = 3 * 256 * 1024;
+
 /**
- * `JSON.stringify(payload)`, with each attachment's base64 `Content` put in
- * as it is rather than walked by the serializer (base64 needs no escaping):
- * for a 10 MB message that walk was the longest step of its post on the
- * event loop (docs/adr/0803). The text is the same, key order included.
+ * The payload's JSON as UTF-8 bytes: `JSON.stringify` of the payload with
+ * each inline attachment's base64 in its `Content`, key order included. The
+ * base64 is written straight into the output, 768 KB of attachment per turn
+ * of the event loop (base64 needs no escaping): for a 10 MB message, the
+ * base64 string, the serializer's walk over it and its copy into bytes were
+ * each 40–100 ms on the event loop (docs/adr/0803).
  */
-export function payloadJson(payload: InboundPayload): string {
+export async function payloadJsonBytes({ payload, inlineContents }: BuiltInboundPayload): Promise<Buffer> {
   const KEY = '"Attachments":[]';
   const CONTENT = '"Content":""';
   const outer = JSON.stringify({ ...payload, Attachments: [] });
   const at = outer.indexOf(KEY);
-  const items = payload.Attachments.map((a) => {
+  const parts: (string | Buffer)[] = [`${outer.slice(0, at)}"Attachments":[`];
+  payload.Attachments.forEach((a, index) => {
     const shell = JSON.stringify({ ...a, Content: "" });
-    const c = shell.indexOf(CONTENT);
-    return `${shell.slice(0, c)}"Content":"${a.Content}"${shell.slice(c + CONTENT.length)}`;
+    const open = shell.indexOf(CONTENT) + CONTENT.length - 1; // just after the opening quote of the value
+    parts.push(`${index > 0 ? "," : ""}${shell.slice(0, open)}`);
+    const content = inlineContents[index];
+    if (content && content.length > 0) parts.push(content);
+    parts.push(shell.slice(open));
   });
-  return `${outer.slice(0, at)}"Attachments":[${items.join(",")}]${outer.slice(at + KEY.length)}`;
+  parts.push(`]${outer.slice(at + KEY.length)}`);
+  const size = parts.reduce((n, p) => n + (typeof p === "string" ? Buffer.byteLength(p) : Math.ceil(p.length / 3) * 4), 0);
+  const out = Buffer.allocUnsafe(size);
+  let offset = 0;
+  for (const part of parts) {
+    if (typeof part === "string") {
+      offset += out.write(part, offset, "utf8");
+      continue;
+    }
+    for (let i = 0; i < part.length; i += BASE64_SLICE_BYTES) {
+      await nextTurn();
+      offset += out.write(part.subarray(i, i + BASE64_SLICE_BYTES).toString("base64"), offset, "latin1");
+    }
+  }
+  if (offset !== size) throw new Error(`inbound payload JSON: ${offset} bytes written of ${size}`);
+  return out;
 }
