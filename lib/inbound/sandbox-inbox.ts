@@ -1,4 +1,6 @@
 import { simpleParser } from "mailparser";
+import { rawSlices } from "../domain/inbound/slices";
+import { htmlToPlainText } from "../tracking/html-text";
 import type { AppContext } from "../context";
 import { buildArfReport } from "./arf";
 import { submitReport } from "./submit-report";
@@ -121,7 +123,9 @@ async function loadRaw(database: Database, id: number, scope: Scope = {}): Promi
 export async function readSandboxMessage(database: Database, id: number, scope: Scope = {}): Promise<SandboxMessage | undefined> {
   const row = await loadRaw(database, id, scope);
   if (!row) return undefined;
-  const parsed = await simpleParser(row.raw, { skipImageLinks: true });
+  // In slices, and without mailparser's HTML-to-text, which is not linear in the nesting (docs/adr/0805).
+  const parsed = await simpleParser(rawSlices(row.raw), { skipImageLinks: true, skipHtmlToText: true });
+  const html = typeof parsed.html === "string" ? parsed.html : null;
   const text = (a: unknown) => (a && typeof a === "object" && "text" in a ? String((a as { text: string }).text) : "");
   const unsubscribe = /^List-Unsubscribe:\s*((?:.*)(?:\r?\n[ \t].*)*)/im.exec(row.raw.toString("utf8").split(/\r?\n\r?\n/)[0] ?? "")?.[1] ?? "";
   return {
@@ -135,8 +139,8 @@ export async function readSandboxMessage(database: Database, id: number, scope: 
     cc: text(parsed.cc),
     replyTo: text(parsed.replyTo),
     date: parsed.date ? parsed.date.toISOString() : null,
-    html: typeof parsed.html === "string" ? parsed.html : null,
-    text: parsed.text ?? null,
+    html,
+    text: parsed.text?.trim() ? parsed.text : html !== null ? await htmlToPlainText(html) : (parsed.text ?? null),
     attachments: parsed.attachments.map((a) => ({
       filename: a.filename ?? "",
       contentType: a.contentType,

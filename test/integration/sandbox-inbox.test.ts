@@ -71,6 +71,21 @@ describe("sandbox inbox (server-side module for the dashboard)", () => {
     expect(await reportSandboxMessageAsSpam(app.ctx, 999_999)).toMatchObject({ ok: false });
   });
 
+  it("reads an HTML-only capture of 100,000 nested <div>s: its text from the HTML (mailparser's own conversion failed on it)", async () => {
+    const id = await sendViaApi(app, apiKey, {
+      From: { name: "Shop", email: "shop@example.com" },
+      To: [{ name: "Deep", email: "deep@example.org" }],
+      Subject: "Deep",
+      ContentType: "HTML",
+      HTMLContent: `<p>Top</p>${"<div>".repeat(100_000)}Deep &amp; down`,
+    });
+    await waitForEvent(app.ctx, id, "delivered", "deep@example.org");
+    const [item] = (await listSandboxMessages(app.ctx.database, { search: "deep@" })).items;
+    const m = (await readSandboxMessage(app.ctx.database, item!.id))!;
+    expect(m.html).toContain("<div><div>");
+    expect(m.text).toBe("Top\n\nDeep & down");
+  });
+
   it("the unsubscribe button works with the capture's List-Unsubscribe URL", async () => {
     const [item] = (await listSandboxMessages(app.ctx.database, { search: "third@" })).items;
     const m = (await readSandboxMessage(app.ctx.database, item!.id))!;

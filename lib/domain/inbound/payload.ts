@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { authenticate, type DNSResolver } from "mailauth";
+import { htmlToPlainText } from "../../tracking/html-text";
 import { rawSlices } from "./slices";
 import { simpleParser, type AddressObject, type EmailAddress } from "mailparser";
 import { parseAddress } from "./route-match";
@@ -143,7 +144,8 @@ export interface BuiltInboundPayload {
 }
 
 export async function buildInboundPayload(input: PayloadInput): Promise<BuiltInboundPayload> {
-  const parsed = await simpleParser(slices(input.raw), { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+  // mailparser's HTML-to-text is not linear in the nesting (docs/adr/0805): the text of an HTML-only message is ours.
+  const parsed = await simpleParser(slices(input.raw), { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true, skipHtmlToText: true });
   const from = addresses(parsed.from)[0];
   const to = addresses(parsed.to);
   const cc = addresses(parsed.cc);
@@ -154,7 +156,7 @@ export async function buildInboundPayload(input: PayloadInput): Promise<BuiltInb
   };
   const refs = mailroomReferences(headerValue("in-reply-to"), headerValue("references"));
   const [replied, auth] = await Promise.all([input.findReplied(refs), authenticationOf(input)]);
-  const textBody = parsed.text ?? "";
+  const textBody = parsed.text?.trim() ? parsed.text : typeof parsed.html === "string" ? await htmlToPlainText(parsed.html) : "";
   const inline = (a: { size: number }) => a.size <= input.inlineBytes;
   const payload: InboundPayload = {
     From: from?.address ?? "",

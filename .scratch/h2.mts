@@ -1,0 +1,10 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { simpleParser } from "mailparser";
+import { rawSlices } from "../lib/domain/inbound/slices";
+const n = Number(process.argv[2]); const opt = process.argv[3] === "skip";
+const html = "<div>".repeat(n) + "x";
+const raw = Buffer.from(`From: a@b.example\r\nTo: c@d.example\r\nSubject: s\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
+const h = monitorEventLoopDelay({ resolution: 10 }); h.enable(); const t = performance.now();
+const parsed = await simpleParser(rawSlices(raw), { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true, skipHtmlToText: opt }).catch((e) => ({ text: "ERROR " + e.message }));
+h.disable();
+console.log(n, "divs", (raw.length / 1e6).toFixed(2), "MB: total", Math.round(performance.now() - t), "ms, max delay", Math.round(h.max / 1e6), "ms, text", parsed.text?.length);
