@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import { isReportAddress, routeOf, storeInbound, type ReceivedEnvelope, type ReceivedMessage, type RoutedRecipient } from "../domain/inbound/receive";
 import { createGroupCommit } from "../storage/group-commit";
+import { isRowDataError } from "../storage/sqlstate";
 import { parseSignedAddress } from "../tracking/verp";
 import { mimeLimitViolation } from "./mime-limits";
 
@@ -28,7 +29,12 @@ export async function decideRecipient(ctx: AppContext, secret: string, address: 
 export type InboundStore = (message: ReceivedMessage) => Promise<string[]>;
 
 export function createInboundStore(ctx: AppContext): InboundStore {
-  return createGroupCommit((messages: ReceivedMessage[]) => storeInbound(ctx, messages, ctx.config.inbound.retentionMs), { maxBatch: 32, maxInFlight: 4 });
+  // A data error of one message's row (isolate) is written again alone, so that it fails only that session's DATA.
+  return createGroupCommit((messages: ReceivedMessage[]) => storeInbound(ctx, messages, ctx.config.inbound.retentionMs), {
+    maxBatch: 32,
+    maxInFlight: 4,
+    isolate: isRowDataError,
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import net from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { promisify } from "node:util";
 import nodemailer from "nodemailer";
@@ -285,6 +286,43 @@ describe("inbound routes: receive, store, post", () => {
     expect(swaks.stdout).toMatch(/550 5\.1\.1/);
     await sleep(300);
     expect(await countStored()).toBe(before);
+  });
+
+  it("refuses a NUL in HELO or MAIL FROM at the command (501), storing nothing of it, and stores the sessions beside it", async () => {
+    const r = await receiver();
+    expect((await addRoute(b.apiKey, "nul@b-mail.example", `${r.url}/nul`)).status).toBe(200);
+    const before = await countStored();
+    /** One SMTP session on a raw socket: each command's reply code, in order. */
+    const session = (helo: string, from = "x@sender.example") =>
+      new Promise<number[]>((resolve, reject) => {
+        const socket = net.connect(inbound.port, inbound.host);
+        const script = [`EHLO ${helo}`, `MAIL FROM:<${from}>`, "RCPT TO:<nul@b-mail.example>", "DATA", "Subject: nul\r\n\r\nhi\r\n.", "QUIT"];
+        const codes: number[] = [];
+        let buffered = "";
+        socket.on("data", (d: Buffer) => {
+          buffered += d.toString("latin1");
+          for (let nl = buffered.indexOf("\r\n"); nl >= 0; nl = buffered.indexOf("\r\n")) {
+            const line = buffered.slice(0, nl);
+            buffered = buffered.slice(nl + 2);
+            if (line[3] === "-") continue; // a continued reply
+            codes.push(Number(line.slice(0, 3)));
+            const next = script[codes.length - 1];
+            if (next !== undefined) socket.write(`${next}\r\n`);
+          }
+        });
+        socket.on("close", () => resolve(codes));
+        socket.on("error", reject);
+      });
+    const [badHelo, badFrom, ...good] = await Promise.all([
+      session("bad\u0000helo.example"),
+      session("bad.example", "x\u0000y@sender.example"),
+      ...Array.from({ length: 6 }, () => session("good.example")),
+    ]);
+    expect(badHelo.slice(0, 2)).toEqual([220, 501]);
+    expect(badFrom.slice(0, 3)).toEqual([220, 250, 501]);
+    for (const codes of good) expect(codes).toEqual([220, 250, 250, 250, 354, 250, 221]);
+    expect(await countStored()).toBe(before + 6);
+    await r.waitFor(6);
   });
 
   it("takes at most 100 recipients per message (452 past it): one stored message per accepted recipient", async () => {
