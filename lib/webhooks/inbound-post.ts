@@ -1,7 +1,7 @@
 import type { DNSResolver } from "mailauth";
 import { utf8InTurns } from "../bytes-in-turns";
 import type { AppContext } from "../context";
-import { buildInboundPayload, payloadJsonBytes } from "../domain/inbound/payload";
+import { buildInboundPayload, payloadJsonBytes, type BuiltInboundPayload } from "../domain/inbound/payload";
 import { signDownloadToken } from "../domain/inbound/download-token";
 import { messageOfReplyTag } from "../domain/inbound/reply-address";
 import { INBOUND_WAKE_CHANNEL } from "../domain/inbound/receive";
@@ -11,8 +11,10 @@ import { listenForWork } from "../queue/listen";
 import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
 import { startJobLoop } from "../queue/worker-loop";
 import { findAccountMessage, findRepliedMessage, loadInboundForPost, recordInboundAttempt, savePayload } from "../storage/inbound-rows";
+import { isRowDataError } from "../storage/sqlstate";
+import { databaseFaultOf } from "../storage/unavailable";
 import { withTransaction } from "../storage/transaction";
-import { createAgents, postJson, type PostOptions } from "./http-post";
+import { createAgents, postJson, type AttemptResult, type PostOptions } from "./http-post";
 import { verdictOf, type AttemptVerdict } from "./retry-policy";
 import { standardWebhookSignatureInSteps } from "./signing";
 import type { Resolver } from "./ssrf-guard";
@@ -60,33 +62,20 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
   // Deleted (expired), done, or another job already made this attempt.
   if (!row || row.status !== "pending" || row.attempts !== job.attempts) return;
   // The JSON as first built, bytes straight to the post; a retry reads the stored jsonb back as text (never parsed here).
-  let body: Buffer;
-  if (row.payload === null) {
-    // The process's one read of the secret (two statements per message before: the profile of bench:inbound showed them).
-    const secret = await ctx.trackingSecret();
-    // In-Reply-To/References win; a verified reply address answers when they name no message of the account.
-    const byAddress = messageOfReplyTag(secret, row.mailbox_hash);
-    const built = await buildInboundPayload({
-      id: row.id,
-      accountId: row.account_id,
-      raw: row.raw,
-      originalRecipient: row.original_recipient,
-      mailboxHash: row.mailbox_hash,
-      envelope: { mailFrom: row.mail_from, remoteIp: row.remote_ip, helo: row.helo },
-      inlineBytes: ctx.config.inbound.inlineBytes,
-      downloadUrl: (index) => `${ctx.publicUrl}/t/inbound/${signDownloadToken(secret, row.id, index, row.expires_at)}`,
-      findReplied: async (refs) =>
-        (await findRepliedMessage(ctx.database, row.account_id, refs)) ?? (byAddress ? await findAccountMessage(ctx.database, row.account_id, byAddress) : undefined),
-      resolver: options.authResolver,
-      mta: ctx.config.delivery.heloName,
-    });
-    body = await payloadJsonBytes(built);
-    const { payload } = built;
-    await savePayload(ctx.database, row.id, { payloadJson: body, subject: payload.Subject.slice(0, 998), fromEmail: payload.From.slice(0, 320), repliedToMessageId: payload.RepliedToMessageID });
-  } else {
-    body = await utf8InTurns(row.payload as string);
+  let body: Buffer | PayloadError;
+  try {
+    body = row.payload === null ? await buildAndSavePayload(ctx, row, options) : await utf8InTurns(row.payload as string);
+  } catch (err) {
+    // A message that cannot be made into its JSON counts as a failed attempt with the reason, on the retry
+    // schedule, so that it ends `failed` rather than pending for ever; the database gone is an outage (rethrown).
+    if (!(err instanceof PayloadError)) throw err;
+    ctx.log.error({ err: err.cause, inboundMessageId: row.id }, "inbound message could not be made into its JSON");
+    body = err;
   }
-  const result = await postJson(row.webhook_url, body, await signInboundPost(row.signing_key, row.id, body), post);
+  const result: AttemptResult =
+    body instanceof PayloadError
+      ? { statusCode: 0, body: "", bodyExcerpt: "", error: `internal error: the message could not be made into its JSON (${body.message})`, startedAt: new Date(), durationMs: 0 }
+      : await postJson(row.webhook_url, body, await signInboundPost(row.signing_key, row.id, body), post);
   const attempts = row.attempts + 1;
   const verdict = inboundVerdictOf(result.statusCode, attempts, ctx.config.webhooks.retryScheduleMs);
   const next = verdict.kind === "retry" ? new Date(Date.now() + verdict.delayMs) : null;
@@ -103,6 +92,52 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
     await recordInboundAttempt(ctx.database, row.id, attempt, { status, nextAttemptAt: null });
   }
   ctx.log.info({ inboundMessageId: row.id, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "inbound post attempt");
+}
+
+type InboundForPost = NonNullable<Awaited<ReturnType<typeof loadInboundForPost>>>;
+
+/** A failure to make a message into its JSON that says nothing about the database (a parser's, or the row's data). */
+class PayloadError extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message.slice(0, 200) : String(cause).slice(0, 200), { cause });
+  }
+}
+
+/** The first attempt's JSON: built from the raw message, stored with the fields the lists show, and returned as bytes. */
+async function buildAndSavePayload(ctx: AppContext, row: InboundForPost, options: InboundPostOptions): Promise<Buffer> {
+  // The process's one read of the secret (two statements per message before: the profile of bench:inbound showed them).
+  const secret = await ctx.trackingSecret();
+  // In-Reply-To/References win; a verified reply address answers when they name no message of the account.
+  const byAddress = messageOfReplyTag(secret, row.mailbox_hash);
+  let built: BuiltInboundPayload;
+  let body: Buffer;
+  try {
+    built = await buildInboundPayload({
+      id: row.id,
+      accountId: row.account_id,
+      raw: row.raw,
+      originalRecipient: row.original_recipient,
+      mailboxHash: row.mailbox_hash,
+      envelope: { mailFrom: row.mail_from, remoteIp: row.remote_ip, helo: row.helo },
+      inlineBytes: ctx.config.inbound.inlineBytes,
+      downloadUrl: (index) => `${ctx.publicUrl}/t/inbound/${signDownloadToken(secret, row.id, index, row.expires_at)}`,
+      findReplied: async (refs) =>
+        (await findRepliedMessage(ctx.database, row.account_id, refs)) ?? (byAddress ? await findAccountMessage(ctx.database, row.account_id, byAddress) : undefined),
+      resolver: options.authResolver,
+      mta: ctx.config.delivery.heloName,
+    });
+    body = await payloadJsonBytes(built);
+  } catch (err) {
+    if (databaseFaultOf(err)) throw err; // findReplied's queries: an outage, not the message
+    throw new PayloadError(err);
+  }
+  const { payload } = built;
+  try {
+    await savePayload(ctx.database, row.id, { payloadJson: body, subject: payload.Subject.slice(0, 998), fromEmail: payload.From.slice(0, 320), repliedToMessageId: payload.RepliedToMessageID });
+  } catch (err) {
+    throw isRowDataError(err) ? new PayloadError(err) : err;
+  }
+  return body;
 }
 
 /** How a worker process works the `inbound-post` job (lib/jobs/inbound-post.ts); `inboundPost` sets its DNS (tests). */

@@ -373,6 +373,11 @@ describe("inbound routes: receive, store, post", () => {
       "",
       "caf\xe9",
       "--z",
+      "Content-Type: text/plain; charset=utf-8",
+      "Content-Transfer-Encoding: base64",
+      "",
+      Buffer.from("nul:\u0000 lone:\ud800 end").toString("base64"),
+      "--z",
       "Content-Type: application/octet-stream; name=bad.bin",
       "Content-Transfer-Encoding: base64",
       "",
@@ -385,6 +390,8 @@ describe("inbound routes: receive, store, post", () => {
     expect(info.response).toMatch(/^250/);
     const q = verified((await r.waitFor(2))[1]!, a);
     expect(q.Subject).toBe("broken");
+    // JSON with a NUL or a lone surrogate cannot be stored as jsonb: each is posted as U+FFFD.
+    expect(q.TextBody).toContain("nul:\ufffd lone:\ufffd end");
     expect(q.Attachments.map((x) => x.Name)).toContain("bad.bin");
   });
 
@@ -400,6 +407,33 @@ describe("inbound routes: receive, store, post", () => {
     const p = verified((await r.waitFor(1))[0]!, b);
     expect(p).toMatchObject({ Subject: "swaks test", OriginalRecipient: "help@b-mail.example", Authentication: { SPF: "fail", DKIM: "none", DMARC: "fail" } });
     expect(p.TextBody).toContain("Hello from swaks");
+  });
+
+  it("a message that cannot be made into its JSON ends `failed` with the reason after its retries, never pending for ever", async () => {
+    const r = await receiver();
+    expect((await addRoute(a.apiKey, "unstorable@a-mail.example", `${r.url}/unstorable`)).status).toBe(200);
+    // The database refuses this one message's JSON (a check violation, class 23): what a payload jsonb cannot hold would do.
+    const { pool } = app.ctx.database;
+    await pool.query("ALTER TABLE inbound_messages ADD CONSTRAINT test_unstorable CHECK (payload IS NULL OR original_recipient <> 'unstorable@a-mail.example')");
+    try {
+      const t = smtp();
+      const info = await t.sendMail({ envelope: { from: "x@sender.example", to: ["unstorable@a-mail.example"] }, raw: "From: x@sender.example\r\nSubject: unstorable\r\n\r\nhi\r\n" });
+      t.close();
+      expect(info.response).toMatch(/^250/);
+      const { rows } = await until(
+        () => pool.query<{ id: string; status: string; attempts: number }>("SELECT id, status, attempts FROM inbound_messages WHERE original_recipient = 'unstorable@a-mail.example'"),
+        (q) => q.rows[0]?.status === "failed",
+        20_000,
+      );
+      expect(rows[0]!.attempts).toBe(4); // the first attempt and the three of the schedule (1s,1s,1s)
+      const detail = await api<{ Status: string; DeliveryAttempts: { ResponseCode: number; Error: string | null }[] }>(a.apiKey, `/api/v1/inbound/messages/${rows[0]!.id}`);
+      expect(detail.json.Status).toBe("failed");
+      expect(detail.json.DeliveryAttempts).toHaveLength(4);
+      for (const attempt of detail.json.DeliveryAttempts) expect(attempt).toMatchObject({ ResponseCode: 0, Error: expect.stringMatching(/^internal error: the message could not be made into its JSON \(.*test_unstorable/) });
+      expect(r.requests).toHaveLength(0);
+    } finally {
+      await pool.query("ALTER TABLE inbound_messages DROP CONSTRAINT test_unstorable");
+    }
   });
 
   it("retries a 500 then delivers once on 200; a 406 stops", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { payloadJsonBytes, type InboundPayload } from "./payload";
+import { payloadJsonBytes, storableText, type InboundPayload } from "./payload";
 
 const address = { Email: "a@b.example", Name: "A", MailboxHash: "" };
 const payload = (attachments: InboundPayload["Attachments"]): InboundPayload => ({
@@ -38,5 +38,15 @@ describe("payloadJsonBytes", () => {
     const bytes = await payloadJsonBytes({ payload: payload(shells), inlineContents: contents });
     expect(bytes.toString("utf8")).toBe(JSON.stringify(expected));
     expect((await payloadJsonBytes({ payload: payload([]), inlineContents: [] })).toString("utf8")).toBe(JSON.stringify(payload([])));
+  });
+});
+
+describe("storableText", () => {
+  it("turns U+0000 and lone surrogates into U+FFFD, which jsonb can hold, and leaves the rest as it is", async () => {
+    expect(storableText("a\u0000b\ud800c\udc00d")).toBe("a\ufffdb\ufffdc\ufffdd");
+    expect(storableText("ok 😀 \u2028")).toBe("ok 😀 \u2028");
+    const bytes = await payloadJsonBytes({ payload: { ...payload([]), TextBody: "x\u0000y", Headers: [{ Name: "X", Value: "\ud83d" }] }, inlineContents: [] });
+    const back = JSON.parse(bytes.toString("utf8")) as InboundPayload;
+    expect([back.TextBody, back.Headers[0]!.Value]).toEqual(["x\ufffdy", "\ufffd"]);
   });
 });

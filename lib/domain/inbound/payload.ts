@@ -217,6 +217,21 @@ export async function attachmentOf(raw: Buffer, index: number): Promise<{ name: 
   return a && { name: a.filename ?? "attachment", contentType: a.contentType, content: a.content };
 }
 
+type WellFormedString = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/**
+ * A string as stored and posted: the payload is kept as jsonb, which holds
+ * neither U+0000 nor a lone surrogate, so each becomes U+FFFD (docs/contract.md
+ * §13.4). Before, a NUL in a text part failed every attempt to post the message.
+ */
+export function storableText(value: string): string {
+  const s = value as WellFormedString;
+  const formed = s.isWellFormed() ? value : s.toWellFormed();
+  return formed.includes("\u0000") ? formed.replaceAll("\u0000", "\uFFFD") : formed;
+}
+
+const storableStrings = (_key: string, value: unknown) => (typeof value === "string" ? storableText(value) : value);
+
 /** Attachment bytes encoded per turn of the event loop: a multiple of 3, so that the base64 pieces join without padding. */
 const BASE64_SLICE_BYTES = 3 * 256 * 1024;
 
@@ -231,11 +246,11 @@ const BASE64_SLICE_BYTES = 3 * 256 * 1024;
 export async function payloadJsonBytes({ payload, inlineContents }: BuiltInboundPayload): Promise<Buffer> {
   const KEY = '"Attachments":[]';
   const CONTENT = '"Content":""';
-  const outer = JSON.stringify({ ...payload, Attachments: [] });
+  const outer = JSON.stringify({ ...payload, Attachments: [] }, storableStrings);
   const at = outer.indexOf(KEY);
   const parts: (string | Buffer)[] = [`${outer.slice(0, at)}"Attachments":[`];
   payload.Attachments.forEach((a, index) => {
-    const shell = JSON.stringify({ ...a, Content: "" });
+    const shell = JSON.stringify({ ...a, Content: "" }, storableStrings);
     const open = shell.indexOf(CONTENT) + CONTENT.length - 1; // just after the opening quote of the value
     parts.push(`${index > 0 ? "," : ""}${shell.slice(0, open)}`);
     const content = inlineContents[index];
