@@ -31,5 +31,7 @@ describe("utf8InTurns", () => {
       expect(value.equals(Buffer.from(text, "utf8")), text.slice(0, 10)).toBe(true);
     }
     expect((await turnsDuring(() => utf8InTurns("ab".repeat(2 * MB)))).turns).toBeGreaterThan(0);
+    const parts = [`{"a": "${"é".repeat(MB)}"`, ', "b": 1}'];
+    expect((await utf8InTurns(...parts)).equals(Buffer.from(parts.join(""), "utf8"))).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { simpleParser } from "mailparser";
 import { rawSlices } from "../domain/inbound/slices";
-import { htmlToPlainText } from "../tracking/html-text";
+import { messageText } from "../tracking/html-text";
 import type { AppContext } from "../context";
 import { buildArfReport } from "./arf";
 import { submitReport } from "./submit-report";
@@ -125,22 +125,23 @@ export async function readSandboxMessage(database: Database, id: number, scope: 
   if (!row) return undefined;
   // In slices, and without mailparser's HTML-to-text, which is not linear in the nesting (docs/adr/0805).
   const parsed = await simpleParser(rawSlices(row.raw), { skipImageLinks: true, skipHtmlToText: true });
-  const html = typeof parsed.html === "string" ? parsed.html : null;
   const text = (a: unknown) => (a && typeof a === "object" && "text" in a ? String((a as { text: string }).text) : "");
-  const unsubscribe = /^List-Unsubscribe:\s*((?:.*)(?:\r?\n[ \t].*)*)/im.exec(row.raw.toString("utf8").split(/\r?\n\r?\n/)[0] ?? "")?.[1] ?? "";
+  const headers = parsed.headerLines.map((h) => {
+    const i = h.line.indexOf(":");
+    return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]+/g, " ").trim() };
+  });
+  // From the parsed header lines: the whole capture (up to 10 MB) is never decoded and searched for it.
+  const unsubscribe = headers.find((h) => h.name.trim().toLowerCase() === "list-unsubscribe")?.value ?? "";
   return {
     ...toItem(row),
-    headers: parsed.headerLines.map((h) => {
-      const i = h.line.indexOf(":");
-      return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]+/g, " ").trim() };
-    }),
+    headers,
     from: text(parsed.from),
     to: text(parsed.to),
     cc: text(parsed.cc),
     replyTo: text(parsed.replyTo),
     date: parsed.date ? parsed.date.toISOString() : null,
-    html,
-    text: parsed.text?.trim() ? parsed.text : html !== null ? await htmlToPlainText(html) : (parsed.text ?? null),
+    html: typeof parsed.html === "string" ? parsed.html : null,
+    text: (await messageText(parsed.text, parsed.html)) || (parsed.text ?? null),
     attachments: parsed.attachments.map((a) => ({
       filename: a.filename ?? "",
       contentType: a.contentType,

@@ -69,4 +69,3 @@ describe("readBoundedMessage", () => {
     expect(big).toEqual({ raw: Buffer.alloc(0), exceeded: true });
   });
 });
-

@@ -165,8 +165,8 @@ export async function findInboundRaw(q: Queryable, accountId: string, id: string
 const RAW_PIECE_BYTES = 1024 * 1024;
 
 /** What the posting job needs: the row (`payload` as its JSON text), its raw MIME and the account's signing key. */
-export async function loadInboundForPost(q: Queryable, id: string): Promise<(InboundMessageRow & { raw: Buffer; signing_key: string }) | undefined> {
-  const { rows } = await q.query<InboundMessageRow & { raw: Buffer | null; signing_key: string }>(
+export async function loadInboundForPost(q: Queryable, id: string): Promise<(InboundMessageRow & { payload: string | null; raw: Buffer; signing_key: string }) | undefined> {
+  const { rows } = await q.query<InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string }>(
     `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
             CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key
        FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,

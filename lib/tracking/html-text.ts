@@ -63,3 +63,9 @@ function tidyLines(text: string): string {
   }
   return lines.join("\n");
 }
+
+/** A message's text: its text parts (mailparser's `text`), else the text read from its HTML, else "". */
+export async function messageText(text: string | undefined, html: string | false | undefined): Promise<string> {
+  if (text?.trim()) return text;
+  return typeof html === "string" ? htmlToPlainText(html) : "";
+}

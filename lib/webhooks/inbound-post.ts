@@ -64,7 +64,7 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
   // The JSON as first built, bytes straight to the post; a retry reads the stored jsonb back as text (never parsed here).
   let body: Buffer | PayloadError;
   try {
-    body = row.payload === null ? await buildAndSavePayload(ctx, row, options) : await utf8InTurns(row.payload as string);
+    body = row.payload === null ? await buildAndSavePayload(ctx, row, options) : await utf8InTurns(row.payload);
   } catch (err) {
     // A message that cannot be made into its JSON counts as a failed attempt with the reason, on the retry
     // schedule, so that it ends `failed` rather than pending for ever; the database gone is an outage (rethrown).

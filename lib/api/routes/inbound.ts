@@ -13,8 +13,7 @@ import {
   type InboundMessageDetail,
   type ListInboundRoutesResponse,
 } from "../../contract/inbound";
-import { listMessages, readMessage, readRaw } from "../../domain/inbound/messages";
-import { concatInTurns, utf8InTurns } from "../../bytes-in-turns";
+import { listMessages, payloadWithMembers, readMessage, readRaw } from "../../domain/inbound/messages";
 import { retryInbound } from "../../domain/inbound/receive";
 import {
   createInboundRoute,
@@ -188,11 +187,8 @@ export function addInboundRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): voi
       const body: InboundMessageDetail = { MessageID: row.id, OriginalRecipient: row.original_recipient, MailboxHash: row.mailbox_hash, ...status };
       return c.json(body, 200);
     }
-    // The posted JSON's stored text (it holds MessageID, OriginalRecipient and MailboxHash) with the status members
-    // after it, as bytes in steps: parsing and serializing a 14 MB payload held the event loop ~100 ms (ADR 0803).
-    const close = row.payload.lastIndexOf("}");
-    const members = JSON.stringify(status);
-    const body = await concatInTurns([await utf8InTurns(row.payload.slice(0, close)), Buffer.from(`${close > 1 ? ", " : ""}${members.slice(1)}`)]);
+    // The posted JSON as stored (it holds MessageID, OriginalRecipient and MailboxHash), the status members after it.
+    const body = await payloadWithMembers(row.payload, status);
     return c.body(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.length), 200, { "Content-Type": "application/json" });
   });
 

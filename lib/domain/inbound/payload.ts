@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { authenticate, type DNSResolver } from "mailauth";
-import { htmlToPlainText } from "../../tracking/html-text";
+import { messageText } from "../../tracking/html-text";
 import { rawSlices } from "./slices";
 import { simpleParser, type AddressObject, type EmailAddress } from "mailparser";
 import { parseAddress } from "./route-match";
@@ -156,7 +156,7 @@ export async function buildInboundPayload(input: PayloadInput): Promise<BuiltInb
   };
   const refs = mailroomReferences(headerValue("in-reply-to"), headerValue("references"));
   const [replied, auth] = await Promise.all([input.findReplied(refs), authenticationOf(input)]);
-  const textBody = parsed.text?.trim() ? parsed.text : typeof parsed.html === "string" ? await htmlToPlainText(parsed.html) : "";
+  const textBody = await messageText(parsed.text, parsed.html);
   const inline = (a: { size: number }) => a.size <= input.inlineBytes;
   const payload: InboundPayload = {
     From: from?.address ?? "",
