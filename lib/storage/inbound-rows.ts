@@ -1,5 +1,6 @@
 import { concatInTurns } from "../bytes-in-turns";
 import type { Queryable } from "./database";
+import { isRowDataError } from "./sqlstate";
 
 /**
  * SQL of the inbound tables (migration 0900, docs/contract.md §13). Every
@@ -164,14 +165,13 @@ export async function findInboundRaw(q: Queryable, accountId: string, id: string
 /** Raw MIME read in pieces of this many bytes: bytea arrives as hex text, and one 10 MB read would be decoded in one block. */
 const RAW_PIECE_BYTES = 1024 * 1024;
 
+const LOAD_FOR_POST = `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
+            CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key
+       FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`;
+
 /** What the posting job needs: the row (`payload` as its JSON text), its raw MIME and the account's signing key. */
 export async function loadInboundForPost(q: Queryable, id: string): Promise<(InboundMessageRow & { payload: string | null; raw: Buffer; signing_key: string }) | undefined> {
-  const { rows } = await q.query<InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string }>(
-    `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
-            CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key
-       FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`,
-    [id],
-  );
+  const { rows } = await q.query<InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string }>({ name: "mailroom_inbound_for_post", text: LOAD_FOR_POST, values: [id] });
   const row = rows[0];
   if (!row) return undefined;
   if (row.raw) return { ...row, raw: row.raw };
@@ -184,20 +184,12 @@ export async function loadInboundForPost(q: Queryable, id: string): Promise<(Inb
   return { ...row, raw: await concatInTurns(pieces) };
 }
 
-export async function savePayload(
-  q: Queryable,
-  id: string,
-  built: { payloadJson: Buffer; subject: string; fromEmail: string; repliedToMessageId: string | null },
-): Promise<void> {
-  // The JSON's UTF-8 bytes go as a binary parameter: one copy into the wire buffer, where a
-  // 14 MB string took two passes (its length, then its encoding) on the event loop.
-  await q.query("UPDATE inbound_messages SET payload = convert_from($2::bytea, 'UTF8')::jsonb, subject = $3, from_email = $4, replied_to_message_id = $5 WHERE id = $1", [
-    id,
-    built.payloadJson,
-    built.subject,
-    built.fromEmail,
-    built.repliedToMessageId,
-  ]);
+/** The JSON of a message's first post and the list fields taken from it, stored with that attempt's record. */
+export interface PayloadToSave {
+  payloadJson: Buffer;
+  subject: string;
+  fromEmail: string;
+  repliedToMessageId: string | null;
 }
 
 export interface InboundAttemptRow {
@@ -209,18 +201,62 @@ export interface InboundAttemptRow {
   error: string | null;
 }
 
-/** Records one POST and the message's new state. */
+const RECORD_ATTEMPT = `WITH a AS (INSERT INTO inbound_attempts (inbound_message_id, attempted_at, duration_ms, status_code, body, error) VALUES ($1, $2, $3, $4, $5, $6))
+     UPDATE inbound_messages SET attempts = attempts + 1, status = $7, next_attempt_at = $8`;
+
+/**
+ * Records one POST and the message's new state, in one statement (its insert
+ * and update in one WITH: atomic without BEGIN and COMMIT). The first post
+ * also stores the JSON it sent (`payload`, when given and none is stored
+ * yet), so a message is one update per attempt, not two (docs/adr/0801).
+ */
 export async function recordInboundAttempt(
   q: Queryable,
   id: string,
   attempt: { startedAt: Date; durationMs: number; statusCode: number; body: string; error?: string },
   state: { status: InboundStatus; nextAttemptAt: Date | null },
+  payload?: PayloadToSave,
 ): Promise<void> {
-  await q.query(
-    `WITH a AS (INSERT INTO inbound_attempts (inbound_message_id, attempted_at, duration_ms, status_code, body, error) VALUES ($1, $2, $3, $4, $5, $6))
-     UPDATE inbound_messages SET attempts = attempts + 1, status = $7, next_attempt_at = $8 WHERE id = $1`,
-    [id, attempt.startedAt, Math.round(attempt.durationMs), attempt.statusCode, snippet(attempt.body), attempt.error ?? null, state.status, state.nextAttemptAt],
-  );
+  const values = [id, attempt.startedAt, Math.round(attempt.durationMs), attempt.statusCode, snippet(attempt.body), attempt.error ?? null, state.status, state.nextAttemptAt];
+  if (!payload) {
+    await q.query({ name: "mailroom_inbound_attempt", text: `${RECORD_ATTEMPT} WHERE id = $1`, values });
+    return;
+  }
+  // The JSON's UTF-8 bytes go as a binary parameter: one copy into the wire buffer, where a
+  // 14 MB string took two passes (its length, then its encoding) on the event loop.
+  await q.query({
+    name: "mailroom_inbound_attempt_with_payload",
+    text: `${RECORD_ATTEMPT},
+       payload = COALESCE(payload, convert_from($9::bytea, 'UTF8')::jsonb), subject = $10, from_email = $11, replied_to_message_id = $12 WHERE id = $1`,
+    values: [...values, payload.payloadJson, payload.subject, payload.fromEmail, payload.repliedToMessageId],
+  });
+}
+
+/**
+ * The first attempt, with the JSON it posted. Should PostgreSQL refuse the
+ * JSON (a row data error: it is made storable when built, so this is for the
+ * unforeseen), the attempt already made is recorded without it, its error
+ * saying so, rather than lost (docs/adr/0801). In a transaction, a savepoint
+ * keeps the transaction usable for that fallback.
+ */
+export async function recordFirstInboundAttempt(
+  q: Queryable,
+  inTransaction: boolean,
+  id: string,
+  attempt: Parameters<typeof recordInboundAttempt>[2],
+  state: Parameters<typeof recordInboundAttempt>[3],
+  payload: PayloadToSave,
+): Promise<void> {
+  try {
+    if (inTransaction) await q.query("SAVEPOINT inbound_payload");
+    await recordInboundAttempt(q, id, attempt, state, payload);
+    if (inTransaction) await q.query("RELEASE SAVEPOINT inbound_payload");
+  } catch (err) {
+    if (!isRowDataError(err)) throw err;
+    if (inTransaction) await q.query("ROLLBACK TO SAVEPOINT inbound_payload");
+    const refused = `the posted JSON could not be stored (${(err as Error).message.slice(0, 200)})`;
+    await recordInboundAttempt(q, id, { ...attempt, error: attempt.error ? `${attempt.error}; ${refused}` : refused }, state);
+  }
 }
 
 /** At most 4 KB of UTF-8, cut at a character boundary. */

@@ -1,4 +1,6 @@
+import dns from "node:dns/promises";
 import type { DNSResolver } from "mailauth";
+import { cachedResolver } from "../net/dns-answer-cache";
 import { utf8InTurns } from "../bytes-in-turns";
 import type { AppContext } from "../context";
 import { buildInboundPayload, payloadJsonBytes, type BuiltInboundPayload } from "../domain/inbound/payload";
@@ -10,9 +12,9 @@ import { inboundPostQueue, type InboundPostJob } from "../jobs/inbound-post";
 import { listenForWork } from "../queue/listen";
 import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
 import { startJobLoop } from "../queue/worker-loop";
-import { findAccountMessage, findRepliedMessage, loadInboundForPost, recordInboundAttempt, savePayload } from "../storage/inbound-rows";
-import { isRowDataError } from "../storage/sqlstate";
+import { findAccountMessage, findRepliedMessage, loadInboundForPost, recordFirstInboundAttempt, recordInboundAttempt, type PayloadToSave } from "../storage/inbound-rows";
 import { databaseFaultOf } from "../storage/unavailable";
+import type { Queryable } from "../storage/database";
 import { withTransaction } from "../storage/transaction";
 import { createAgents, postJson, type AttemptResult, type PostOptions } from "./http-post";
 import { verdictOf, type AttemptVerdict } from "./retry-policy";
@@ -61,10 +63,15 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
   const row = await loadInboundForPost(ctx.database, job.inboundMessageId);
   // Deleted (expired), done, or another job already made this attempt.
   if (!row || row.status !== "pending" || row.attempts !== job.attempts) return;
-  // The JSON as first built, bytes straight to the post; a retry reads the stored jsonb back as text (never parsed here).
+  // The JSON as first built, bytes straight to the post (and stored with its attempt); a retry reads the
+  // stored jsonb back as text (never parsed here).
   let body: Buffer | PayloadError;
+  let toSave: PayloadToSave | undefined;
   try {
-    body = row.payload === null ? await buildAndSavePayload(ctx, row, options) : await utf8InTurns(row.payload);
+    if (row.payload === null) {
+      toSave = await buildPayload(ctx, row, options);
+      body = toSave.payloadJson;
+    } else body = await utf8InTurns(row.payload);
   } catch (err) {
     // A message that cannot be made into its JSON counts as a failed attempt with the reason, on the retry
     // schedule, so that it ends `failed` rather than pending for ever; the database gone is an outage (rethrown).
@@ -84,12 +91,12 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
   const attempt = { startedAt: result.startedAt, durationMs: result.durationMs, statusCode: result.statusCode, body: result.body, error };
   if (next) {
     await withTransaction(ctx.database, async (tx) => {
-      await recordInboundAttempt(tx, row.id, attempt, { status, nextAttemptAt: next });
+      await recordAttempt(tx, true, row.id, attempt, { status, nextAttemptAt: next }, toSave);
       await enqueueMany(ctx.boss, inboundPostQueue, [{ payload: { inboundMessageId: row.id, attempts }, startAfter: next }], tx.sql);
     });
   } else {
     // A final attempt is one statement (its insert and update in one WITH): atomic without BEGIN and COMMIT.
-    await recordInboundAttempt(ctx.database, row.id, attempt, { status, nextAttemptAt: null });
+    await recordAttempt(ctx.database, false, row.id, attempt, { status, nextAttemptAt: null }, toSave);
   }
   ctx.log.info({ inboundMessageId: row.id, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "inbound post attempt");
 }
@@ -103,16 +110,23 @@ class PayloadError extends Error {
   }
 }
 
-/** The first attempt's JSON: built from the raw message, stored with the fields the lists show, and returned as bytes. */
-async function buildAndSavePayload(ctx: AppContext, row: InboundForPost, options: InboundPostOptions): Promise<Buffer> {
+type Attempt = Parameters<typeof recordInboundAttempt>[2];
+type AttemptState = Parameters<typeof recordInboundAttempt>[3];
+
+/** Records the attempt, with the JSON it posted when this was the first (docs/adr/0801). */
+async function recordAttempt(q: Queryable, inTransaction: boolean, id: string, attempt: Attempt, state: AttemptState, toSave: PayloadToSave | undefined): Promise<void> {
+  if (toSave) await recordFirstInboundAttempt(q, inTransaction, id, attempt, state, toSave);
+  else await recordInboundAttempt(q, id, attempt, state);
+}
+
+/** The first attempt's JSON, built from the raw message, with the fields the lists show. */
+async function buildPayload(ctx: AppContext, row: InboundForPost, options: InboundPostOptions): Promise<PayloadToSave> {
   // The process's one read of the secret (two statements per message before: the profile of bench:inbound showed them).
   const secret = await ctx.trackingSecret();
   // In-Reply-To/References win; a verified reply address answers when they name no message of the account.
   const byAddress = messageOfReplyTag(secret, row.mailbox_hash);
-  let built: BuiltInboundPayload;
-  let body: Buffer;
   try {
-    built = await buildInboundPayload({
+    const built: BuiltInboundPayload = await buildInboundPayload({
       id: row.id,
       accountId: row.account_id,
       raw: row.raw,
@@ -126,18 +140,12 @@ async function buildAndSavePayload(ctx: AppContext, row: InboundForPost, options
       resolver: options.authResolver,
       mta: ctx.config.delivery.heloName,
     });
-    body = await payloadJsonBytes(built);
+    const { payload } = built;
+    return { payloadJson: await payloadJsonBytes(built), subject: payload.Subject.slice(0, 998), fromEmail: payload.From.slice(0, 320), repliedToMessageId: payload.RepliedToMessageID };
   } catch (err) {
     if (databaseFaultOf(err)) throw err; // findReplied's queries: an outage, not the message
     throw new PayloadError(err);
   }
-  const { payload } = built;
-  try {
-    await savePayload(ctx.database, row.id, { payloadJson: body, subject: payload.Subject.slice(0, 998), fromEmail: payload.From.slice(0, 320), repliedToMessageId: payload.RepliedToMessageID });
-  } catch (err) {
-    throw isRowDataError(err) ? new PayloadError(err) : err;
-  }
-  return body;
 }
 
 /** How a worker process works the `inbound-post` job (lib/jobs/inbound-post.ts); `inboundPost` sets its DNS (tests). */
@@ -151,6 +159,8 @@ export async function startInboundPosting(
   options: InboundPostOptions & Partial<JobWorkerEnv> & { concurrency?: number } = {},
 ): Promise<{ stop(): Promise<void> }> {
   const agents = createAgents(16);
+  // Every message of a sender asks the same questions: one lookup each, kept a minute (docs/adr/0806).
+  const authResolver = options.authResolver ?? cachedResolver<string[][] | string[]>((name, rrtype) => dns.resolve(name, rrtype) as Promise<string[][] | string[]>);
   const post: PostOptions = { timeoutMs: ctx.config.webhooks.timeoutMs, allowPrivate: ctx.config.webhooks.allowPrivate, resolver: options.resolver, agents };
   const loop = startJobLoop(ctx.boss, {
     queue: inboundPostQueue,
@@ -159,7 +169,7 @@ export async function startInboundPosting(
     log: ctx.log,
     outage: (err, detail) => ctx.outage.report("inbound", err, detail) !== undefined,
     lease: options.lease,
-    handler: (job) => postInboundMessage(ctx, job, post, options),
+    handler: (job) => postInboundMessage(ctx, job, post, { ...options, authResolver }),
   });
   const listener = await listenForWork(ctx.database.url, INBOUND_WAKE_CHANNEL, () => loop.notify(), ctx.log, { applicationName: "mailroom-inbound-listen" });
   return {
