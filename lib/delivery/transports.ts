@@ -1,4 +1,5 @@
 import dns from "node:dns/promises";
+import { cachedResolver } from "../net/dns-answer-cache";
 import net from "node:net";
 import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
@@ -73,10 +74,13 @@ export interface MxResolver {
   resolve6?(host: string): Promise<string[]>;
 }
 
+// A burst of copies to one domain asks its MX and addresses once, kept a minute (docs/adr/0806).
+const cachedSystemDns = cachedResolver<unknown>((name, rrtype) => dns.resolve(name, rrtype));
+
 export const systemResolver: MxResolver = {
-  resolveMx: (d) => dns.resolveMx(d),
-  resolve4: (h) => dns.resolve4(h),
-  resolve6: (h) => dns.resolve6(h),
+  resolveMx: (d) => cachedSystemDns(d, "MX") as Promise<{ exchange: string; priority: number }[]>,
+  resolve4: (h) => cachedSystemDns(h, "A") as Promise<string[]>,
+  resolve6: (h) => cachedSystemDns(h, "AAAA") as Promise<string[]>,
 };
 
 interface Hop {
@@ -100,7 +104,7 @@ export async function resolveHops(resolver: MxResolver, domain: string, options:
   let hosts: string[];
   try {
     const mx = await resolver.resolveMx(domain);
-    hosts = mx.sort((a, b) => a.priority - b.priority).map((m) => m.exchange);
+    hosts = [...mx].sort((a, b) => a.priority - b.priority).map((m) => m.exchange);
     if (hosts.length === 1 && (hosts[0] === "" || hosts[0] === ".")) {
       throw Object.assign(new Error(`${domain} accepts no mail (null MX)`), { code: "ENODOMAIN" });
     }
