@@ -3,8 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { shot, signIn } from "./support/session";
-import { freePort, startApp, type StartedApp } from "./support/start-app";
-import { loadState } from "./support/state";
+import { signInAsAdminOn, startSecondApp, type SecondApp } from "./support/second-app";
 
 /**
  * The banner of a data directory low on space (docs/adr/0007): absent on the
@@ -13,7 +12,7 @@ import { loadState } from "./support/state";
  * says new messages are refused.
  */
 test.describe("disk space banner", () => {
-  let second: StartedApp | undefined;
+  let second: SecondApp | undefined;
   let dataDir: string | undefined;
   test.afterAll(() => {
     second?.child.kill("SIGTERM");
@@ -28,31 +27,11 @@ test.describe("disk space banner", () => {
 
   test("says that the disk is full and new messages are refused below MAILROOM_DISK_MIN_FREE", async ({ page }) => {
     test.setTimeout(180_000);
-    const { databaseUrl, dashboardSecret, users } = loadState();
     dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-e2e-disk-"));
     const s = statfsSync(dataDir);
     const above = String(s.bavail * s.bsize + 1024 ** 3);
-    second = await startApp({
-      PORT: String(await freePort()),
-      DATABASE_URL: databaseUrl,
-      // The same secret as the first app: on DATABASE_URL it is required, and another would revoke its dashboard keys (docs/adr/0508).
-      AUTH_SECRET: dashboardSecret,
-      MAILROOM_DATA_DIR: dataDir,
-      MAILROOM_DISK_WARN_FREE: above,
-      MAILROOM_DISK_MIN_FREE: above,
-      MAILROOM_WORKERS: "off",
-      MAILROOM_INBOUND_PORT: "0",
-      MAILROOM_SUBMISSION_PORT: "0",
-      MAILROOM_SUBMISSION_TLS_PORT: "0",
-      MAILROOM_SANDBOX_PORT: "0",
-      LOG_LEVEL: "warn",
-    });
-    const url = second.url.replace("localhost", "127.0.0.1");
-    await page.goto(`${url}/login`);
-    await page.getByLabel("Email").fill(users.admin.email);
-    await page.getByLabel("Password").fill(users.admin.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page).not.toHaveURL(/\/login/);
+    second = await startSecondApp({ MAILROOM_DATA_DIR: dataDir, MAILROOM_DISK_WARN_FREE: above, MAILROOM_DISK_MIN_FREE: above });
+    await signInAsAdminOn(page, second.baseUrl);
     const banner = page.getByTestId("disk-space-banner");
     await expect(banner).toBeVisible();
     await expect(banner).toHaveAttribute("data-level", "critical");

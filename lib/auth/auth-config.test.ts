@@ -66,4 +66,34 @@ describe("Auth.js configuration", () => {
     expect(throttledSeconds(err.code)).toBe(754);
     for (const bad of ["credentials", "throttled-", "throttled-12x", "throttled-1234567", undefined, ["throttled-5"]]) expect(throttledSeconds(bad)).toBeUndefined();
   });
+
+  it("a session the database cannot check (an outage) grants nothing now but is not ended; any other error still throws", async () => {
+    let answer: () => Promise<unknown[]> = async () => {
+      throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    };
+    const db = { select: () => ({ from: () => ({ where: () => answer() }) }) };
+    setServerContext({ config: buildConfig({ AUTH_SECRET: "a-secret-of-enough-length" }), database: { db } } as unknown as AppContext);
+    const config = await buildAuthConfig();
+    type JwtArgs = Parameters<NonNullable<NonNullable<typeof config.callbacks>["jwt"]>>[0];
+    type SessionArgs = Parameters<NonNullable<NonNullable<typeof config.callbacks>["session"]>>[0];
+    const signedIn = { email: "ann@example.com", role: "admin", sv: 3 };
+
+    const during = await config.callbacks!.jwt!({ token: signedIn } as unknown as JwtArgs);
+    expect(during).toMatchObject({ email: "ann@example.com", sv: 3, unchecked: true });
+    expect(during!.role).toBeUndefined();
+    const session = await config.callbacks!.session!({ session: { user: { email: "ann@example.com" } }, token: during } as unknown as SessionArgs);
+    expect(session.user).toMatchObject({ unchecked: true, role: undefined });
+
+    // Back: the row is read again, and the session holds as before (its version unchanged).
+    answer = async () => [{ id: "u1", email: "ann@example.com", name: "Ann", role: "admin", createdAt: new Date(), lastLoginAt: null, mustChangePassword: false, isOwner: false, sessionVersion: 3 }];
+    const after = await config.callbacks!.jwt!({ token: during } as unknown as JwtArgs);
+    expect(after).toMatchObject({ role: "admin", sv: 3 });
+    expect(after).not.toHaveProperty("unchecked");
+
+    // A defect is not an outage.
+    answer = async () => {
+      throw Object.assign(new Error('relation "staff_users" does not exist'), { code: "42P01" });
+    };
+    await expect(config.callbacks!.jwt!({ token: signedIn } as unknown as JwtArgs)).rejects.toThrow(/does not exist/);
+  });
 });

@@ -3,6 +3,7 @@ import { CredentialsSignin } from "@auth/core/errors";
 import type { NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { requestClientIp } from "../domain/client-ip";
+import { outageMessage } from "../domain/outage-message";
 import { beginSignInAttempt, signInSucceeded } from "../domain/sign-in-throttle";
 import { getStaffUser, verifyStaffPassword } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
@@ -109,7 +110,16 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
         // Every later request: the staff user's current role, so that a role
         // change or a removal takes effect at once (one indexed read).
         if (typeof token.email === "string") {
-          const staff = await getStaffUser(ctx.database, token.email);
+          let staff: Awaited<ReturnType<typeof getStaffUser>>;
+          try {
+            staff = await getStaffUser(ctx.database, token.email);
+          } catch (err) {
+            // The database does not answer: the session cannot be checked, so it grants nothing now, but it
+            // is not ended (an outage must not sign everybody out); the next request checks again (ADR 0513).
+            if (outageMessage(err) === undefined) throw err;
+            return { ...token, role: undefined, unchecked: true };
+          }
+          delete token.unchecked;
           if (staff) {
             // A password, role or membership change, or "sign out everywhere", ended this session (ADR 0507).
             if (!sessionVersionCurrent(token, staff)) return null;
@@ -121,7 +131,8 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
       },
       session({ session, token }) {
         const role = isRole(token.role) ? token.role : undefined;
-        return { ...session, user: { ...session.user, role, mustChangePassword: token.mustChangePassword === true } } as typeof session;
+        const unchecked = token.unchecked === true;
+        return { ...session, user: { ...session.user, role, mustChangePassword: token.mustChangePassword === true, unchecked } } as typeof session;
       },
     },
   };

@@ -1,7 +1,9 @@
 import "server-only";
 import { forbidden, notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { getStaffSession } from "../auth/auth";
+import { getStaffSession, staffSessionUnchecked } from "../auth/auth";
+import { safeReturnPath } from "../auth/safe-return";
+import { OUTAGE_MESSAGES, outageMessage } from "../domain/outage-message";
 import { homeFor, type Area } from "../auth/roles";
 import { accountsVisibleTo } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
@@ -29,10 +31,29 @@ export const getDashboardUser = cache(async (): Promise<DashboardUser | undefine
   return { email: user.email, name: user.name || user.email, isOwner: user.isOwner, mustChangePassword: session.mustChangePassword, accounts };
 });
 
+/**
+ * The signed-in staff member, else sign-in. A database that does not answer
+ * (the session's check, or the accounts' read) is neither: the page that
+ * says so, which comes back here once it answers (ADR 0513).
+ */
 export async function requireDashboardUser(returnTo?: string): Promise<DashboardUser> {
-  const user = await getDashboardUser();
+  let user: DashboardUser | undefined;
+  try {
+    user = await getDashboardUser();
+  } catch (err) {
+    if (outageMessage(err) === undefined) throw err;
+    databaseUnavailable(returnTo);
+  }
+  if (!user && (await staffSessionUnchecked())) databaseUnavailable(returnTo);
   if (!user) redirect(returnTo ? `/login?callbackUrl=${encodeURIComponent(returnTo)}` : "/login");
   return user;
+}
+
+/** What the page of an unanswering database says (the dashboard's actions say the same). */
+export const DATABASE_UNAVAILABLE_MESSAGE = OUTAGE_MESSAGES.unavailable;
+
+function databaseUnavailable(returnTo: string | undefined): never {
+  redirect(`/unavailable?next=${encodeURIComponent(safeReturnPath(returnTo))}`);
 }
 
 /** The non-throwing check (server actions and route handlers answer with it). */
