@@ -75,3 +75,12 @@ describe("MAILROOM_READ_DATABASE_URL", () => {
     expect(() => buildConfig({ MAILROOM_READ_DATABASE_URL: url, MAILROOM_READ_CHECK_INTERVAL: "2m" })).toThrow(ConfigError);
   });
 });
+
+describe("MAILROOM_DB_QUERY_TIMEOUT", () => {
+  it("is 60 s by default, 0 waits for ever, and a bad value is named", () => {
+    expect(buildConfig({}).dbQueryTimeoutMs).toBe(60_000);
+    expect(buildConfig({ MAILROOM_DB_QUERY_TIMEOUT: "5s" }).dbQueryTimeoutMs).toBe(5000);
+    expect(buildConfig({ MAILROOM_DB_QUERY_TIMEOUT: "0" }).dbQueryTimeoutMs).toBe(0);
+    expect(() => buildConfig({ MAILROOM_DB_QUERY_TIMEOUT: "soon" })).toThrow(/MAILROOM_DB_QUERY_TIMEOUT/);
+  });
+});

@@ -151,6 +151,8 @@ const envSchema = z.object({
   MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
   MAILROOM_API_REQUEST_BURST: z.coerce.number().int().positive().default(200),
   MAILROOM_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
+  // How long a statement may wait for its answer (lib/storage/database.ts, docs/adr/0514); "0" waits for ever.
+  MAILROOM_DB_QUERY_TIMEOUT: z.string().default("60s"),
   MAILROOM_DEFAULT_ACCOUNT: z.string().optional(),
   MAILROOM_API_URL: z.string().url().optional(),
   MAILROOM_API_KEY: z.string().optional(),
@@ -290,6 +292,7 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
     dataDir,
     embeddedPgPort: e.MAILROOM_EMBEDDED_PG_PORT,
     dbPoolSize: e.MAILROOM_DB_POOL_SIZE,
+    dbQueryTimeoutMs: e.MAILROOM_DB_QUERY_TIMEOUT.trim() === "0" ? 0 : requireLimit("MAILROOM_DB_QUERY_TIMEOUT", e.MAILROOM_DB_QUERY_TIMEOUT),
     port: e.PORT,
     host: e.HOST,
     publicUrl,

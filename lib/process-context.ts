@@ -67,7 +67,7 @@ export async function openProcessContext(
     }
     url = embedded.url;
   }
-  const database = openDatabase(url, { max: config.dbPoolSize, applicationName: options.applicationName });
+  const database = openDatabase(url, { max: config.dbPoolSize, applicationName: options.applicationName, queryTimeoutMillis: config.dbQueryTimeoutMs });
   stack.push(() => database.close());
   await migrate(database);
 
@@ -82,7 +82,7 @@ export async function openProcessContext(
   let readDatabase: Database | undefined;
   if (config.readReplica && options.readReplica !== false) {
     // A replica that went away must not hold a read for long before it falls back to the primary.
-    readDatabase = openDatabase(config.readReplica.url, { max: config.dbPoolSize, applicationName: `${options.applicationName ?? "mailroom"}-read`, connectionTimeoutMillis: 2_000 });
+    readDatabase = openDatabase(config.readReplica.url, { max: config.dbPoolSize, applicationName: `${options.applicationName ?? "mailroom"}-read`, connectionTimeoutMillis: 2_000, queryTimeoutMillis: config.dbQueryTimeoutMs });
     stack.push(() => readDatabase!.close());
   }
   const ctx = buildAppContext({ config, database, boss, log, databaseServer, readDatabase });

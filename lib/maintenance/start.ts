@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import { applyQueuePolicy, enqueueOnce, scheduleQueue } from "../queue/boss";
 import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
 import { startJobLoop, type JobLoop } from "../queue/worker-loop";
+import { openDatabase } from "../storage/database";
 import { queueOf, type MaintenanceJob } from "./maintenance-job";
 import { retentionPurge } from "./retention-purge";
 import { idempotencyKeyPurge } from "./idempotency-keys";
@@ -31,8 +32,13 @@ export async function startMaintenance(
   options: { pollIntervalMs?: number } & Partial<JobWorkerEnv> = {},
 ): Promise<{ stop(): Promise<void> }> {
   const loops: JobLoop[] = [];
+  // The jobs' own connections, without the query timeout of the request paths (docs/adr/0514): a purge
+  // batch or a partition move on a large table may take minutes, and a job may wait its turn for one.
+  const database = openDatabase(ctx.database.url, { max: 4, applicationName: "mailroom-maintenance", connectionTimeoutMillis: 60_000 });
+  const jobCtx: AppContext = { ...ctx, database };
   const stop = async () => {
     await Promise.all(loops.splice(0).map((l) => l.stop()));
+    await database.close();
   };
   try {
     await ctx.boss.unschedule(LEGACY_SCHEDULE);
@@ -50,7 +56,7 @@ export async function startMaintenance(
           outage: (err, detail) => ctx.outage.report("jobs", err, detail) !== undefined,
           lease: options.lease,
           handler: async () => {
-            const report = await job.run(ctx, new Date());
+            const report = await job.run(jobCtx, new Date());
             const did = Object.values(report).some((n) => n > 0);
             ctx.log[did ? "info" : "debug"]({ job: job.name, report }, "maintenance job done");
           },

@@ -36,8 +36,31 @@ export interface DatabaseOptions {
   max?: number;
   applicationName?: string;
   connectionTimeoutMillis?: number;
+  /**
+   * How long a statement waits for its answer before it fails as "unavailable" and its
+   * connection is dropped (docs/adr/0514); 0 or absent, for ever. The statements known to
+   * run long say so with `longStatement`.
+   */
+  queryTimeoutMillis?: number;
   /** Commits that do not wait for the WAL flush: only for writes whose loss in a crash means work done again. */
   asynchronousCommit?: boolean;
+}
+
+/** The longest a statement marked `longStatement` waits (Node's timer limit, about 24 days): in effect, for ever. */
+const LONG_STATEMENT_TIMEOUT = 2 ** 31 - 1;
+
+/**
+ * A statement that may legitimately run for minutes (a migration, a first roll-up of
+ * millions of events, a batch of the retention purge), exempt from the pool's query
+ * timeout: pg takes the per-query `query_timeout` over the pool's.
+ */
+export function longStatement(text: string, values?: unknown[]): pg.QueryConfig {
+  return { text, values, query_timeout: LONG_STATEMENT_TIMEOUT } as pg.QueryConfig;
+}
+
+/** The error pg raises when a statement outlived the query timeout; its connection must not be reused. */
+export function isQueryTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === "Query read timeout";
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
@@ -47,6 +70,10 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     application_name: options.applicationName ?? "mailroom",
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
+    // A server that went away without a word (a host gone, a partition) shows on an idle connection too.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...(options.queryTimeoutMillis ? { query_timeout: options.queryTimeoutMillis } : {}),
     ...(options.asynchronousCommit ? { options: "-c synchronous_commit=off" } : {}),
   });
   // An idle client that loses its connection (server restart) must not crash

@@ -1,5 +1,5 @@
 import type { EventType } from "../contract/events";
-import type { Queryable } from "./database";
+import { longStatement, type Queryable } from "./database";
 import type { Tx } from "./transaction";
 
 /**
@@ -45,13 +45,16 @@ export async function lockRollupState(tx: Tx, accountId: string): Promise<{ ru: 
 
 /** Adds the account's events of [from, to) to their hours' rows. */
 export async function addHourCounts(tx: Tx, accountId: string, from: number, to: number): Promise<void> {
+  // The first roll-up of an account with months of events reads all of them (docs/adr/0514).
   await tx.query(
-    `INSERT INTO event_hour_counts (account_id, hour, type, n)
+    longStatement(
+      `INSERT INTO event_hour_counts (account_id, hour, type, n)
      SELECT $1, logged_at - logged_at % ${HOUR}, type, count(*) FROM events
      WHERE account_id = $1 AND logged_at >= $2 AND logged_at < $3
      GROUP BY 2, 3
      ON CONFLICT (account_id, hour, type) DO UPDATE SET n = event_hour_counts.n + EXCLUDED.n`,
-    [accountId, from, to],
+      [accountId, from, to],
+    ),
   );
 }
 

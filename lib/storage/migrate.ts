@@ -1,12 +1,14 @@
 import fs from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
-import type { Database, Queryable } from "./database";
+import { longStatement, type Database, type Queryable } from "./database";
 
 /**
  * Applies lib/storage/migrations/*.sql in name order, each in its own
  * transaction, under an advisory lock so that several processes starting
- * together are safe. Applied names are kept in schema_migrations.
+ * together are safe. Applied names are kept in schema_migrations. No
+ * statement here has the pool's query timeout: a migration of a large table,
+ * or the wait for another process's, may take minutes (docs/adr/0514).
  */
 
 const MIGRATION_LOCK_ID = 727_001; // arbitrary, stable
@@ -26,30 +28,31 @@ export async function migrate(target: Database | pg.Pool, options: { before?: st
   const pool = "url" in target ? target.pool : target;
   const migrations = (await listMigrations()).filter((m) => before === undefined || m.name < before);
   const client = await pool.connect();
+  const run = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => client.query<R>(longStatement(text, values));
   const applied: string[] = [];
   const onError = () => {}; // the next query reports it (see transaction.ts)
   client.on("error", onError);
   try {
-    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-    await client.query(
+    await run("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+    await run(
       "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
     );
-    const done = new Set((await client.query<{ name: string }>("SELECT name FROM schema_migrations")).rows.map((r) => r.name));
+    const done = new Set((await run<{ name: string }>("SELECT name FROM schema_migrations")).rows.map((r) => r.name));
     for (const m of migrations) {
       if (done.has(m.name)) continue;
-      await client.query("BEGIN");
+      await run("BEGIN");
       try {
-        await client.query(m.sql);
-        await client.query("INSERT INTO schema_migrations (name) VALUES ($1)", [m.name]);
-        await client.query("COMMIT");
+        await run(m.sql);
+        await run("INSERT INTO schema_migrations (name) VALUES ($1)", [m.name]);
+        await run("COMMIT");
         applied.push(m.name);
       } catch (err) {
-        await client.query("ROLLBACK");
+        await run("ROLLBACK");
         throw new Error(`Migration ${m.name} failed: ${(err as Error).message}`);
       }
     }
   } finally {
-    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => {});
+    await run("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => {});
     client.removeListener("error", onError);
     client.release();
   }

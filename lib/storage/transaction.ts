@@ -1,6 +1,6 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
-import type { Database, Db, Queryable } from "./database";
+import { isQueryTimeout, type Database, type Db, type Queryable } from "./database";
 import * as schema from "./schema";
 
 /**
@@ -40,9 +40,12 @@ export async function withTransaction<T>(database: Database, work: (tx: Tx) => P
     await client.query("COMMIT");
     return result;
   } catch (err) {
-    await client.query("ROLLBACK").catch(() => {
-      broken = true;
-    });
+    // A statement that timed out is still in flight on this connection: a ROLLBACK would queue behind it.
+    if (isQueryTimeout(err)) broken = true;
+    else
+      await client.query("ROLLBACK").catch(() => {
+        broken = true;
+      });
     throw err;
   } finally {
     client.removeListener("error", onError);

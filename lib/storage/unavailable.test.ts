@@ -10,6 +10,8 @@ describe("isDatabaseUnavailable", () => {
     [new Error("timeout exceeded when trying to connect")],
     [new Error("Failed query", { cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }) })],
     [new Error("Cannot use a pool after calling end on the pool")],
+    // pg's query timeout: a server that keeps the connection open but does not answer.
+    [new Error("Query read timeout")],
   ])("treats %s as unavailable", (err) => {
     expect(isDatabaseUnavailable(err)).toBe(true);
   });

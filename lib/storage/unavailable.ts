@@ -24,6 +24,8 @@ const UNAVAILABLE_MESSAGES = [
   /terminating connection due to administrator command/i,
   /terminating connection because of crash of another server process/i,
   /server closed the connection unexpectedly/i,
+  // A statement past the pool's query timeout (MAILROOM_DB_QUERY_TIMEOUT): a server that accepts but does not answer.
+  /^Query read timeout$/,
   // A request still in flight while the process stops: the pool is closed under it. The client retries elsewhere.
   /Cannot use a pool after calling end on the pool/i,
 ];

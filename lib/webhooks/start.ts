@@ -26,7 +26,7 @@ export async function startNotifications(
 ): Promise<{ stop(): Promise<void>; stats?: DispatcherStats }> {
   if (!options.workers) return { stop: async () => {} };
   const dispatcherOptions = { ...defaultDispatcherOptions(ctx.config.webhooks.timeoutMs), ...options.dispatcher };
-  const database = openAsyncCommitDatabase(ctx.database.url);
+  const database = openAsyncCommitDatabase(ctx.database.url, ctx.config.dbQueryTimeoutMs);
   const dispatcher = new NotificationDispatcher(ctx, database, dispatcherOptions);
   const loop = startJobLoop(ctx.boss, {
     queue: notifyQueue,
@@ -67,6 +67,6 @@ export async function startNotifications(
  * wait for the WAL flush. The fan-out (the caller's transaction) keeps full
  * durability.
  */
-function openAsyncCommitDatabase(url: string): Database {
-  return openDatabase(url, { max: 4, applicationName: "mailroom-webhooks", asynchronousCommit: true });
+function openAsyncCommitDatabase(url: string, queryTimeoutMillis: number): Database {
+  return openDatabase(url, { max: 4, applicationName: "mailroom-webhooks", asynchronousCommit: true, queryTimeoutMillis });
 }

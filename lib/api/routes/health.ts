@@ -10,8 +10,21 @@ import { describeReplicaHealth } from "../../storage/replica-lag";
  * probe may restart it). /readyz: the database and the queue answer and
  * migrations are applied. With a read replica configured, /readyz also
  * tells its state (`readReplica`); it never makes the process unready: the
- * event reads run on the primary meanwhile (docs/adr/0037).
+ * event reads run on the primary meanwhile (docs/adr/0037). A check that
+ * gets no answer within READY_CHECK_DEADLINE_MS fails: a probe of a server
+ * that accepts connections but never answers must not hang (docs/adr/0514).
  */
+export const READY_CHECK_DEADLINE_MS = 5_000;
+
+/** The check's own failure, or "no answer" once the deadline passes (the check itself goes on in the background). */
+function withDeadline<T>(check: Promise<T>, ms = READY_CHECK_DEADLINE_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([check, deadline]).finally(() => clearTimeout(timer));
+}
+
 export function createHealthRoutes(ctx: AppContext): Hono {
   const app = new Hono();
   app.get("/healthz", (c) => {
@@ -21,19 +34,18 @@ export function createHealthRoutes(ctx: AppContext): Hono {
     return c.json({ status: "ok" });
   });
   app.get("/readyz", async (c) => {
-    const checks: Record<string, string> = {};
-    try {
-      await ping(ctx.database);
-      checks.database = (await isMigrated(ctx.database)) ? "ok" : "migrations pending";
-    } catch (err) {
-      checks.database = `unreachable: ${(err as Error).message}`;
-    }
-    try {
-      await ctx.boss.getQueueSize("deliver");
-      checks.queue = "ok";
-    } catch (err) {
-      checks.queue = `unreachable: ${(err as Error).message}`;
-    }
+    // Side by side: a server that does not answer costs the probe one deadline, not one per check.
+    const [database, queue] = await Promise.all([
+      withDeadline(ping(ctx.database).then(() => isMigrated(ctx.database))).then(
+        (migrated) => (migrated ? "ok" : "migrations pending"),
+        (err: Error) => `unreachable: ${err.message}`,
+      ),
+      withDeadline(ctx.boss.getQueueSize("deliver")).then(
+        () => "ok",
+        (err: Error) => `unreachable: ${err.message}`,
+      ),
+    ]);
+    const checks: Record<string, string> = { database, queue };
     const ready = Object.values(checks).every((v) => v === "ok");
     const replica = ctx.reads.health();
     if (replica.state !== "none") checks.readReplica = describeReplicaHealth(replica);
