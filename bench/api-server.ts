@@ -34,6 +34,8 @@ async function main() {
     MAILROOM_SUBMISSION_TLS_PORT: "0",
     MAILROOM_SANDBOX_PORT: "0",
     MAILROOM_QUIET_START: "true",
+    // The loader's statements insert millions of rows each.
+    MAILROOM_DB_QUERY_TIMEOUT: "0",
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
     // GET /events is measured past the per-key request rate (100/s); the limiter's own cost stays in the path.
     MAILROOM_API_REQUEST_RATE: "1000000",
@@ -75,6 +77,26 @@ async function main() {
       [account.accountId, headers, now - day * DAY, count],
     );
     if (process.env.BENCH_LOAD_PROGRESS) console.error(`loaded day -${day}: ${count * perMessage} events, ${((Date.now() - loadStarted) / 1000).toFixed(0)} s`);
+  }
+  // The big account's 99 neighbours (a shared instance): small accounts whose events sit in the same day
+  // partitions, so every read must find the big account's rows among others' (BENCH_NEIGHBOURS, default 99).
+  const neighbours = Number(process.env.BENCH_NEIGHBOURS ?? 99);
+  const neighbourMessages = 200;
+  for (let n = 0; n < neighbours; n++) {
+    const small = await createAccount(server.ctx.database, { name: `Neighbour ${n + 1}`, plan: "starter", domain: `n${n + 1}.example.org`, verified: true });
+    await pool.query(
+      `WITH m AS (
+         INSERT INTO messages (id, account_id, from_email, from_domain, subject, headers, content, size, created_at)
+         SELECT gen_random_uuid(), $1, 'ann@' || $4, $4, 'Neighbour', $2::jsonb, '{}'::jsonb, 3000,
+                to_timestamp($3::bigint + (g * ${days} * 86400.0 / ${neighbourMessages}))
+           FROM generate_series(0, ${neighbourMessages - 1}) g
+         RETURNING id, created_at)
+       INSERT INTO events (account_id, message_id, type, logged_at, log_level, recipient)
+       SELECT $1, m.id, (ARRAY['accepted','delivered','opened','clicked','failed'])[k],
+              extract(epoch FROM m.created_at)::bigint + (ARRAY[0, 2, 3600, 7200, 5])[k], 'info', 'r@example.net'
+         FROM m CROSS JOIN generate_series(1, ${perMessage}) k`,
+      [small.accountId, headers, now - days * DAY, `n${n + 1}.example.org`],
+    );
   }
   const loadSeconds = (Date.now() - loadStarted) / 1000;
   await pool.query("VACUUM ANALYZE events");
