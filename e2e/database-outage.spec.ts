@@ -12,7 +12,8 @@ import { loadState } from "./support/state";
  * the run's database reaches PostgreSQL through a TCP relay that the test
  * takes down (every connection cut, new ones refused) and brings back. A
  * signed-in member is told that the database is not answering, not sent to
- * sign-in, and is back on the page once it answers, still signed in.
+ * sign-in (pages, server actions and route handlers alike), and is back on
+ * the page once it answers, still signed in.
  */
 
 interface Relay {
@@ -66,7 +67,7 @@ test.describe("a database that does not answer", () => {
 
   test("a signed-in member is told so, is not signed out, and is back on the page once it answers", async ({ page }) => {
     test.setTimeout(240_000);
-    const { databaseUrl } = loadState();
+    const { databaseUrl, accountId } = loadState();
     const direct = new URL(databaseUrl);
     relay = await startRelay({ host: direct.hostname, port: Number(direct.port || 5432) });
     const relayed = new URL(databaseUrl);
@@ -78,8 +79,26 @@ test.describe("a database that does not answer", () => {
     await signInAsAdminOn(page, url);
     await expect(page.getByTestId("current-user")).toBeVisible();
     const pageUrl = new URL(page.url());
+    const accountBase = `/a/${accountId}`;
+    await page.goto(`${url}${accountBase}/inbound`);
+    await expect(page.getByRole("button", { name: "Add route" })).toBeVisible();
 
     await relay.down();
+    // A server action on a page opened before says the database is not answering, not "Sign in first".
+    await page.getByLabel("Address or *@domain").fill("help@example.com");
+    await page.getByLabel("Post to URL").fill("https://hooks.example.com/inbound");
+    await page.getByRole("button", { name: "Add route" }).click();
+    await expect(page.getByText(/The database is unavailable for a moment/).first()).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByText("Sign in first")).toHaveCount(0);
+    // So does a route handler (the CSV export): 503 with the message and Retry-After.
+    const exported = await page.evaluate(async (path) => {
+      const res = await fetch(path);
+      return { status: res.status, retryAfter: res.headers.get("retry-after"), body: await res.text() };
+    }, `${accountBase}/events/export`);
+    expect(exported.status).toBe(503);
+    expect(exported.retryAfter).toBe("5");
+    expect(JSON.parse(exported.body).error).toMatch(/The database is unavailable for a moment/);
+
     await page.goto(`${url}${pageUrl.pathname}`);
     await expect(page).toHaveURL(/\/unavailable\?next=/, { timeout: 30_000 });
     expect(new URL(page.url()).searchParams.get("next")).toBe(pageUrl.pathname);

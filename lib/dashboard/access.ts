@@ -37,16 +37,26 @@ export const getDashboardUser = cache(async (): Promise<DashboardUser | undefine
  * says so, which comes back here once it answers (ADR 0513).
  */
 export async function requireDashboardUser(returnTo?: string): Promise<DashboardUser> {
-  let user: DashboardUser | undefined;
-  try {
-    user = await getDashboardUser();
-  } catch (err) {
-    if (outageMessage(err) === undefined) throw err;
-    databaseUnavailable(returnTo);
-  }
-  if (!user && (await staffSessionUnchecked())) databaseUnavailable(returnTo);
+  const { user, outage } = await dashboardUserOrOutage();
+  if (outage) databaseUnavailable(returnTo);
   if (!user) redirect(returnTo ? `/login?callbackUrl=${encodeURIComponent(returnTo)}` : "/login");
   return user;
+}
+
+/**
+ * The signed-in member, or the outage that kept the check from telling (the
+ * session's check, or the accounts' read: ADR 0513). Not signed in is neither.
+ */
+export async function dashboardUserOrOutage(): Promise<{ user?: DashboardUser; outage?: string }> {
+  try {
+    const user = await getDashboardUser();
+    if (!user && (await staffSessionUnchecked())) return { outage: DATABASE_UNAVAILABLE_MESSAGE };
+    return { user };
+  } catch (err) {
+    const outage = outageMessage(err);
+    if (outage === undefined) throw err;
+    return { outage };
+  }
 }
 
 /** What the page of an unanswering database says (the dashboard's actions say the same). */
@@ -56,9 +66,11 @@ function databaseUnavailable(returnTo: string | undefined): never {
   redirect(`/unavailable?next=${encodeURIComponent(safeReturnPath(returnTo))}`);
 }
 
-/** The non-throwing check (server actions and route handlers answer with it). */
+/** The non-throwing check (server actions and route handlers answer with it); an outage is a 503 that says so, not "Sign in first". */
 export async function checkAccess(accountId: unknown, area: Area): Promise<AccessCheck> {
-  return decideAccess(await getDashboardUser(), accountId, area);
+  const { user, outage } = await dashboardUserOrOutage();
+  if (outage) return { ok: false, status: 503, error: outage };
+  return decideAccess(user, accountId, area);
 }
 
 /**
@@ -82,5 +94,6 @@ export async function requireAccess(
 /** For route handlers: the access, or the 401/403/404 response to return. */
 export async function accessForRoute(accountId: string, area: Area): Promise<AccountAccess | Response> {
   const check = await checkAccess(accountId, area);
-  return check.ok ? check.access : Response.json({ error: check.error }, { status: check.status });
+  if (check.ok) return check.access;
+  return Response.json({ error: check.error }, { status: check.status, ...(check.status === 503 && { headers: { "Retry-After": "5" } }) });
 }

@@ -6,7 +6,7 @@ import { describeApiError } from "../api-client/describe-error";
 import type { Area } from "../auth/roles";
 import { DomainError } from "../domain/accounts";
 import { outageMessage } from "../domain/outage-message";
-import { checkAccess, getDashboardUser, type AccountAccess, type DashboardUser } from "./access";
+import { checkAccess, dashboardUserOrOutage, type AccountAccess, type DashboardUser } from "./access";
 import { ActionRefusal } from "./refusal";
 
 export { ActionRefusal, refuse } from "./refusal";
@@ -69,7 +69,8 @@ export function ownerAction<S extends z.ZodType, T>(
   fn: (input: z.infer<S>, owner: DashboardUser) => Promise<T>,
 ): (input: unknown) => Promise<ActionResult<T>> {
   return async (raw) => {
-    const user = await getDashboardUser();
+    const { user, outage } = await dashboardUserOrOutage();
+    if (outage) return { ok: false, error: outage };
     if (!user) return { ok: false, error: "Sign in first" };
     if (!user.isOwner) return { ok: false, error: "Only an owner may manage accounts" };
     const parsed = schema.safeParse(raw);

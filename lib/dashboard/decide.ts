@@ -34,7 +34,7 @@ export function defaultAccountOf(user: DashboardUser): DashboardAccount | undefi
   return user.accounts.find((a) => a.isDefault) ?? user.accounts[0];
 }
 
-export type AccessCheck = { ok: true; access: AccountAccess } | { ok: false; status: 401 | 403 | 404; error: string };
+export type AccessCheck = { ok: true; access: AccountAccess } | { ok: false; status: 401 | 403 | 404 | 503; error: string };
 
 /** The decision itself, for a resolved user (pure: the tests call it with real users' accounts). */
 export function decideAccess(user: DashboardUser | undefined, accountId: unknown, area: Area): AccessCheck {
