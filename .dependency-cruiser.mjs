@@ -51,7 +51,7 @@ const mayImportRules = Object.entries(MAY_IMPORT).map(([from, allowed]) => ({
   // A unit test beside a page may compare it with the layer it stands in for
   // (the compose draft against the API's validator, ADR 0013).
   from: from.startsWith("lib") ? { path: asPath(from) } : { path: asPath(from), pathNot: "\\.test\\.tsx?$" },
-  to: { path: OURS, pathNot: [asPath(from), "^lib/logger\\.ts$", "^lib/json-worker\\.ts$", "^lib/worker-pool\\.ts$", "^lib/read-bytes\\.ts$", "^lib/bytes-in-turns\\.ts$", ...allowed.map(asPath)] },
+  to: { path: OURS, pathNot: [asPath(from), "^lib/logger\\.ts$", "^lib/json-worker\\.ts$", "^lib/worker-pool\\.ts$", "^lib/read-bytes\\.ts$", "^lib/bytes-in-turns\\.ts$", "^lib/with-timeout\\.ts$", ...allowed.map(asPath)] },
 }));
 
 const FRAMEWORKS = "^(node_modules/)?(next|react|react-dom|next-auth|hono|@hono/[^/]+)(/|$)";

@@ -51,16 +51,22 @@ const LONG_STATEMENT_TIMEOUT = 2 ** 31 - 1;
 
 /**
  * A statement that may legitimately run for minutes (a migration, a first roll-up of
- * millions of events, a batch of the retention purge), exempt from the pool's query
- * timeout: pg takes the per-query `query_timeout` over the pool's.
+ * millions of events), exempt from the pool's query timeout: pg takes the per-query
+ * `query_timeout` over the pool's. (The maintenance jobs have a pool without one.)
  */
 export function longStatement(text: string, values?: unknown[]): pg.QueryConfig {
   return { text, values, query_timeout: LONG_STATEMENT_TIMEOUT } as pg.QueryConfig;
 }
 
-/** The error pg raises when a statement outlived the query timeout; its connection must not be reused. */
+/**
+ * The error pg raises when a statement outlived the query timeout (drizzle wraps it as the
+ * cause of its own); its connection must not be reused.
+ */
 export function isQueryTimeout(err: unknown): boolean {
-  return err instanceof Error && err.message === "Query read timeout";
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e.message === "Query read timeout") return true;
+  }
+  return false;
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Database } from "./database";
 import { parseLsn, replicaVerdict, writeIsReplayed, type LsnSample, type ReplicaHealth } from "./replica-lag";
+import { withTimeout } from "../with-timeout";
 
 /**
  * The event reads' choice between a streaming replica and the primary
@@ -144,10 +145,3 @@ export function createReadRouter(options: ReadRouterOptions): ReadRouter {
   };
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}

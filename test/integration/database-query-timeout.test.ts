@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isQueryTimeout, longStatement, openDatabase, type Database } from "../../lib/storage/database";
@@ -39,6 +40,15 @@ describe("the database pool's query timeout", () => {
     // Answered at the timeout, not after the sleep plus a second timeout for the ROLLBACK.
     expect(Date.now() - started).toBeLessThan(900);
     expect((await withTransaction(database, (tx) => tx.query<{ n: number }>("SELECT 2 AS n"))).rows[0]!.n).toBe(2);
+  });
+
+  it("knows the timeout through drizzle, which wraps pg's error as its cause", async () => {
+    const started = Date.now();
+    const err = await withTransaction(database, (tx) => tx.db.execute(sql`SELECT pg_sleep(1)`)).catch((e: unknown) => e);
+    expect((err as Error).message).not.toBe("Query read timeout");
+    expect(isQueryTimeout(err)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(900);
+    expect((await withTransaction(database, (tx) => tx.query<{ n: number }>("SELECT 3 AS n"))).rows[0]!.n).toBe(3);
   });
 
   it("lets a long statement and a migration run past it", async () => {

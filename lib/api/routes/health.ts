@@ -3,6 +3,7 @@ import type { AppContext } from "../../context";
 import { ping } from "../../storage/health-rows";
 import { isMigrated } from "../../storage/migrate";
 import { describeReplicaHealth } from "../../storage/replica-lag";
+import { withTimeout } from "../../with-timeout";
 
 /**
  * /healthz: the process answers and the embedded PostgreSQL server it owns
@@ -16,15 +17,6 @@ import { describeReplicaHealth } from "../../storage/replica-lag";
  */
 export const READY_CHECK_DEADLINE_MS = 5_000;
 
-/** The check's own failure, or "no answer" once the deadline passes (the check itself goes on in the background). */
-function withDeadline<T>(check: Promise<T>, ms = READY_CHECK_DEADLINE_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([check, deadline]).finally(() => clearTimeout(timer));
-}
-
 export function createHealthRoutes(ctx: AppContext): Hono {
   const app = new Hono();
   app.get("/healthz", (c) => {
@@ -36,11 +28,11 @@ export function createHealthRoutes(ctx: AppContext): Hono {
   app.get("/readyz", async (c) => {
     // Side by side: a server that does not answer costs the probe one deadline, not one per check.
     const [database, queue] = await Promise.all([
-      withDeadline(ping(ctx.database).then(() => isMigrated(ctx.database))).then(
+      withTimeout(ping(ctx.database).then(() => isMigrated(ctx.database)), READY_CHECK_DEADLINE_MS).then(
         (migrated) => (migrated ? "ok" : "migrations pending"),
         (err: Error) => `unreachable: ${err.message}`,
       ),
-      withDeadline(ctx.boss.getQueueSize("deliver")).then(
+      withTimeout(ctx.boss.getQueueSize("deliver"), READY_CHECK_DEADLINE_MS).then(
         () => "ok",
         (err: Error) => `unreachable: ${err.message}`,
       ),
