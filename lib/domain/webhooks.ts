@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, lt } from "drizzle-orm";
 import { MAX_WEBHOOKS_PER_ACCOUNT, NEVER_CALLED_AT, type WebhookEvent, type WebhookRecord } from "../contract/webhooks";
 import type { Database, Queryable } from "../storage/database";
 import { withTransaction } from "../storage/transaction";
-import { accounts, webhookAttempts, webhooks } from "../storage/schema";
+import { accounts, webhookAttempts, webhookNotifications, webhooks } from "../storage/schema";
 
 /**
  * Webhook registrations of an account (docs/contract.md §9). Every read
@@ -74,14 +74,51 @@ export async function getWebhook(q: Queryable, accountId: string, webhookId: num
  * Its notifications (pending retries included) and attempt log go with it
  * (ON DELETE CASCADE), so nothing more is sent to it: a queued job that
  * still names one of them finds no row and ends.
+ *
+ * Lock order: the dispatcher records an attempt by updating its notification
+ * and then inserting into webhook_attempts, whose foreign key share-locks the
+ * webhook. A bare DELETE locks the webhook first and its cascade then waits
+ * for the notification: a deadlock, and a 500. So the notifications are
+ * locked first (id order), then the webhook; the rare deadlock left (a
+ * notification made and attempted while this runs) is retried.
  */
-export async function deleteWebhook(q: Queryable, accountId: string, webhookId: number): Promise<boolean> {
+export async function deleteWebhook(database: Database, accountId: string, webhookId: number): Promise<boolean> {
   if (!Number.isSafeInteger(webhookId) || webhookId <= 0) return false;
-  const rows = await q.db
-    .delete(webhooks)
-    .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)))
-    .returning({ id: webhooks.id });
-  return rows.length > 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withTransaction(database, async (tx) => {
+        const [own] = await tx.db
+          .select({ id: webhooks.id })
+          .from(webhooks)
+          .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)));
+        if (!own) return false;
+        await tx.db
+          .select({ id: webhookNotifications.id })
+          .from(webhookNotifications)
+          .where(eq(webhookNotifications.webhookId, webhookId))
+          .orderBy(asc(webhookNotifications.id))
+          .for("update");
+        const rows = await tx.db
+          .delete(webhooks)
+          .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)))
+          .returning({ id: webhooks.id });
+        return rows.length > 0;
+      });
+    } catch (err) {
+      if (attempt >= 3 || sqlStateOf(err) !== DEADLOCK) throw err;
+    }
+  }
+}
+
+const DEADLOCK = "40P01";
+
+/** The SQLSTATE of a driver error, through drizzle's wrapping. */
+function sqlStateOf(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
 }
 
 /** A webhook as GET /webhooks renders it (docs/contract.md §9.2: digit strings, ISO times with ms, placeholder date). */
