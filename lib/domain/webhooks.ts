@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, lt } from "drizzle-orm";
 import { MAX_WEBHOOKS_PER_ACCOUNT, NEVER_CALLED_AT, type WebhookEvent, type WebhookRecord } from "../contract/webhooks";
 import type { Database, Queryable } from "../storage/database";
+import { DEADLOCK_DETECTED, sqlStateOf } from "../storage/sqlstate";
 import { withTransaction } from "../storage/transaction";
 import { accounts, webhookAttempts, webhookNotifications, webhooks } from "../storage/schema";
 
@@ -105,20 +106,9 @@ export async function deleteWebhook(database: Database, accountId: string, webho
         return rows.length > 0;
       });
     } catch (err) {
-      if (attempt >= 3 || sqlStateOf(err) !== DEADLOCK) throw err;
+      if (attempt >= 3 || sqlStateOf(err) !== DEADLOCK_DETECTED) throw err;
     }
   }
-}
-
-const DEADLOCK = "40P01";
-
-/** The SQLSTATE of a driver error, through drizzle's wrapping. */
-function sqlStateOf(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
 }
 
 /** A webhook as GET /webhooks renders it (docs/contract.md §9.2: digit strings, ISO times with ms, placeholder date). */
