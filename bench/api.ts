@@ -11,7 +11,8 @@
  * committing the same rows in one transaction (bench/api-ceiling.ts).
  *
  * Env: BENCH_DURATION (s, default 15), BENCH_CONNECTIONS (default 16),
- *      BENCH_EVENTS, BENCH_DATABASE_URL, BENCH_JSON=1 (machine-readable output).
+ *      BENCH_EVENTS, BENCH_DAYS (default 30), BENCH_DATABASE_URL, BENCH_JSON=1 (machine-readable output),
+ *      BENCH_HOLD_SECONDS (keep the database up after the measurements, to read plans).
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { ask } from "./child-ipc";
@@ -157,6 +158,12 @@ async function main() {
     results.push(await measure("ceiling, 1 connection", ceiling.child, ceilingPost, 1));
     await ask(ceiling.child, "stop", "stopped");
     if (postFigures) ratio = postFigures.reqPerSec / c.reqPerSec;
+  }
+  // BENCH_HOLD_SECONDS: keep the loaded database up after the measurements (to read plans with psql).
+  const hold = Number(process.env.BENCH_HOLD_SECONDS ?? 0);
+  if (hold > 0) {
+    console.error(`holding ${hold} s: ${m.databaseUrl}`);
+    await new Promise((r) => setTimeout(r, hold * 1000));
   }
   await ask(mailroom.child, "stop", "stopped");
 

@@ -10,9 +10,10 @@ import { withTransaction } from "../storage/transaction";
  * of a range is counted from the events table. A count is therefore
  *   sum(summaries of the whole hours in [a, b)) + count(events in range, outside [a, b))
  * where [a, b) is the part of the range that is both summarised
- * (< rolled_until) and intact: after the hour of the oldest remaining event
- * and inside the account's retention period, so that hours the retention
- * purge has thinned (or is thinning, batch by batch) are counted from rows.
+ * (< rolled_until) and intact: from the account's retention floor, an hour
+ * boundary below which alone the purge deletes (docs/adr/0515), and from the
+ * hour of its oldest remaining event (hours before it have no rows to count,
+ * so a summary left there by an unfinished purge is never read).
  */
 
 export { HOUR };
@@ -30,7 +31,7 @@ export const FAR_FUTURE = 9_000_000_000_000;
 export interface RollupView {
   rolledUntil: number;
   oldest: number | null;
-  /** Start of the account's retention period: older events may be mid-purge, so they are counted from rows. */
+  /** The account's retention floor (lib/domain/retention-floor.ts): nothing before it is read. */
   retainedFrom?: number;
 }
 
@@ -44,7 +45,7 @@ const ceilHour = (t: number) => (t % HOUR === 0 ? t : floorHour(t) + HOUR);
  */
 export function summarisedSpan(view: RollupView, lo: number, hi: number): { a: number; b: number } {
   if (view.oldest === null) return { a: hi + 1, b: hi + 1 };
-  const a = Math.max(ceilHour(lo), floorHour(view.oldest) + HOUR, ceilHour(view.retainedFrom ?? 0));
+  const a = Math.max(ceilHour(lo), floorHour(view.oldest), ceilHour(view.retainedFrom ?? 0));
   const b = Math.min(floorHour(hi + 1), view.rolledUntil);
   return a < b ? { a, b } : { a: hi + 1, b: hi + 1 };
 }

@@ -11,6 +11,7 @@ import {
   type EventPartition,
 } from "../storage/event-partitions";
 import { LOCK_NOT_AVAILABLE } from "../storage/sqlstate";
+import { retentionFloor } from "./retention-floor";
 
 /**
  * The event log's day partitions over time (docs/adr/0030, 0031): made ahead,
@@ -75,7 +76,8 @@ export async function purgeEventsPastRetention(database: Database, nowSeconds: n
   }
   let events = 0;
   for (const a of accounts) {
-    const before = nowSeconds - a.retentionDays * DAY;
+    // Whole hours only: an hour a read sums from its summary is never thinned (docs/adr/0515).
+    const before = retentionFloor(nowSeconds, a.retentionDays);
     for (const p of kept) {
       // Day partitions: only below a shorter retention than the longest (those past the longest are dropped whole).
       const mayHold = p.lower === null || (a.retentionDays < longest && p.lower < before);

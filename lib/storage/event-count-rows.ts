@@ -1,5 +1,6 @@
 import type { EventType } from "../contract/events";
 import { longStatement, type Queryable } from "./database";
+import { RETAINED_FROM } from "./retention-sql";
 import type { Tx } from "./transaction";
 
 /**
@@ -17,13 +18,13 @@ export interface RollupViewRow {
   retained_from: number | null;
 }
 
-/** The account's summary state, oldest event and start of its retention period, in one round trip. */
+/** The account's summary state, oldest event and retention floor (docs/adr/0515), in one round trip. */
 export async function selectRollupView(q: Queryable, accountId: string): Promise<RollupViewRow | undefined> {
   const { rows } = await q.query<RollupViewRow>({
     name: "mailroom_rollup_view",
     text: `SELECT (SELECT rolled_until FROM event_rollup_state WHERE account_id = $1) AS ru,
                   (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest,
-                  (SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1) AS retained_from`,
+                  ${RETAINED_FROM} AS retained_from`,
     values: [accountId],
   });
   return rows[0];
@@ -72,7 +73,7 @@ export interface StatsQuery {
   a: number;
   b: number;
   types: readonly EventType[];
-  /** Read-time retention (docs/adr/0031): no row before it is counted. */
+  /** The retention floor (docs/adr/0031, 0515): no row before it is counted. */
   retainedFrom: number;
 }
 

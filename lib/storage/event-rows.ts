@@ -3,6 +3,7 @@ import type { EventType, MessageHeaders } from "../contract/events";
 import type { Queryable } from "./database";
 import { HOUR } from "./event-count-rows";
 import { statementName } from "./prepared-sql";
+import { RETAINED_FROM } from "./retention-sql";
 
 /** One row of `events` as written (the columns of migration 0001 and later). */
 export interface EventRow {
@@ -57,13 +58,10 @@ export interface ListedEventRow extends Omit<EventRow, "account_id" | "details">
   tags: string[] | null;
 }
 
-/** The first second inside account $1's retention period (an init plan: partitions before it are pruned at run time). */
-export const RETAINED_FROM = "(SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1)";
-
 export function whereClause(accountId: string, f: EventRowFilter): { sql: string; params: unknown[] } {
   const params: unknown[] = [accountId];
-  // Read-time retention (docs/contract.md §7.4, docs/adr/0031): rows past the account's
-  // retention may wait for their day's partition to be dropped, but are never returned.
+  // Read-time retention (docs/contract.md §7.5, docs/adr/0031, 0515): rows before the account's
+  // retention floor may wait for their day's partition to be dropped, but are never returned.
   const conds = ["e.account_id = $1", `e.logged_at >= ${RETAINED_FROM}`];
   if (f.type) conds.push(`e.type = $${params.push(f.type)}`);
   if (f.messageId) conds.push(`e.message_id = $${params.push(f.messageId.toLowerCase())}::uuid`);
@@ -127,10 +125,10 @@ export async function countEventsSummarised(
       `WITH v AS MATERIALIZED (
        SELECT coalesce((SELECT rolled_until FROM event_rollup_state WHERE account_id = $1), 0) AS ru,
               (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest,
-              coalesce((SELECT extract(epoch FROM now())::bigint - retention_days::bigint * 86400 FROM accounts WHERE id = $1), 0) AS rf
+              coalesce(${RETAINED_FROM}, 0) AS rf
      ), w AS MATERIALIZED (
        SELECT ru, oldest,
-              greatest(${lo} + (${HOUR} - ${lo} % ${HOUR}) % ${HOUR}, oldest - oldest % ${HOUR} + ${HOUR}, rf + (${HOUR} - rf % ${HOUR}) % ${HOUR}) AS a0,
+              greatest(${lo} + (${HOUR} - ${lo} % ${HOUR}) % ${HOUR}, oldest - oldest % ${HOUR}, rf) AS a0,
               least(${hi} + 1 - (${hi} + 1) % ${HOUR}, ru) AS b0
        FROM v
      ), s AS MATERIALIZED (

@@ -1,4 +1,5 @@
 import type { Queryable } from "./database";
+import { retentionFloorSql } from "./retention-sql";
 
 /**
  * The retention purge's deletes (lib/maintenance/retention-purge.ts), each
@@ -41,11 +42,14 @@ export function deleteLimitCountersBefore(q: Queryable, beforeSeconds: number): 
   return deleteInBatches(q, `DELETE FROM limit_counters WHERE ctid IN (SELECT ctid FROM limit_counters WHERE window_start < $1 LIMIT 5000)`, [beforeSeconds]);
 }
 
-/** Hourly summaries of GET /events counts (ADR 0101) past their account's retention; one statement. */
+/**
+ * Hourly summaries of GET /events counts (ADR 0101) before their account's retention floor, the
+ * boundary below which the purge deletes the hour's events (docs/adr/0515); one statement.
+ */
 export async function deleteEventHourCountsPastRetention(q: Queryable, nowSeconds: number): Promise<number> {
   const { rowCount } = await q.query(
     `DELETE FROM event_hour_counts c USING accounts a
-      WHERE a.id = c.account_id AND c.hour + 3600 <= $1::bigint - a.retention_days::bigint * 86400`,
+      WHERE a.id = c.account_id AND c.hour < ${retentionFloorSql("$1::bigint", "a.retention_days")}`,
     [nowSeconds],
   );
   return rowCount ?? 0;

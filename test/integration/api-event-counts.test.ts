@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rollupEventCounts } from "../../lib/domain/event-counts";
-import { RETAINED_FROM } from "../../lib/storage/event-rows";
+import { RETAINED_FROM } from "../../lib/storage/retention-sql";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 
