@@ -1,3 +1,4 @@
+import type pg from "pg";
 import PgBoss from "pg-boss";
 import { hasQueue, type QueueSpec, type RetryPolicy } from "../jobs/job-definition";
 import { JOBS } from "../jobs/registry";
@@ -5,6 +6,18 @@ import { JOBS } from "../jobs/registry";
 export type { PgBoss };
 /** A connection pg-boss runs its statements on (a transaction's client, a prepared-statement adapter). */
 export type QueueDb = PgBoss.Db;
+
+/**
+ * pg-boss hands its options on to its pg.Pool (its types do not list these). A server that keeps
+ * connections open but answers nothing must fail a new connection, which the job loops retry, rather
+ * than hang it, and a silent host shows on an idle one (docs/adr/0514). No query timeout: pg-boss's own
+ * maintenance statements may run long on a big job table.
+ */
+const QUEUE_POOL_OPTIONS: Pick<pg.PoolConfig, "connectionTimeoutMillis" | "keepAlive" | "keepAliveInitialDelayMillis"> = {
+  connectionTimeoutMillis: 5_000,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+};
 
 /**
  * Starts pg-boss on the same database. pg-boss creates and migrates its own
@@ -19,6 +32,7 @@ export async function startQueue(
     connectionString: url,
     max: options.max ?? 6,
     application_name: "mailroom-queue",
+    ...QUEUE_POOL_OPTIONS,
     // A job whose worker died (SIGKILL) becomes fetchable again after this.
     expireInSeconds: 120,
     // Expired jobs (dead workers) are only noticed by pg-boss's maintenance pass.
