@@ -22,6 +22,8 @@ import { pacedLoad } from "./paced-load";
 
 const duration = Number(process.env.BENCH_DURATION ?? 15);
 const PACED_RATE = 100;
+/** /stats requests a second in the open-loop run: a few dashboards open at once. */
+const STATS_PACED_RATE = 5;
 // BENCH_ONLY=post,events,stats,retention,ceiling runs only those groups (default: all).
 const only = new Set((process.env.BENCH_ONLY ?? "post,events,stats,retention,ceiling").split(",").map((s) => s.trim()));
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -130,6 +132,10 @@ async function main() {
     const now = Math.floor(Date.now() / 1000);
     const url = `${m.url}/api/v1/stats?StartDate=${now - 30 * 86_400}&EndDate=${now}&Interval=day`;
     results.push(await measure("GET /stats (30 days, daily)", mailroom.child, { url, headers: auth }));
+    // One request at a time, as a dashboard page asks (the target is per request, not at saturation).
+    const r = await pacedLoad(url, auth, STATS_PACED_RATE, duration);
+    paced.push({ name: `GET /stats (30 days, daily) at ${STATS_PACED_RATE}/s`, ...r });
+    console.error(`GET /stats (30 days) at ${STATS_PACED_RATE}/s (open loop)`.padEnd(44), `p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  errors ${r.errors}`);
   }
 
   if (only.has("post")) {
