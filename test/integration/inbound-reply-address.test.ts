@@ -102,17 +102,17 @@ describe("per-message reply addresses", () => {
     const p = await reply(replyTo.address!);
     expect(p.RepliedToMessageID).toBe(sent);
     expect(p.MailboxHash).toBe(tag);
-    // The API and the message's replies show the link too: the list at once (it is stored on receipt), the
-    // detail's JSON once the attempt is recorded, moments after the POST the receiver saw (docs/contract.md §13.5).
-    const list = await app.fetch(`/api/v1/inbound/messages?Recipient=${encodeURIComponent(replyTo.address!)}`, { headers: bearer(a.apiKey) });
-    const listed = ((await list.json()) as { InboundMessages: { MessageID: string; RepliedToMessageID: string | null }[] }).InboundMessages;
-    expect(listed.find((m) => m.MessageID === p.MessageID)?.RepliedToMessageID).toBe(sent);
+    // The API shows the link too, once the first attempt is recorded, moments after the POST the receiver
+    // saw: the detail's JSON and the list's RepliedToMessageID are stored in that statement (docs/contract.md §13.5).
     const detail = await waitFor("the attempt recorded", async () => {
       const res = await app.fetch(`/api/v1/inbound/messages/${p.MessageID}`, { headers: bearer(a.apiKey) });
       const json = (await res.json()) as InboundJson & { Status: string };
       return json.Status === "delivered" ? json : undefined;
     });
     expect(detail.RepliedToMessageID).toBe(sent);
+    const list = await app.fetch(`/api/v1/inbound/messages?Recipient=${encodeURIComponent(replyTo.address!)}`, { headers: bearer(a.apiKey) });
+    const listed = ((await list.json()) as { InboundMessages: { MessageID: string; RepliedToMessageID: string | null }[] }).InboundMessages;
+    expect(listed.find((m) => m.MessageID === p.MessageID)?.RepliedToMessageID).toBe(sent);
   });
 
   it("a From that a route receives gets a reply address when the message has no Reply-To", async () => {
