@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { maintainEventPartitions, purgeEventsPastRetention } from "../../lib/domain/event-partitions";
 import { openDatabase } from "../../lib/storage/database";
-import { insertEvents, type EventRow } from "../../lib/storage/event-rows";
+import { insertEvents } from "../../lib/storage/event-rows";
 import { DAY, dayPartitionName, listEventPartitions } from "../../lib/storage/event-partitions";
 import { migrate } from "../../lib/storage/migrate";
+import { eventAt } from "../support/event-rows";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -17,24 +18,6 @@ import { startTestApp, type TestApp } from "../support/test-app";
  */
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-function eventAt(accountId: string, loggedAt: number, messageId = randomUUID()): EventRow {
-  return {
-    account_id: accountId,
-    message_id: messageId,
-    type: "delivered",
-    logged_at: loggedAt,
-    log_level: "info",
-    recipient: "bob@example.net",
-    reason: "",
-    ip: null,
-    geo_city: null,
-    geo_region: null,
-    geo_country: null,
-    url: null,
-    details: null,
-  };
-}
 
 interface EventsBody {
   TotalRecords: number;

@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rollupEventCounts } from "../../lib/domain/event-counts";
 import { retentionFloor } from "../../lib/domain/retention-floor";
 import { purgePastRetention } from "../../lib/maintenance/retention-purge";
 import { insertEvents } from "../../lib/storage/event-rows";
+import { eventAt } from "../support/event-rows";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -44,24 +44,7 @@ describe("the retention floor", () => {
     expect(floor % HOUR).toBe(0);
     expect(floor).toBeGreaterThan(now - 3 * DAY);
     const times = [floor - 2 * HOUR, floor - 1, floor, floor + 1, floor + HOUR + 5, now - 600];
-    await insertEvents(
-      app.ctx.database,
-      times.map((t) => ({
-        account_id: accountId,
-        message_id: randomUUID(),
-        type: "delivered",
-        logged_at: t,
-        log_level: "info",
-        recipient: "bob@example.net",
-        reason: "",
-        ip: null,
-        geo_city: null,
-        geo_region: null,
-        geo_country: null,
-        url: null,
-        details: null,
-      })),
-    );
+    await insertEvents(app.ctx.database, times.map((t) => eventAt(accountId, t)));
     const list = async () => (await (await app.fetch("/api/v1/events?StartDate=0&RetrieveCount=100", { headers: bearer(apiKey) })).json()) as EventsBody;
 
     // Counted from rows (no summaries yet), then with the summaries of every hour.
