@@ -92,7 +92,13 @@ function valuesOf(messages: NewInboundMessage[], values: unknown[]): string {
   const tuples = messages.map((m) => {
     const at = values.length;
     values.push(m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.raw.length, m.raw, m.expiresAt);
-    return `(${Array.from({ length: 12 }, (_, i) => `$${at + i + 1}`).join(", ")}, now())`;
+    const p = Array.from({ length: 12 }, (_, i) => `$${at + i + 1}`);
+    // The route as it is now: a route deleted since the session matched it (its DELETE committed, or committing
+    // while this waits for its lock) gives NULL, as ON DELETE SET NULL does for the messages stored before it,
+    // instead of a foreign-key error that would fail every session of the group commit. A route still there is
+    // key-share locked, so its DELETE waits for this commit and then sets these rows' route_id to NULL too.
+    p[2] = `(SELECT r.id FROM inbound_routes r WHERE r.id = ${p[2]} FOR KEY SHARE)`;
+    return `(${p.join(", ")}, now())`;
   });
   return tuples.join(", ");
 }
