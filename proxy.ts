@@ -3,7 +3,7 @@ import { NextResponse, type NextRequest } from "next/server";
 /**
  * Content Security Policy with a fresh nonce per request (Next.js puts it on
  * its own scripts), so no inline script runs without it. Styles allow
- * inline `style` attributes (React and recharts set them); nothing else is
+ * inline `style` attributes (React sets them; the charts place their labels with them); nothing else is
  * loaded from anywhere but this origin. Runs for pages, not static assets.
  */
 export function proxy(request: NextRequest) {

@@ -48,7 +48,7 @@ async function timeOverview(page: Page, range: string): Promise<{ ttfb: number; 
   const ttfb = Date.now() - t0;
   await page.getByTestId("kpi-delivered-count").waitFor();
   const kpis = Date.now() - t0;
-  await page.locator('[data-testid="chart-counts"] .recharts-line path').first().waitFor();
+  await page.locator('[data-testid="chart-counts"] .chart-line[d^="M"]').first().waitFor();
   return { ttfb, kpis, chart: Date.now() - t0 };
 }
 

@@ -46,7 +46,7 @@ for (const source of ["stats", "events"] as const) {
       const res = await fetch(`${url}/api/v1/stats?StartDate=${start}&EndDate=${end}&Interval=hour`, { headers: { Authorization: `Bearer ${apiKey}` } });
       const stats = (await res.json()) as { Totals: Record<string, number> };
       expect(stats.Totals.delivered).toBe(shown.delivered);
-      await expect(page.getByTestId("chart-counts").locator(".recharts-line")).toHaveCount(3);
+      await expect(page.getByTestId("chart-counts").locator(".chart-line")).toHaveCount(3);
       await shot(page, "overview");
     }
   });

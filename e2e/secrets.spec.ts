@@ -59,7 +59,7 @@ test("pages carry a nonce-based CSP and the other security headers, and nothing 
   expect(h["referrer-policy"]).toBe("same-origin");
   await signIn(page, "admin");
   await page.goto("/?range=24h");
-  await page.locator('[data-testid="chart-counts"] .recharts-line path').first().waitFor();
+  await page.locator('[data-testid="chart-counts"] .chart-line[d^="M"]').first().waitFor();
   await page.goto("/events");
   await page.getByTestId("event-row").first().click();
   await expect(page.getByRole("dialog")).toBeVisible();
