@@ -8,6 +8,13 @@ export function formatNumber(n: number): string {
   return n.toLocaleString("en-US");
 }
 
+const COMPACT = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 2 });
+
+/** A count where space is short (KPI cards, chart axes): in full below `from`, above it 38.99M, 1.5K. */
+export function formatCompact(n: number, from = 1_000_000): string {
+  return Math.abs(n) < from ? formatNumber(n) : COMPACT.format(n);
+}
+
 export function formatPercent(rate: number | undefined, digits = 1): string {
   return rate === undefined ? "—" : `${(rate * 100).toFixed(digits)}%`;
 }

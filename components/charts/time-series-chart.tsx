@@ -1,3 +1,4 @@
+import { formatCompact } from "../format";
 import { PLOT, axisLabel, bucketLabel, dotsPath, labelledBuckets, linePath, niceTicks, xOf, yOf } from "./chart-geometry";
 
 export interface SeriesDef {
@@ -46,7 +47,7 @@ export function TimeSeriesChart<T extends { start: number }>({
         <div className="absolute bottom-6 left-0 top-2 w-11" aria-hidden>
           {ticks.map((t) => (
             <span key={t} className="absolute right-1 -translate-y-1/2 text-slate-600 dark:text-slate-400" style={{ top: pct(yOf(t, top)) }}>
-              {`${t.toLocaleString("en-US")}${unit}`}
+              {`${formatCompact(t, 10_000)}${unit}`}
             </span>
           ))}
         </div>

@@ -1,4 +1,4 @@
-import { formatNumber, formatPercent } from "@/components/format";
+import { formatCompact, formatNumber, formatPercent } from "@/components/format";
 import { Card } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import type { Kpi } from "../_lib/overview";
@@ -29,16 +29,17 @@ export function KpiCards({ kpis, sent, previousSent }: { kpis: Kpi[]; sent: numb
     <div className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-7">
       <Card className="p-4" data-testid="kpi-sent">
         <p className="text-sm font-medium text-slate-600 dark:text-slate-400">Sent</p>
-        <p className="mt-1 text-2xl font-bold tabular-nums" data-testid="kpi-sent-count">
-          {formatNumber(sent)}
+        <p className="mt-1 text-2xl font-bold tabular-nums" data-testid="kpi-sent-count" title={formatNumber(sent)}>
+          {formatCompact(sent)}
         </p>
         <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">accepted recipients · before: {formatNumber(previousSent)}</p>
       </Card>
       {kpis.map((k) => (
         <Card key={k.key} className="p-4" data-testid={`kpi-${k.key}`}>
           <p className="text-sm font-medium text-slate-600 dark:text-slate-400">{k.label}</p>
-          <p className="mt-1 text-2xl font-bold tabular-nums" data-testid={`kpi-${k.key}-count`}>
-            {formatNumber(k.count)}
+          {/* Millions compact (38.99M): a full 8-digit count overflows a card of the 7-column row; the title has it in full. */}
+          <p className="mt-1 text-2xl font-bold tabular-nums" data-testid={`kpi-${k.key}-count`} title={formatNumber(k.count)}>
+            {formatCompact(k.count)}
           </p>
           <p className="text-sm tabular-nums">
             <span data-testid={`kpi-${k.key}-rate`}>{formatPercent(k.rate)}</span>
