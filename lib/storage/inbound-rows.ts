@@ -87,6 +87,9 @@ function rowsOfOneInsert(messages: NewInboundMessage[], start: number): number {
   return end - start;
 }
 
+/** Where m.routeId is among a row's values (valuesOf), as route_id is among INSERT_INBOUND_MESSAGES' columns. */
+const ROUTE_ID_VALUE = 2;
+
 /** The VALUES tuples of `messages`, their values appended to `values` (placeholders numbered after those already there). */
 function valuesOf(messages: NewInboundMessage[], values: unknown[]): string {
   const tuples = messages.map((m) => {
@@ -97,7 +100,7 @@ function valuesOf(messages: NewInboundMessage[], values: unknown[]): string {
     // while this waits for its lock) gives NULL, as ON DELETE SET NULL does for the messages stored before it,
     // instead of a foreign-key error that would fail every session of the group commit. A route still there is
     // key-share locked, so its DELETE waits for this commit and then sets these rows' route_id to NULL too.
-    p[2] = `(SELECT r.id FROM inbound_routes r WHERE r.id = ${p[2]} FOR KEY SHARE)`;
+    p[ROUTE_ID_VALUE] = `(SELECT r.id FROM inbound_routes r WHERE r.id = ${p[ROUTE_ID_VALUE]} FOR KEY SHARE)`;
     return `(${p.join(", ")}, now())`;
   });
   return tuples.join(", ");
