@@ -35,8 +35,9 @@ export function TimeSeriesChart<T extends { start: number }>({
 }) {
   const rows = data.map((d) => ({ ...d, label: bucketLabel(d.start, interval) }));
   const fmt = (v: unknown) => (v === null || v === undefined ? "—" : `${Number(v).toLocaleString("en-US")}${unit}`);
-  const valuesOf = (key: string) => rows.map((r) => (r as Record<string, unknown>)[key] as number | null | undefined);
-  const max = Math.max(0, ...series.flatMap((s) => valuesOf(s.key).map((v) => (typeof v === "number" && Number.isFinite(v) ? v : 0))));
+  const values = new Map(series.map((s) => [s.key, rows.map((r) => (r as Record<string, unknown>)[s.key] as number | null | undefined)]));
+  const valuesOf = (key: string) => values.get(key)!;
+  const max = Math.max(0, ...[...values.values()].flat().map((v) => (typeof v === "number" && Number.isFinite(v) ? v : 0)));
   const ticks = niceTicks(max, 4, unit === "%");
   const top = ticks[ticks.length - 1]!;
   const pct = (n: number) => `${(n / PLOT) * 100}%`;
