@@ -1,10 +1,15 @@
+import { maintainDayPartitions } from "../domain/day-partitions";
 import { maintainEventPartitions } from "../domain/event-partitions";
 import type { MaintenanceJob } from "./maintenance-job";
 
-/** Day partitions of `events` made ahead, and rows of the default partition moved to their day (docs/adr/0030): hourly and at each start. */
+/**
+ * Day partitions made ahead, and rows of the default partitions moved to their
+ * day: of `events` (docs/adr/0030) and of the other day-partitioned tables
+ * (docs/adr/0040). Hourly and at each start.
+ */
 export const eventPartitions: MaintenanceJob = {
   name: "maintenance-event-partitions",
   cron: "7 * * * *",
   runAtStart: true,
-  run: (ctx, now) => maintainEventPartitions(ctx.database, now),
+  run: async (ctx, now) => ({ ...(await maintainEventPartitions(ctx.database, now)), ...(await maintainDayPartitions(ctx.database, now)) }),
 };

@@ -1,12 +1,8 @@
 import type { AppContext } from "../context";
 import type { MaintenanceJob } from "./maintenance-job";
+import { purgeDayPartitionedBefore } from "../domain/day-partitions";
 import { purgeEventsPastRetention } from "../domain/event-partitions";
-import {
-  deleteEventHourCountsPastRetention,
-  deleteLimitCountersBefore,
-  deleteMessagesPastRetention,
-  deleteSandboxMessagesBefore,
-} from "../storage/retention-rows";
+import { deleteEventHourCountsPastRetention, deleteLimitCountersBefore, deleteMessagesPastRetention } from "../storage/retention-rows";
 
 /**
  * Retention: events older than their account's retention period
@@ -15,18 +11,33 @@ import {
  * sandbox captures older than MAILROOM_SANDBOX_RETENTION, rate-limit counters
  * of past windows, and the hourly event-count summaries past retention.
  * Deletes in batches so that no statement holds locks for long.
- * Events go by whole day partitions (lib/domain/event-partitions.ts, docs/adr/0031).
+ * Events go by whole day partitions (lib/domain/event-partitions.ts, docs/adr/0031),
+ * and so do sandbox captures (lib/domain/day-partitions.ts, docs/adr/0040).
  */
 
 export async function purgePastRetention(ctx: AppContext, now = new Date()) {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const { events, eventPartitionsDropped, eventPartitionsWaiting } = await purgeEventsPastRetention(ctx.database, nowSeconds);
   const messages = await deleteMessagesPastRetention(ctx.database, now);
-  const sandboxMessages = await deleteSandboxMessagesBefore(ctx.database, new Date(now.getTime() - ctx.config.delivery.sandboxRetentionMs));
+  const sandbox = await purgeDayPartitionedBefore(
+    ctx.database,
+    "sandbox_messages",
+    Math.floor((now.getTime() - ctx.config.delivery.sandboxRetentionMs) / 1000),
+  );
   // Windows are Unix seconds; the longest window is a day, keep two.
   const limitCounters = await deleteLimitCountersBefore(ctx.database, nowSeconds - 2 * 86400);
   const eventSummaries = await deleteEventHourCountsPastRetention(ctx.database, nowSeconds);
-  return { events, eventPartitionsDropped, eventPartitionsWaiting, messages, sandboxMessages, limitCounters, eventSummaries };
+  return {
+    events,
+    eventPartitionsDropped,
+    eventPartitionsWaiting,
+    messages,
+    sandboxMessages: sandbox.rows,
+    sandboxPartitionsDropped: sandbox.partitionsDropped,
+    sandboxPartitionsWaiting: sandbox.partitionsWaiting,
+    limitCounters,
+    eventSummaries,
+  };
 }
 
 export const retentionPurge: MaintenanceJob = {

@@ -1,17 +1,16 @@
-import type pg from "pg";
 import type { Database } from "./database";
+import { DAY, inTransactionWithLockTimeout } from "./day-partitions";
 
 /**
  * The day partitions of `events` (migration 0952, docs/adr/0030): the SQL the
  * maintenance jobs run to make them ahead, to empty the default partition
  * into them, and to drop them past retention (docs/adr/0031). Statements that
- * lock `events` wait at most LOCK_TIMEOUT for their lock: while one waits,
+ * lock `events` wait at most LOCK_TIMEOUT (./day-partitions.ts) for their lock: while one waits,
  * inserts queue behind it, so a busy table makes the statement fail (and the
  * next run try again) rather than hold acceptance up.
  */
 
-export const DAY = 86_400;
-export const LOCK_TIMEOUT = "50ms";
+export { DAY } from "./day-partitions";
 
 /** One partition: [lower, upper) in Unix seconds; null is unbounded (the legacy one below, the default one both ways). */
 export interface EventPartition {
@@ -32,22 +31,6 @@ function partitionIdent(name: string): string {
 
 export function dayPartitionName(dayStart: number): string {
   return `events_p${new Date(dayStart * 1000).toISOString().slice(0, 10).replaceAll("-", "")}`;
-}
-
-async function inTransactionWithLockTimeout<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    await client.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 /** Makes the missing day partitions of [fromTime, toTime), moving the default partition's rows for those days into them. */

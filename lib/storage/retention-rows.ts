@@ -32,11 +32,6 @@ export function deleteMessagesPastRetention(q: Queryable, now: Date): Promise<nu
   );
 }
 
-/** Sandbox captures received before `before`. */
-export function deleteSandboxMessagesBefore(q: Queryable, before: Date): Promise<number> {
-  return deleteInBatches(q, `DELETE FROM sandbox_messages WHERE id IN (SELECT id FROM sandbox_messages WHERE received_at < $1 LIMIT 5000)`, [before]);
-}
-
 /** Rate-limit counters of windows that started before `beforeSeconds` (Unix seconds). */
 export function deleteLimitCountersBefore(q: Queryable, beforeSeconds: number): Promise<number> {
   return deleteInBatches(q, `DELETE FROM limit_counters WHERE ctid IN (SELECT ctid FROM limit_counters WHERE window_start < $1 LIMIT 5000)`, [beforeSeconds]);

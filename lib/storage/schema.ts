@@ -162,6 +162,12 @@ export const eventLogLayout = pgTable("event_log_layout", {
   legacyBefore: bigint("legacy_before", { mode: "number" }).notNull(),
 });
 
+// Migration 0970: the cut-over of each table partitioned by the generic day functions (docs/adr/0040).
+export const dayPartitionLayouts = pgTable("day_partition_layouts", {
+  parent: text("parent").primaryKey(),
+  legacyBefore: bigint("legacy_before", { mode: "number" }).notNull(),
+});
+
 export const webhooks = pgTable("webhooks", {
   id: bigserial("id", { mode: "number" }).primaryKey(),
   accountId: uuid("account_id").notNull(),
@@ -282,8 +288,11 @@ export const dashboardApiKeys = pgTable("dashboard_api_keys", {
   createdAt: tstz("created_at").notNull().defaultNow(),
 });
 
+/** Partitioned by day on received_at (migration 0972, docs/adr/0040): no primary key, ids from sandbox_messages_id_seq. */
 export const sandboxMessages = pgTable("sandbox_messages", {
-  id: bigserial("id", { mode: "number" }).primaryKey(),
+  id: bigint("id", { mode: "number" })
+    .notNull()
+    .default(sql`nextval('sandbox_messages_id_seq')`),
   receivedAt: tstz("received_at").notNull().defaultNow(),
   mailFrom: text("mail_from").notNull().default(""),
   rcptTo: text("rcpt_to").array().notNull(),

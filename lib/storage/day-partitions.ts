@@ -1,0 +1,143 @@
+import type pg from "pg";
+import type { Database } from "./database";
+
+/**
+ * Tables partitioned by UTC day through the generic functions of migration
+ * 0972 (docs/adr/0040): the SQL the maintenance jobs run to make day tables
+ * ahead, to empty the default partition into them, and to drop them past
+ * retention. `events` keeps its own functions (lib/storage/event-partitions.ts,
+ * migration 0952); it shares the lock discipline below. Statements that lock
+ * a parent wait at most LOCK_TIMEOUT for their lock: while one waits, inserts
+ * queue behind it, so a busy table makes the statement fail (and the next run
+ * try again) rather than hold its writers up.
+ */
+
+export const DAY = 86_400;
+export const LOCK_TIMEOUT = "50ms";
+
+/** The day-partitioned tables and their partition key (a timestamptz column). */
+export const DAY_PARTITIONED = {
+  sandbox_messages: { key: "received_at" },
+} as const;
+export type DayPartitionedTable = keyof typeof DAY_PARTITIONED;
+
+/** One partition: [lower, upper) in Unix seconds; null is unbounded (the legacy one below, the default one both ways). */
+export interface DayPartition {
+  name: string;
+  lower: number | null;
+  upper: number | null;
+  isDefault: boolean;
+}
+
+const DAY_SUFFIX = /_p(\d{4})(\d{2})(\d{2})$/;
+
+function tableIdent(table: DayPartitionedTable): string {
+  if (!Object.hasOwn(DAY_PARTITIONED, table)) throw new Error(`not a day-partitioned table: ${table}`);
+  return `"${table}"`;
+}
+
+/** Quotes a partition name after checking that it is one of `table` (the names come from the catalog, never from a request). */
+function partitionIdent(table: DayPartitionedTable, name: string): string {
+  tableIdent(table);
+  const rest = name.startsWith(`${table}_`) ? name.slice(table.length + 1) : "";
+  if (!/^(p\d{8}|legacy|default)$/.test(rest)) throw new Error(`not a partition of ${table}: ${name}`);
+  return `"${name}"`;
+}
+
+export function dayTableName(table: DayPartitionedTable, dayStart: number): string {
+  return `${table}_p${new Date(dayStart * 1000).toISOString().slice(0, 10).replaceAll("-", "")}`;
+}
+
+/** One transaction whose statements wait at most LOCK_TIMEOUT for a lock (SQLSTATE 55P03 past it). */
+export async function inTransactionWithLockTimeout<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Makes the missing day tables of [fromTime, toTime), moving the default partition's rows for those days into them. */
+export async function ensureDayPartitions({ pool }: Database, table: DayPartitionedTable, fromTime: number, toTime: number): Promise<number> {
+  tableIdent(table);
+  return inTransactionWithLockTimeout(pool, async (client) => {
+    const { rows } = await client.query<{ made: number }>("SELECT day_partitions_ensure($1, $2, $3) AS made", [table, fromTime, toTime]);
+    return rows[0]!.made;
+  });
+}
+
+/** The days the default partition holds rows for (rows whose day had no table when written), from the cut-over on. */
+export async function strayDays({ pool }: Database, table: DayPartitionedTable, limit = 100): Promise<number[]> {
+  tableIdent(table);
+  const { rows } = await pool.query<{ day: string }>("SELECT day_partitions_stray_days($1, $2) AS day", [table, limit]);
+  return rows.map((r) => Number(r.day));
+}
+
+/** Every partition of `table` with its range, oldest first (the default one last). */
+export async function listDayPartitions({ pool }: Database, table: DayPartitionedTable): Promise<DayPartition[]> {
+  const { rows } = await pool.query<{ name: string; legacy_before: string | null }>(
+    `SELECT c.relname AS name, (SELECT legacy_before FROM day_partition_layouts WHERE parent = $1) AS legacy_before
+       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = $1::regclass`,
+    [table],
+  );
+  const parts: DayPartition[] = [];
+  for (const r of rows) {
+    if (r.name === `${table}_default`) parts.push({ name: r.name, lower: null, upper: null, isDefault: true });
+    else if (r.name === `${table}_legacy`) parts.push({ name: r.name, lower: null, upper: Number(r.legacy_before), isDefault: false });
+    else {
+      const m = DAY_SUFFIX.exec(r.name);
+      if (!m || r.name !== dayTableName(table, Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 1000)) continue; // not one of ours
+      const lower = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 1000;
+      parts.push({ name: r.name, lower, upper: lower + DAY, isDefault: false });
+    }
+  }
+  const key = (p: DayPartition) => (p.isDefault ? Infinity : (p.lower ?? -Infinity));
+  return parts.sort((a, b) => key(a) - key(b));
+}
+
+/** Day (and legacy) tables of `table` left detached by a drop that failed half-way. */
+export async function detachedDayPartitions({ pool }: Database, table: DayPartitionedTable): Promise<string[]> {
+  tableIdent(table);
+  const { rows } = await pool.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relkind = 'r' AND NOT c.relispartition
+        AND c.relname ~ ('^' || $1 || '_(p[0-9]{8}|legacy)$')`,
+    [table],
+  );
+  return rows.map((r) => r.name);
+}
+
+/**
+ * Detaches a partition (a moment's ACCESS EXCLUSIVE lock on the parent, waited
+ * for at most LOCK_TIMEOUT) and drops it in a second statement that no longer
+ * touches the parent. A table already detached is only dropped.
+ */
+export async function dropDayPartition({ pool }: Database, table: DayPartitionedTable, name: string, alreadyDetached = false): Promise<void> {
+  const ident = partitionIdent(table, name);
+  if (!alreadyDetached) await inTransactionWithLockTimeout(pool, (c) => c.query(`ALTER TABLE ${tableIdent(table)} DETACH PARTITION ${ident}`));
+  await inTransactionWithLockTimeout(pool, (c) => c.query(`DROP TABLE ${ident}`));
+}
+
+/** Deletes the rows of one partition whose key is before `before` (Unix seconds), 5,000 at a time; returns how many. */
+export async function deleteDayPartitionRowsBefore({ pool }: Database, table: DayPartitionedTable, partition: string, before: number): Promise<number> {
+  const ident = partitionIdent(table, partition);
+  const key = `"${DAY_PARTITIONED[table].key}"`;
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await pool.query(
+      `DELETE FROM ${ident} WHERE ctid IN (SELECT ctid FROM ${ident} WHERE ${key} < to_timestamp($1) LIMIT 5000)`,
+      [before],
+    );
+    total += rowCount ?? 0;
+    if (!rowCount || rowCount < 5000) return total;
+  }
+}
