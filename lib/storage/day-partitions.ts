@@ -18,6 +18,7 @@ export const LOCK_TIMEOUT = "50ms";
 /** The day-partitioned tables and their partition key (a timestamptz column). */
 export const DAY_PARTITIONED = {
   sandbox_messages: { key: "received_at" },
+  inbound_messages: { key: "received_at" },
 } as const;
 export type DayPartitionedTable = keyof typeof DAY_PARTITIONED;
 
@@ -37,7 +38,7 @@ function tableIdent(table: DayPartitionedTable): string {
 }
 
 /** Quotes a partition name after checking that it is one of `table` (the names come from the catalog, never from a request). */
-function partitionIdent(table: DayPartitionedTable, name: string): string {
+export function partitionIdent(table: DayPartitionedTable, name: string): string {
   tableIdent(table);
   const rest = name.startsWith(`${table}_`) ? name.slice(table.length + 1) : "";
   if (!/^(p\d{8}|legacy|default)$/.test(rest)) throw new Error(`not a partition of ${table}: ${name}`);

@@ -1,5 +1,6 @@
 import { concatInTurns } from "../bytes-in-turns";
 import type { Queryable } from "./database";
+import { partitionIdent } from "./day-partitions";
 import { isRowDataError } from "./sqlstate";
 
 /**
@@ -334,13 +335,44 @@ export async function listInboundRepliesTo(q: Queryable, accountId: string, mess
   return rows;
 }
 
-/** Deletes messages past their expiry (attempts go with them), at most `limit` per call. */
+/** Deletes messages past their expiry and their attempts (no foreign key carries them, docs/adr/0041), at most `limit` per call. */
 export async function purgeExpiredInbound(q: Queryable, now: Date, limit = 1000): Promise<number> {
-  const { rowCount } = await q.query(
-    "DELETE FROM inbound_messages WHERE id IN (SELECT id FROM inbound_messages WHERE expires_at <= $1 LIMIT $2)",
+  const { rows } = await q.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM inbound_messages WHERE id IN (SELECT id FROM inbound_messages WHERE expires_at <= $1 LIMIT $2) RETURNING id),
+          attempts AS (DELETE FROM inbound_attempts WHERE inbound_message_id IN (SELECT id FROM gone))
+     SELECT count(*)::int AS n FROM gone`,
     [now, limit],
   );
-  return rowCount ?? 0;
+  return rows[0]?.n ?? 0;
+}
+
+/** Whether a day table of inbound_messages holds a message that has not expired at `now` (its expires_at index answers). */
+export async function inboundPartitionHoldsUnexpired(q: Queryable, partition: string, now: Date): Promise<boolean> {
+  const ident = partitionIdent("inbound_messages", partition);
+  const { rows } = await q.query<{ held: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${ident} WHERE expires_at > $1) AS held`, [now]);
+  return rows[0]!.held;
+}
+
+/**
+ * Deletes the attempts of every message of a day table of inbound_messages
+ * (one about to be dropped, or left detached), 1,000 messages at a time in
+ * id order; returns how many messages the table holds.
+ */
+export async function deleteAttemptsOfInboundPartition(q: Queryable, partition: string): Promise<number> {
+  const ident = partitionIdent("inbound_messages", partition);
+  let after = "00000000-0000-0000-0000-000000000000";
+  let messages = 0;
+  for (;;) {
+    const { rows } = await q.query<{ n: number; last: string | null }>(
+      `WITH ids AS (SELECT id FROM ${ident} WHERE id > $1 ORDER BY id LIMIT 1000),
+            gone AS (DELETE FROM inbound_attempts WHERE inbound_message_id IN (SELECT id FROM ids))
+       SELECT count(*)::int AS n, max(id::text) AS last FROM ids`,
+      [after],
+    );
+    messages += rows[0]!.n;
+    if (rows[0]!.n < 1000 || !rows[0]!.last) return messages;
+    after = rows[0]!.last;
+  }
 }
 
 /**

@@ -409,9 +409,12 @@ export const inboundRoutes = pgTable("inbound_routes", {
   createdAt: tstz("created_at").notNull().defaultNow(),
 });
 
-/** Received messages, one row per accepted recipient, raw MIME until expiry (migration 0900). */
+/**
+ * Received messages, one row per accepted recipient, raw MIME until expiry (migration 0900);
+ * partitioned by day on received_at (migration 0982, docs/adr/0041): no primary key, a unique id per day table.
+ */
 export const inboundMessages = pgTable("inbound_messages", {
-  id: uuid("id").primaryKey(),
+  id: uuid("id").notNull(),
   accountId: uuid("account_id").notNull(),
   routeId: bigint("route_id", { mode: "number" }),
   webhookUrl: text("webhook_url").notNull(),
@@ -433,7 +436,7 @@ export const inboundMessages = pgTable("inbound_messages", {
   expiresAt: tstz("expires_at").notNull(),
 });
 
-/** Each POST of an inbound message to its route's URL (migration 0900). */
+/** Each POST of an inbound message to its route's URL (migration 0900); no foreign key since 0982 (the purge deletes them, docs/adr/0041). */
 export const inboundAttempts = pgTable("inbound_attempts", {
   id: bigserial("id", { mode: "number" }).primaryKey(),
   inboundMessageId: uuid("inbound_message_id").notNull(),

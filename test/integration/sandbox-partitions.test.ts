@@ -53,7 +53,7 @@ describe("sandbox captures partitioned by day", () => {
     expect(made).not.toContain("sandbox_messages_legacy"); // a new installation has nothing before the cut-over
 
     // A capture of today goes to today's table, through the sandbox MX's own insert.
-    const [today] = await insertSandboxCaptures(pool, [
+    const [today] = await insertSandboxCaptures(app.ctx.database, [
       { mail_from: "a@b.test", rcpt_to: ["c@d.test"], subject: "today", message_id_header: "", recipient_id: 0, size: 1, raw: "YQ==" },
     ]);
     expect(await partitionOf(pool, today!)).toEqual([dayTableName(TABLE, dayOf(t))]);
@@ -62,13 +62,13 @@ describe("sandbox captures partitioned by day", () => {
     const jumped = t + 20 * DAY;
     const id = await captureAt(pool, jumped, "jumped");
     expect(await partitionOf(pool, id)).toEqual(["sandbox_messages_default"]);
-    expect((await sandboxRowWithRaw(pool, id))?.subject).toBe("jumped");
+    expect((await sandboxRowWithRaw(app.ctx.database, id))?.subject).toBe("jumped");
 
     const report = await maintainDayPartitions(app.ctx.database, new Date(jumped * 1000));
     expect(report.dayPartitionsMade).toBeGreaterThanOrEqual(10);
     expect(report.dayPartitionDaysMovedFromDefault).toBe(0); // made ahead of the jumped day: its row moved with its table
     expect(await partitionOf(pool, id)).toEqual([dayTableName(TABLE, dayOf(jumped))]);
-    expect((await sandboxRowWithRaw(pool, id))?.raw.toString()).toBe("abc");
+    expect((await sandboxRowWithRaw(app.ctx.database, id))?.raw.toString()).toBe("abc");
     expect((await pool.query("SELECT count(*)::int AS n FROM sandbox_messages_default")).rows[0].n).toBe(0);
 
     // A capture of a day far from any made is moved by the stray-day pass, once.
@@ -182,13 +182,13 @@ describe("upgrade of unpartitioned sandbox captures", () => {
         "sandbox_messages_legacy_rcpt",
         "sandbox_messages_legacy_received",
       ]);
-      expect((await sandboxRowWithRaw(pool, futureId))?.subject).toBe("ahead");
+      expect((await sandboxRowWithRaw(database, futureId))?.subject).toBe("ahead");
 
       // New captures go through the new table at once; ids continue the old sequence; the inbox sees old and new.
       const newId = await captureAt(pool, cut + DAY, "after the cut-over");
       expect(newId).toBeGreaterThan(before.m);
       expect(await partitionOf(pool, newId)).toEqual([dayTableName(TABLE, cut + DAY)]);
-      const page = await sandboxRowsPage(pool, { limit: 2, offset: 0 });
+      const page = await sandboxRowsPage(database, { limit: 2, offset: 0 });
       expect(page.total).toBe(2002);
       expect(page.rows.map((r) => r.subject)).toEqual(["after the cut-over", "ahead"]);
 

@@ -6,7 +6,6 @@ import {
   listInboundAttempts,
   listInboundMessages,
   listInboundRepliesTo,
-  purgeExpiredInbound,
 } from "../../storage/inbound-rows";
 import type { Database } from "../../storage/database";
 import { utf8InTurns } from "../../bytes-in-turns";
@@ -70,12 +69,3 @@ export async function readAttachmentByToken(database: Database, secret: string, 
   return raw && attachmentOf(raw, named.index);
 }
 
-/** Deletes received messages past their retention (MAILROOM_INBOUND_RETENTION), in batches; how many went. */
-export async function purgeExpiredInboundMessages(database: Database, now: Date): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const n = await purgeExpiredInbound(database, now, 500);
-    total += n;
-    if (n < 500) return total;
-  }
-}
