@@ -6,6 +6,8 @@ const inboundPostJobSchema = z.object({
   inboundMessageId: z.uuid(),
   /** The attempts recorded when it was enqueued: a job that finds more (another job got there first) does nothing. */
   attempts: z.number().int().min(0).default(0),
+  /** When it was received (Unix ms): its statements then touch its day's table only (docs/adr/0041). Absent from jobs of older versions. */
+  receivedAt: z.number().int().optional(),
 });
 export type InboundPostJob = z.infer<typeof inboundPostJobSchema>;
 

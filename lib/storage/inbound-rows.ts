@@ -70,6 +70,8 @@ export interface NewInboundMessage {
   remoteIp: string;
   helo: string;
   raw: Buffer;
+  /** The time it was received: also the day table it is filed in (docs/adr/0041). */
+  receivedAt: Date;
   expiresAt: Date;
 }
 
@@ -77,7 +79,7 @@ export interface NewInboundMessage {
 const INSERT_MAX_ROWS = 500;
 const INSERT_MAX_BYTES = 8 * 1024 * 1024;
 
-const INSERT_INBOUND_MESSAGES = `INSERT INTO inbound_messages (id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, size, raw, expires_at, next_attempt_at)
+const INSERT_INBOUND_MESSAGES = `INSERT INTO inbound_messages (id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, size, raw, expires_at, received_at, next_attempt_at)
        VALUES`;
 
 /** How many of `messages`, from `start`, one INSERT takes (at least one). */
@@ -95,8 +97,8 @@ const ROUTE_ID_VALUE = 2;
 function valuesOf(messages: NewInboundMessage[], values: unknown[]): string {
   const tuples = messages.map((m) => {
     const at = values.length;
-    values.push(m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.raw.length, m.raw, m.expiresAt);
-    const p = Array.from({ length: 12 }, (_, i) => `$${at + i + 1}`);
+    values.push(m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.raw.length, m.raw, m.expiresAt, m.receivedAt);
+    const p = Array.from({ length: 13 }, (_, i) => `$${at + i + 1}`);
     // The route as it is now: a route deleted since the session matched it (its DELETE committed, or committing
     // while this waits for its lock) gives NULL, as ON DELETE SET NULL does for the messages stored before it,
     // instead of a foreign-key error that would fail every session of the group commit. A route still there is
@@ -175,19 +177,48 @@ export async function findInboundRaw(q: Queryable, accountId: string, id: string
 /** Raw MIME read in pieces of this many bytes: bytea arrives as hex text, and one 10 MB read would be decoded in one block. */
 const RAW_PIECE_BYTES = 1024 * 1024;
 
-const LOAD_FOR_POST = `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
+/**
+ * A message by id, and the day it was received when known: the posting path's
+ * statements carry the bounds of that day, so that PostgreSQL prunes them to
+ * its one day table instead of probing the id index of every day of
+ * retention (docs/adr/0041). Unknown (a job enqueued before the day was
+ * carried), the bounds are infinite and every table is probed.
+ */
+export interface InboundKey {
+  id: string;
+  receivedAt?: Date;
+}
+
+const DAY_MS = 86_400_000;
+
+function dayBoundsOf(receivedAt: Date | undefined): [Date | string, Date | string] {
+  if (!receivedAt) return ["-infinity", "infinity"];
+  const start = receivedAt.getTime() - (((receivedAt.getTime() % DAY_MS) + DAY_MS) % DAY_MS);
+  return [new Date(start), new Date(start + DAY_MS)];
+}
+
+export const LOAD_FOR_POST = `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
             CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key
-       FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`;
+       FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1 AND m.received_at >= $2 AND m.received_at < $3`;
 
 /** What the posting job needs: the row (`payload` as its JSON text), its raw MIME and the account's signing key. */
-export async function loadInboundForPost(q: Queryable, id: string): Promise<(InboundMessageRow & { payload: string | null; raw: Buffer; signing_key: string }) | undefined> {
-  const { rows } = await q.query<InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string }>({ name: "mailroom_inbound_for_post", text: LOAD_FOR_POST, values: [id] });
+export async function loadInboundForPost(q: Queryable, key: InboundKey): Promise<(InboundMessageRow & { payload: string | null; raw: Buffer; signing_key: string }) | undefined> {
+  const { id } = key;
+  const [from_, to] = dayBoundsOf(key.receivedAt);
+  const { rows } = await q.query<InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string }>({
+    name: "mailroom_inbound_for_post",
+    text: LOAD_FOR_POST,
+    values: [id, from_, to],
+  });
   const row = rows[0];
   if (!row) return undefined;
   if (row.raw) return { ...row, raw: row.raw };
   const pieces: Buffer[] = [];
   for (let from = 0; from < row.size; from += RAW_PIECE_BYTES) {
-    const piece = await q.query<{ raw: Buffer }>("SELECT substring(raw FROM $2 FOR $3) AS raw FROM inbound_messages WHERE id = $1", [id, from + 1, RAW_PIECE_BYTES]);
+    const piece = await q.query<{ raw: Buffer }>(
+      "SELECT substring(raw FROM $2 FOR $3) AS raw FROM inbound_messages WHERE id = $1 AND received_at >= $4 AND received_at < $5",
+      [id, from + 1, RAW_PIECE_BYTES, from_, to],
+    );
     if (!piece.rows[0]) return undefined;
     pieces.push(piece.rows[0].raw);
   }
@@ -222,14 +253,15 @@ const RECORD_ATTEMPT = `WITH a AS (INSERT INTO inbound_attempts (inbound_message
  */
 export async function recordInboundAttempt(
   q: Queryable,
-  id: string,
+  key: InboundKey,
   attempt: { startedAt: Date; durationMs: number; statusCode: number; body: string; error?: string },
   state: { status: InboundStatus; nextAttemptAt: Date | null },
   payload?: PayloadToSave,
 ): Promise<void> {
-  const values = [id, attempt.startedAt, Math.round(attempt.durationMs), attempt.statusCode, snippet(attempt.body), attempt.error ?? null, state.status, state.nextAttemptAt];
+  const [from, to] = dayBoundsOf(key.receivedAt);
+  const values = [key.id, attempt.startedAt, Math.round(attempt.durationMs), attempt.statusCode, snippet(attempt.body), attempt.error ?? null, state.status, state.nextAttemptAt];
   if (!payload) {
-    await q.query({ name: "mailroom_inbound_attempt", text: `${RECORD_ATTEMPT} WHERE id = $1`, values });
+    await q.query({ name: "mailroom_inbound_attempt", text: `${RECORD_ATTEMPT} WHERE id = $1 AND received_at >= $9 AND received_at < $10`, values: [...values, from, to] });
     return;
   }
   // The JSON's UTF-8 bytes go as a binary parameter: one copy into the wire buffer, where a
@@ -237,8 +269,9 @@ export async function recordInboundAttempt(
   await q.query({
     name: "mailroom_inbound_attempt_with_payload",
     text: `${RECORD_ATTEMPT},
-       payload = COALESCE(payload, convert_from($9::bytea, 'UTF8')::jsonb), subject = $10, from_email = $11, replied_to_message_id = $12 WHERE id = $1`,
-    values: [...values, payload.payloadJson, payload.subject, payload.fromEmail, payload.repliedToMessageId],
+       payload = COALESCE(payload, convert_from($9::bytea, 'UTF8')::jsonb), subject = $10, from_email = $11, replied_to_message_id = $12
+       WHERE id = $1 AND received_at >= $13 AND received_at < $14`,
+    values: [...values, payload.payloadJson, payload.subject, payload.fromEmail, payload.repliedToMessageId, from, to],
   });
 }
 
@@ -252,20 +285,20 @@ export async function recordInboundAttempt(
 export async function recordFirstInboundAttempt(
   q: Queryable,
   inTransaction: boolean,
-  id: string,
+  key: InboundKey,
   attempt: Parameters<typeof recordInboundAttempt>[2],
   state: Parameters<typeof recordInboundAttempt>[3],
   payload: PayloadToSave,
 ): Promise<void> {
   try {
     if (inTransaction) await q.query("SAVEPOINT inbound_payload");
-    await recordInboundAttempt(q, id, attempt, state, payload);
+    await recordInboundAttempt(q, key, attempt, state, payload);
     if (inTransaction) await q.query("RELEASE SAVEPOINT inbound_payload");
   } catch (err) {
     if (!isRowDataError(err)) throw err;
     if (inTransaction) await q.query("ROLLBACK TO SAVEPOINT inbound_payload");
     const refused = `the posted JSON could not be stored (${(err as Error).message.slice(0, 200)})`;
-    await recordInboundAttempt(q, id, { ...attempt, error: attempt.error ? `${attempt.error}; ${refused}` : refused }, state);
+    await recordInboundAttempt(q, key, { ...attempt, error: attempt.error ? `${attempt.error}; ${refused}` : refused }, state);
   }
 }
 
@@ -285,13 +318,14 @@ export async function listInboundAttempts(q: Queryable, id: string): Promise<Inb
   return rows;
 }
 
-/** Puts a message back to pending, due now; its attempts so far, or undefined when it is not the account's. */
-export async function markForRetry(q: Queryable, accountId: string, id: string): Promise<number | undefined> {
-  const { rows } = await q.query<{ attempts: number }>(
-    "UPDATE inbound_messages SET status = 'pending', next_attempt_at = now() WHERE id = $1 AND account_id = $2 RETURNING attempts",
+/** Puts a message back to pending, due now; its attempts so far and when it was received, or undefined when it is not the account's. */
+export async function markForRetry(q: Queryable, accountId: string, id: string): Promise<{ attempts: number; receivedAt: Date } | undefined> {
+  const { rows } = await q.query<{ attempts: number; received_at: Date }>(
+    "UPDATE inbound_messages SET status = 'pending', next_attempt_at = now() WHERE id = $1 AND account_id = $2 RETURNING attempts, received_at",
     [id, accountId],
   );
-  return rows[0]?.attempts;
+  const row = rows[0];
+  return row && { attempts: row.attempts, receivedAt: row.received_at };
 }
 
 export interface InboundListFilter {

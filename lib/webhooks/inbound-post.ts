@@ -12,7 +12,7 @@ import { inboundPostQueue, type InboundPostJob } from "../jobs/inbound-post";
 import { listenForWork } from "../queue/listen";
 import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
 import { startJobLoop } from "../queue/worker-loop";
-import { findAccountMessage, findRepliedMessage, loadInboundForPost, recordFirstInboundAttempt, recordInboundAttempt, type PayloadToSave } from "../storage/inbound-rows";
+import { findAccountMessage, findRepliedMessage, loadInboundForPost, recordFirstInboundAttempt, recordInboundAttempt, type InboundKey, type PayloadToSave } from "../storage/inbound-rows";
 import { databaseFaultOf } from "../storage/unavailable";
 import type { Queryable } from "../storage/database";
 import { withTransaction } from "../storage/transaction";
@@ -60,7 +60,10 @@ export interface InboundPostOptions {
 }
 
 export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, post: PostOptions, options: InboundPostOptions = {}): Promise<void> {
-  const row = await loadInboundForPost(ctx.database, job.inboundMessageId);
+  const row = await loadInboundForPost(ctx.database, {
+    id: job.inboundMessageId,
+    receivedAt: job.receivedAt === undefined ? undefined : new Date(job.receivedAt),
+  });
   // Deleted (expired), done, or another job already made this attempt.
   if (!row || row.status !== "pending" || row.attempts !== job.attempts) return;
   // The JSON as first built, bytes straight to the post (and stored with its attempt); a retry reads the
@@ -89,14 +92,16 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
   const status = verdict.kind === "delivered" ? "delivered" : verdict.kind === "retry" ? "pending" : "failed";
   const error = result.error ?? (verdict.kind === "refused" ? `${result.statusCode}: receiver refused, not retried` : verdict.kind === "exhausted" ? "retries exhausted" : undefined);
   const attempt = { startedAt: result.startedAt, durationMs: result.durationMs, statusCode: result.statusCode, body: result.body, error };
+  const key = { id: row.id, receivedAt: row.received_at };
   if (next) {
     await withTransaction(ctx.database, async (tx) => {
-      await recordAttempt(tx, true, row.id, attempt, { status, nextAttemptAt: next }, toSave);
-      await enqueueMany(ctx.boss, inboundPostQueue, [{ payload: { inboundMessageId: row.id, attempts }, startAfter: next }], tx.sql);
+      await recordAttempt(tx, true, key, attempt, { status, nextAttemptAt: next }, toSave);
+      const payload = { inboundMessageId: row.id, attempts, receivedAt: row.received_at.getTime() };
+      await enqueueMany(ctx.boss, inboundPostQueue, [{ payload, startAfter: next }], tx.sql);
     });
   } else {
     // A final attempt is one statement (its insert and update in one WITH): atomic without BEGIN and COMMIT.
-    await recordAttempt(ctx.database, false, row.id, attempt, { status, nextAttemptAt: null }, toSave);
+    await recordAttempt(ctx.database, false, key, attempt, { status, nextAttemptAt: null }, toSave);
   }
   ctx.log.info({ inboundMessageId: row.id, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "inbound post attempt");
 }
@@ -114,9 +119,9 @@ type Attempt = Parameters<typeof recordInboundAttempt>[2];
 type AttemptState = Parameters<typeof recordInboundAttempt>[3];
 
 /** Records the attempt, with the JSON it posted when this was the first (docs/adr/0801). */
-async function recordAttempt(q: Queryable, inTransaction: boolean, id: string, attempt: Attempt, state: AttemptState, toSave: PayloadToSave | undefined): Promise<void> {
-  if (toSave) await recordFirstInboundAttempt(q, inTransaction, id, attempt, state, toSave);
-  else await recordInboundAttempt(q, id, attempt, state);
+async function recordAttempt(q: Queryable, inTransaction: boolean, key: InboundKey, attempt: Attempt, state: AttemptState, toSave: PayloadToSave | undefined): Promise<void> {
+  if (toSave) await recordFirstInboundAttempt(q, inTransaction, key, attempt, state, toSave);
+  else await recordInboundAttempt(q, key, attempt, state);
 }
 
 /** The first attempt's JSON, built from the raw message, with the fields the lists show. */

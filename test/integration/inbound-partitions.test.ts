@@ -5,7 +5,7 @@ import { maintainDayPartitions } from "../../lib/domain/day-partitions";
 import { purgeExpiredInboundMessages } from "../../lib/domain/inbound/retention";
 import { openDatabase } from "../../lib/storage/database";
 import { DAY, dayTableName, listDayPartitions } from "../../lib/storage/day-partitions";
-import { findInboundMessage, listInboundAttempts } from "../../lib/storage/inbound-rows";
+import { LOAD_FOR_POST, findInboundMessage, listInboundAttempts, loadInboundForPost, recordInboundAttempt } from "../../lib/storage/inbound-rows";
 import { migrate } from "../../lib/storage/migrate";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -62,6 +62,40 @@ describe("inbound messages partitioned by day", () => {
     // Another account's id is still none of this one's.
     const other = await createTestAccount(app.ctx, { name: "other-files", domain: "other-files.test" });
     expect(await findInboundMessage(app.ctx.database, other.accountId, id)).toBeUndefined();
+  });
+
+  it("prunes the posting path's statements to the message's own day table when its day is known", async () => {
+    const t = nowSeconds();
+    const { accountId } = await createTestAccount(app.ctx, { name: "prune", domain: "prune.test" });
+    const id = await messageAt(pool, accountId, t, t + 7 * DAY, 0);
+    const receivedAt = new Date(t * 1000);
+    const client = await pool.connect();
+    try {
+      await client.query("SET plan_cache_mode = force_generic_plan"); // as a prepared statement runs after its fifth use
+      await client.query(`PREPARE load_for_post (uuid, timestamptz, timestamptz) AS ${LOAD_FOR_POST}`);
+      const tablesScanned = async (from: Date | string, to: Date | string) => {
+        const [f, u] = [from, to].map((b) => client.escapeLiteral(b instanceof Date ? b.toISOString() : b));
+        const { rows } = await client.query<{ "QUERY PLAN": string }>(
+          `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE load_for_post(${client.escapeLiteral(id)}, ${f}, ${u})`,
+        );
+        return new Set(rows.flatMap((r) => r["QUERY PLAN"].match(/inbound_messages_(p\d{8}|default|legacy)\b/g) ?? []));
+      };
+      const dayStart = new Date((t - (t % DAY)) * 1000);
+      expect([...(await tablesScanned(dayStart, new Date(dayStart.getTime() + DAY * 1000)))]).toEqual([dayTableName(TABLE, dayOf(t))]);
+      expect((await tablesScanned("-infinity", "infinity")).size).toBeGreaterThan(5);
+    } finally {
+      await client.query("DEALLOCATE ALL");
+      client.release();
+    }
+    // The row functions find it with its day, and without it (a job of an older version).
+    expect((await loadInboundForPost(app.ctx.database, { id, receivedAt }))?.id).toBe(id);
+    expect((await loadInboundForPost(app.ctx.database, { id }))?.id).toBe(id);
+    // A wrong day finds nothing rather than another row.
+    expect(await loadInboundForPost(app.ctx.database, { id, receivedAt: new Date((t - 3 * DAY) * 1000) })).toBeUndefined();
+    const attempt = { startedAt: new Date(), durationMs: 5, statusCode: 200, body: "ok" };
+    await recordInboundAttempt(app.ctx.database, { id, receivedAt }, attempt, { status: "delivered", nextAttemptAt: null });
+    expect((await findInboundMessage(app.ctx.database, accountId, id))?.status).toBe("delivered");
+    expect(await listInboundAttempts(app.ctx.database, id)).toHaveLength(1);
   });
 
   it("drops a day whose every message has expired with their attempts, and only thins a day that holds a live one", async () => {

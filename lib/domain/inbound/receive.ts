@@ -72,7 +72,8 @@ export interface ReceivedMessage {
  * job, in one transaction. Returns each message's new row ids.
  */
 export async function storeInbound(deps: { database: Database; boss: PgBoss }, messages: ReceivedMessage[], retentionMs: number): Promise<string[][]> {
-  const expiresAt = new Date(Date.now() + retentionMs);
+  const receivedAt = new Date();
+  const expiresAt = new Date(receivedAt.getTime() + retentionMs);
   const perMessage = messages.map((m) =>
     m.recipients.map((r) => ({
       id: randomUUID(),
@@ -85,6 +86,7 @@ export async function storeInbound(deps: { database: Database; boss: PgBoss }, m
       remoteIp: m.envelope.remoteIp,
       helo: m.envelope.helo,
       raw: m.raw,
+      receivedAt,
       expiresAt,
     })),
   );
@@ -94,7 +96,7 @@ export async function storeInbound(deps: { database: Database; boss: PgBoss }, m
     await enqueueMany(
       deps.boss,
       inboundPostQueue,
-      rows.map((r) => ({ payload: { inboundMessageId: r.id, attempts: 0 } })),
+      rows.map((r) => ({ payload: { inboundMessageId: r.id, attempts: 0, receivedAt: receivedAt.getTime() } })),
       tx.sql,
     );
     await wakeInboundPosting(tx);
@@ -105,9 +107,10 @@ export async function storeInbound(deps: { database: Database; boss: PgBoss }, m
 /** POST .../retry: back to pending and posted again now; false when the account has no such message. */
 export async function retryInbound(deps: { database: Database; boss: PgBoss }, accountId: string, id: string): Promise<boolean> {
   return withTransaction(deps.database, async (tx) => {
-    const attempts = await markForRetry(tx, accountId, id);
-    if (attempts === undefined) return false;
-    await enqueueMany(deps.boss, inboundPostQueue, [{ payload: { inboundMessageId: id, attempts } }], tx.sql);
+    const marked = await markForRetry(tx, accountId, id);
+    if (marked === undefined) return false;
+    const payload = { inboundMessageId: id, attempts: marked.attempts, receivedAt: marked.receivedAt.getTime() };
+    await enqueueMany(deps.boss, inboundPostQueue, [{ payload }], tx.sql);
     await wakeInboundPosting(tx);
     return true;
   });
