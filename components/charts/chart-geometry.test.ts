@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PLOT, axisLabel, bucketLabel, dotsPath, labelledBuckets, linePath, niceTicks, xOf, yOf } from "./chart-geometry";
+import { PLOT, axisLabel, bucketLabel, dotsPath, hoverBand, labelledBuckets, linePath, niceTicks, xOf, yOf } from "./chart-geometry";
 
 describe("niceTicks", () => {
   it("runs from 0 to the first nice multiple at or above the maximum", () => {
@@ -32,6 +32,17 @@ describe("positions", () => {
   it("spreads buckets edge to edge, one alone in the middle", () => {
     expect([0, 1, 2].map((i) => xOf(i, 3))).toEqual([0, PLOT / 2, PLOT]);
     expect(xOf(0, 1)).toBe(PLOT / 2);
+  });
+
+  it("gives each bucket a hover band halfway to its neighbours, inside the plot", () => {
+    const bands = [0, 1, 2, 3, 4].map((i) => hoverBand(i, 5));
+    expect(bands[0]).toEqual({ x: 0, width: PLOT / 8 });
+    expect(bands[2]).toEqual({ x: (PLOT * 3) / 8, width: PLOT / 4 });
+    expect(bands[4]).toEqual({ x: (PLOT * 7) / 8, width: PLOT / 8 });
+    // Together they cover the plot once, edge to edge.
+    expect(bands.reduce((sum, b) => sum + b.width, 0)).toBe(PLOT);
+    for (const b of bands) expect(b.x + b.width).toBeLessThanOrEqual(PLOT);
+    expect(hoverBand(0, 1)).toEqual({ x: 0, width: PLOT });
   });
 
   it("puts 0 at the bottom and the top at the top, clamped", () => {

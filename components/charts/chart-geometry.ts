@@ -35,6 +35,13 @@ export function xOf(i: number, n: number): number {
   return n <= 1 ? PLOT / 2 : round((i / (n - 1)) * PLOT);
 }
 
+/** The hover band of bucket `i` of `n`: halfway to each neighbour, cut at the plot's edges (the first and last are half wide). */
+export function hoverBand(i: number, n: number): { x: number; width: number } {
+  const half = n > 1 ? PLOT / (n - 1) / 2 : PLOT / 2;
+  const x = Math.max(0, xOf(i, n) - half);
+  return { x: round(x), width: round(Math.min(PLOT, xOf(i, n) + half) - x) };
+}
+
 /** The y of `value` on an axis from 0 (bottom) to `top`. */
 export function yOf(value: number, top: number): number {
   return round(PLOT - (Math.min(Math.max(value, 0), top) / (top || 1)) * PLOT);

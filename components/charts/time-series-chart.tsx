@@ -1,5 +1,5 @@
 import { formatCompact } from "../format";
-import { PLOT, axisLabel, bucketLabel, dotsPath, labelledBuckets, linePath, niceTicks, xOf, yOf } from "./chart-geometry";
+import { PLOT, axisLabel, bucketLabel, dotsPath, hoverBand, labelledBuckets, linePath, niceTicks, xOf, yOf } from "./chart-geometry";
 
 export interface SeriesDef {
   key: string;
@@ -41,7 +41,6 @@ export function TimeSeriesChart<T extends { start: number }>({
   const ticks = niceTicks(max, 4, unit === "%");
   const top = ticks[ticks.length - 1]!;
   const pct = (n: number) => `${(n / PLOT) * 100}%`;
-  const band = rows.length > 1 ? PLOT / (rows.length - 1) : PLOT;
   return (
     <figure className="flex flex-col gap-2" data-testid={testId}>
       <div className="@container relative h-64 w-full text-[11px]" role="img" aria-label={`${title}: line chart, ${rows.length} ${interval === "hour" ? "hours" : "days"}`}>
@@ -76,7 +75,7 @@ export function TimeSeriesChart<T extends { start: number }>({
               </g>
             ))}
             {rows.map((r, i) => (
-              <rect key={r.start} x={xOf(i, rows.length) - band / 2} y={0} width={band} height={PLOT} fill="transparent" className="hover:fill-slate-500/10">
+              <rect key={r.start} {...hoverBand(i, rows.length)} y={0} height={PLOT} fill="transparent" className="hover:fill-slate-500/10">
                 <title>{[r.label, ...series.map((s) => `${s.label}: ${fmt((r as Record<string, unknown>)[s.key])}`)].join("\n")}</title>
               </rect>
             ))}
