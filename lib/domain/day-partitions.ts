@@ -9,6 +9,7 @@ import {
   listDayPartitions,
   strayDays,
   type DayPartitionedTable,
+  type TimeKeyedTable,
 } from "../storage/day-partitions";
 import { LOCK_NOT_AVAILABLE } from "../storage/sqlstate";
 import { DAYS_AHEAD, DAYS_BEHIND } from "./event-partitions";
@@ -41,7 +42,7 @@ export async function maintainDayPartitions(database: Database, now = new Date()
  * lock is not granted within 50 ms, and every newer one, waits for the next
  * run, whole); the rows before it in the partitions that straddle it are deleted in batches.
  */
-export async function purgeDayPartitionedBefore(database: Database, table: DayPartitionedTable, before: number) {
+export async function purgeDayPartitionedBefore(database: Database, table: TimeKeyedTable, before: number) {
   let dropped = 0;
   let waiting = 0;
   let rows = 0;

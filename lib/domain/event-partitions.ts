@@ -46,7 +46,7 @@ export async function maintainEventPartitions(database: Database, now = new Date
  * the next run (its lock not granted within 50 ms) shows nowhere.
  */
 /** The default retention of docs/contract.md §7.4, when there is no account yet. */
-const DEFAULT_RETENTION_DAYS = 30;
+export const DEFAULT_RETENTION_DAYS = 30;
 
 export async function purgeEventsPastRetention(database: Database, nowSeconds: number) {
   const accounts = await accountRetentions(database);

@@ -15,12 +15,24 @@ import type { Database } from "./database";
 export const DAY = 86_400;
 export const LOCK_TIMEOUT = "50ms";
 
-/** The day-partitioned tables and their partition key (a timestamptz column). */
+/**
+ * The day-partitioned tables and their partition key: a timestamptz column,
+ * or (`dayId`) a bigint id whose high bits are its UTC day number (id >> 32,
+ * docs/adr/0042).
+ */
 export const DAY_PARTITIONED = {
-  sandbox_messages: { key: "received_at" },
-  inbound_messages: { key: "received_at" },
+  sandbox_messages: { key: "received_at", dayId: false },
+  inbound_messages: { key: "received_at", dayId: false },
+  webhook_notifications: { key: "id", dayId: true },
 } as const;
 export type DayPartitionedTable = keyof typeof DAY_PARTITIONED;
+/** The tables whose key is a time, whose rows can be deleted by it. */
+export type TimeKeyedTable = { [T in DayPartitionedTable]: (typeof DAY_PARTITIONED)[T]["dayId"] extends false ? T : never }[DayPartitionedTable];
+
+/** The first day-prefixed id of the day starting at `dayStart` (Unix seconds), as a decimal string (past 2^53 in 2059). */
+export function firstIdOfDay(dayStart: number): string {
+  return (BigInt(Math.floor(dayStart / DAY)) << 32n).toString();
+}
 
 /** One partition: [lower, upper) in Unix seconds; null is unbounded (the legacy one below, the default one both ways). */
 export interface DayPartition {
@@ -129,7 +141,7 @@ export async function dropDayPartition({ pool }: Database, table: DayPartitioned
 }
 
 /** Deletes the rows of one partition whose key is before `before` (Unix seconds), 5,000 at a time; returns how many. */
-export async function deleteDayPartitionRowsBefore({ pool }: Database, table: DayPartitionedTable, partition: string, before: number): Promise<number> {
+export async function deleteDayPartitionRowsBefore({ pool }: Database, table: TimeKeyedTable, partition: string, before: number): Promise<number> {
   const ident = partitionIdent(table, partition);
   const key = `"${DAY_PARTITIONED[table].key}"`;
   let total = 0;

@@ -1,4 +1,5 @@
 import type { Queryable } from "./database";
+import { partitionIdent } from "./day-partitions";
 
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
 export const WAKE_CHANNEL = "mailroom_webhooks";
@@ -46,6 +47,22 @@ export async function insertNotifications(q: Queryable, candidates: Notification
   return rows.map((r) => r.id);
 }
 
+/**
+ * The lowest and highest of `ids`. Added to a statement by an array of ids
+ * (`id = ANY ($1)` prunes no partition, the array being a parameter), they
+ * let PostgreSQL prune it to the days those day-prefixed ids belong to when
+ * it starts (docs/adr/0042): one table for a batch of one day.
+ */
+function idBounds(ids: readonly number[]): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const id of ids) {
+    if (id < lo) lo = id;
+    if (id > hi) hi = id;
+  }
+  return ids.length ? [lo, hi] : [0, -1];
+}
+
 /** A claimed notification row with its webhook's URL and its account's signing key. */
 export interface ClaimedRow {
   id: number;
@@ -70,10 +87,10 @@ export async function claimNotificationRows(q: Queryable, ids: number[], leaseMs
         SET next_attempt_at = now() + $2 * interval '1 millisecond'
        FROM webhooks w
        JOIN accounts a ON a.id = w.account_id
-      WHERE n.id = ANY ($1::bigint[]) AND w.id = n.webhook_id
+      WHERE n.id = ANY ($1::bigint[]) AND n.id >= $3 AND n.id <= $4 AND w.id = n.webhook_id
         AND n.status = 'pending' AND n.next_attempt_at <= now() + interval '1 second'
       RETURNING n.id, n.webhook_id, n.account_id, n.attempts, n.payload, w.url, a.webhook_signing_key, n.single_attempt`,
-    values: [ids, leaseMs],
+    values: [ids, leaseMs, ...idBounds(ids)],
   });
   return rows;
 }
@@ -115,7 +132,7 @@ export async function recordAttemptRows(q: Queryable, attempts: AttemptRow[]): P
                   completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END,
                   single_attempt = n.single_attempt AND r.status = 'pending'
              FROM r
-            WHERE n.id = r.id AND n.status = 'pending'
+            WHERE n.id = r.id AND n.id >= $2 AND n.id <= $3 AND n.status = 'pending'
             RETURNING n.id
          ), log AS (
            INSERT INTO webhook_attempts (notification_id, webhook_id, attempted_at, try_number, status_code, duration_ms, body_excerpt, error)
@@ -123,7 +140,7 @@ export async function recordAttemptRows(q: Queryable, attempts: AttemptRow[]): P
              FROM r JOIN upd ON upd.id = r.id
          )
          SELECT r.id, r.retry_ms FROM r JOIN upd ON upd.id = r.id`,
-    values: [JSON.stringify(attempts)],
+    values: [JSON.stringify(attempts), ...idBounds(attempts.map((a) => a.id))],
   });
   return rows;
 }
@@ -156,8 +173,8 @@ export async function writeLastResponses(q: Queryable, responses: LastResponseRo
 export async function postponeNotifications(q: Queryable, ids: number[], delayMs: number): Promise<number[]> {
   const { rows } = await q.query<{ id: number }>(
     `UPDATE webhook_notifications SET next_attempt_at = now() + $2 * interval '1 millisecond'
-          WHERE id = ANY ($1::bigint[]) AND status = 'pending' RETURNING id`,
-    [ids, delayMs],
+          WHERE id = ANY ($1::bigint[]) AND id >= $3 AND id <= $4 AND status = 'pending' RETURNING id`,
+    [ids, delayMs, ...idBounds(ids)],
   );
   return rows.map((r) => r.id);
 }
@@ -202,4 +219,38 @@ export async function deleteFinishedNotifications(q: Queryable, now: Date, batch
     [now, batchSize],
   );
   return rowCount ?? 0;
+}
+
+/**
+ * Whether a day table of webhook_notifications must stay (docs/adr/0042): it
+ * holds a notification still pending, or one finished at or after `keepAfter`
+ * (the longest retention of any account). Two probes of its partial indexes.
+ */
+export async function notificationPartitionMustStay(q: Queryable, partition: string, keepAfter: Date): Promise<boolean> {
+  const ident = partitionIdent("webhook_notifications", partition);
+  const { rows } = await q.query<{ stays: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM ${ident} WHERE status = 'pending')
+         OR EXISTS (SELECT 1 FROM ${ident} WHERE status <> 'pending' AND completed_at >= $1) AS stays`,
+    [keepAfter],
+  );
+  return rows[0]!.stays;
+}
+
+/**
+ * Deletes the attempts of the notifications whose ids are in [fromId, toId)
+ * (a day table about to be dropped: a DROP fires no ON DELETE CASCADE, and its
+ * DETACH checks that no attempt still refers to it), 5,000 at a time through
+ * the attempts' (notification_id, id) index; returns how many.
+ */
+export async function deleteAttemptsOfNotificationIds(q: Queryable, fromId: string, toId: string): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await q.query(
+      `DELETE FROM webhook_attempts WHERE ctid IN (
+         SELECT ctid FROM webhook_attempts WHERE notification_id >= $1::bigint AND notification_id < $2::bigint LIMIT 5000)`,
+      [fromId, toId],
+    );
+    total += rowCount ?? 0;
+    if (!rowCount || rowCount < 5000) return total;
+  }
 }

@@ -166,6 +166,7 @@ export const eventLogLayout = pgTable("event_log_layout", {
 export const dayPartitionLayouts = pgTable("day_partition_layouts", {
   parent: text("parent").primaryKey(),
   legacyBefore: bigint("legacy_before", { mode: "number" }).notNull(),
+  keyKind: text("key_kind").$type<"time" | "day_id">().notNull().default("time"),
 });
 
 export const webhooks = pgTable("webhooks", {
@@ -185,8 +186,11 @@ export const webhooks = pgTable("webhooks", {
   disabledReason: text("disabled_reason").notNull().default(""),
 });
 
+/** Partitioned by day on the id, whose high bits are its UTC day number (migration 0992, docs/adr/0042). */
 export const webhookNotifications = pgTable("webhook_notifications", {
-  id: bigserial("id", { mode: "number" }).primaryKey(),
+  id: bigint("id", { mode: "number" })
+    .primaryKey()
+    .default(sql`((floor(extract(epoch FROM now()) / 86400)::bigint << 32) | (nextval('webhook_notifications_id_seq') & 4294967295))`),
   webhookId: bigint("webhook_id", { mode: "number" }).notNull(),
   accountId: uuid("account_id").notNull(),
   eventId: bigint("event_id", { mode: "number" }).notNull(),

@@ -34,7 +34,7 @@ describe("webhook history retention", () => {
     const oldFailed = await insert("failed", 10);
     const recent = await insert("delivered", 6);
     const pending = await insert("pending", null);
-    expect(await purgeWebhookHistory(app.ctx.database)).toBe(2);
+    expect(await purgeWebhookHistory(app.ctx.database)).toEqual({ webhookNotifications: 2, webhookPartitionsDropped: 0, webhookPartitionsWaiting: 0 });
     const { rows } = await app.ctx.database.pool.query<{ id: number }>("SELECT id FROM webhook_notifications ORDER BY id");
     expect(rows.map((r) => r.id)).toEqual([recent, pending]);
     const attempts = await app.ctx.database.pool.query<{ notification_id: number }>("SELECT notification_id FROM webhook_attempts ORDER BY id");

@@ -1,5 +1,6 @@
 import type { Database } from "../../storage/database";
-import { detachedDayPartitions, dropDayPartition, listDayPartitions } from "../../storage/day-partitions";
+import { DAY, detachedDayPartitions, dropDayPartition, listDayPartitions } from "../../storage/day-partitions";
+import { DAYS_BEHIND } from "../event-partitions";
 import { deleteAttemptsOfInboundPartition, inboundPartitionHoldsUnexpired, purgeExpiredInbound } from "../../storage/inbound-rows";
 import { LOCK_NOT_AVAILABLE } from "../../storage/sqlstate";
 
@@ -26,7 +27,8 @@ export async function purgeExpiredInboundMessages(database: Database, now: Date)
     inboundPartitionsDropped++;
   }
   for (const p of await listDayPartitions(database, TABLE)) {
-    if (p.upper === null || p.upper > nowSeconds) continue;
+    // The days behind now are made again hourly (lib/domain/day-partitions.ts): an empty one is kept, not dropped and made again.
+    if (p.upper === null || p.upper > nowSeconds - DAYS_BEHIND * DAY) continue;
     if (inboundPartitionsWaiting > 0) {
       inboundPartitionsWaiting++;
       continue;

@@ -11,7 +11,11 @@ CREATE TABLE day_partition_layouts (
   parent text PRIMARY KEY,
   -- <parent>_legacy holds exactly the rows before this (Unix seconds, a UTC
   -- midnight); 0 when there is none (an empty one is dropped).
-  legacy_before bigint NOT NULL
+  legacy_before bigint NOT NULL,
+  -- What the partition key is: 'time' (a timestamptz, or Unix seconds), or
+  -- 'day_id' (a bigint id whose high bits are its UTC day number, id >> 32,
+  -- so that a statement by id is pruned to its day's table; docs/adr/0042).
+  key_kind text NOT NULL DEFAULT 'time' CHECK (key_kind IN ('time', 'day_id'))
 );
 
 DO $$

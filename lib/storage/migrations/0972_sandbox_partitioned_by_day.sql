@@ -1,7 +1,7 @@
 -- Sandbox captures partitioned by UTC day on received_at (docs/adr/0040), and
 -- the generic day-partition functions that any table growing with volume can
 -- use: a parent partitioned by RANGE on one time column (Unix seconds or
--- timestamptz), its day tables <parent>_pYYYYMMDD, <parent>_default for a row
+-- timestamptz) or on a day-prefixed id (key_kind 'day_id'), its day tables <parent>_pYYYYMMDD, <parent>_default for a row
 -- whose day has no table yet, <parent>_legacy for the rows before the
 -- cut-over (day_partition_layouts), and an optional function
 -- <parent>_partition_indexes(part) for the indexes that cannot live on the
@@ -18,10 +18,29 @@ LANGUAGE sql STABLE AS $$
    WHERE p.partrelid = parent::regclass
 $$;
 
--- A Unix time as a bound or constant of that key: a timestamptz literal, or the number.
-CREATE FUNCTION day_partition_bound(is_time boolean, t bigint) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE WHEN is_time THEN quote_literal(to_timestamp(t) AT TIME ZONE 'UTC') || '::timestamp AT TIME ZONE ''UTC''' ELSE t::text END
+-- A Unix time (a UTC midnight) as a bound or constant of a table's key: a
+-- timestamptz literal, the number of seconds, or the first id of that day.
+CREATE FUNCTION day_partition_bound(parent text, t bigint) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT CASE
+           WHEN (SELECT l.key_kind FROM day_partition_layouts l WHERE l.parent = day_partition_bound.parent) = 'day_id'
+             THEN ((t / 86400) << 32)::text
+           WHEN k.is_time THEN quote_literal(to_timestamp(t) AT TIME ZONE 'UTC') || '::timestamp AT TIME ZONE ''UTC'''
+           ELSE t::text
+         END
+    FROM day_partition_key(parent) k
+$$;
+
+-- The Unix time of a key's value, as SQL over that key's column.
+CREATE FUNCTION day_partition_epoch_sql(parent text) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT CASE
+           WHEN (SELECT l.key_kind FROM day_partition_layouts l WHERE l.parent = day_partition_epoch_sql.parent) = 'day_id'
+             THEN format('((%I >> 32) * 86400)', k.col)
+           WHEN k.is_time THEN format('floor(extract(epoch FROM %I))::bigint', k.col)
+           ELSE quote_ident(k.col)
+         END
+    FROM day_partition_key(parent) k
 $$;
 
 -- Makes the day tables of [from_time, to_time) that do not exist (days before
@@ -43,12 +62,12 @@ BEGIN
     IF to_regclass(part) IS NULL THEN
       EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', part, parent);
       EXECUTE format('WITH moved AS (DELETE FROM %I WHERE %I >= %s AND %I < %s RETURNING *) INSERT INTO %I SELECT * FROM moved',
-                     parent || '_default', k.col, day_partition_bound(k.is_time, d), k.col, day_partition_bound(k.is_time, d + 86400), part);
+                     parent || '_default', k.col, day_partition_bound(parent, d), k.col, day_partition_bound(parent, d + 86400), part);
       IF to_regproc(parent || '_partition_indexes') IS NOT NULL THEN
         EXECUTE format('SELECT %I(%L)', parent || '_partition_indexes', part);
       END IF;
       EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%s) TO (%s)',
-                     parent, part, day_partition_bound(k.is_time, d), day_partition_bound(k.is_time, d + 86400));
+                     parent, part, day_partition_bound(parent, d), day_partition_bound(parent, d + 86400));
       made := made + 1;
     END IF;
     d := d + 86400;
@@ -61,8 +80,7 @@ END $$;
 CREATE FUNCTION day_partitions_stray_days(parent text, max_days integer) RETURNS SETOF bigint
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  k record := day_partition_key(parent);
-  t text := CASE WHEN k.is_time THEN format('floor(extract(epoch FROM %I))::bigint', k.col) ELSE quote_ident(k.col) END;
+  t text := day_partition_epoch_sql(parent);
 BEGIN
   RETURN QUERY EXECUTE format('SELECT DISTINCT %s - %s %% 86400 FROM %I WHERE %s >= $1 ORDER BY 1 LIMIT $2',
                               t, t, parent || '_default', t)
