@@ -10,6 +10,9 @@ describe("htmlToPlainText", () => {
     expect(await htmlToPlainText(html)).toBe("Order #42\n\nThank you, Ann & Bob.\n\nLine one\nLine two\n\nSKU-1 2 ×\n\nCafé <ok>");
     expect(await htmlToPlainText("")).toBe("");
     expect(await htmlToPlainText("just text")).toBe("just text");
+    // Empty cells and empty blocks add no run of spaces or of empty lines.
+    expect(await htmlToPlainText("<table><tr><td>a</td><td></td><td></td><td>b</td></tr></table>")).toBe("a b");
+    expect(await htmlToPlainText("<p>one</p><div></div><p></p><br><br><br><p>two</p>")).toBe("one\n\ntwo");
   });
 
   it("is linear in the nesting: 1,000,000 nested <div>s and 1,000,000 unclosed <a>s, with no long turn of the event loop", async () => {

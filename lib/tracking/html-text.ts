@@ -23,14 +23,21 @@ export async function htmlToPlainText(html: string): Promise<string> {
   const out: string[] = [];
   /** Inside a hidden element: the name that ends it (no stack: its first closing tag ends it, as a browser's parser does for these raw-text elements). */
   let hiddenUntil: string | undefined;
-  const newline = () => out.push("\n");
+  // Line breaks and the cell space owed before the next text, not pushed per tag: a million nested
+  // blocks would be two million pieces to join, split and walk in one synchronous turn at the end.
+  // Two breaks are all that matter (tidyLines keeps at most one empty line in a row).
+  let breaks = 0;
+  let space = false;
+  const newline = () => {
+    if (breaks < 2) breaks++;
+  };
   await scanHtml(html, {
     attributes: new Set(),
     openTag(tag) {
       if (hiddenUntil) return;
       if (HIDDEN.has(tag.name)) hiddenUntil = tag.name;
       else if (tag.name === "br") newline();
-      else if (tag.name === "td" || tag.name === "th") out.push(" ");
+      else if (tag.name === "td" || tag.name === "th") space = true;
       else if (BLOCK.has(tag.name)) newline();
     },
     closeTag(name) {
@@ -41,7 +48,12 @@ export async function htmlToPlainText(html: string): Promise<string> {
       if (BLOCK.has(name)) newline();
     },
     text(text) {
-      if (!hiddenUntil) out.push(text.replace(/[ \t\r\n\f\u00a0]+/g, " "));
+      if (hiddenUntil) return;
+      if (breaks) out.push("\n".repeat(breaks));
+      if (space) out.push(" ");
+      breaks = 0;
+      space = false;
+      out.push(text.replace(/[ \t\r\n\f\u00a0]+/g, " "));
     },
   });
   return tidyLines(out.join(""));
