@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { maintainEventPartitions, purgeEventsPastRetention } from "../../lib/domain/event-partitions";
 import { openDatabase } from "../../lib/storage/database";
 import { insertEvents } from "../../lib/storage/event-rows";
@@ -10,6 +9,7 @@ import { migrate } from "../../lib/storage/migrate";
 import { eventAt } from "../support/event-rows";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { createEmptyTestDatabase } from "../support/test-database";
 
 /**
  * The event log partitioned by day (migrations 0950–0952, docs/adr/0030–0032):
@@ -131,18 +131,10 @@ describe("events partitioned by day", () => {
 });
 
 describe("upgrade of an unpartitioned event log", () => {
-  const adminUrl = inject("pgAdminUrl");
-  const name = `mailroom_t_upgrade_${process.pid}`;
   let url: string;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    url = u.toString();
+    url = await createEmptyTestDatabase();
   });
 
   it("keeps every event exactly once, and reads see old and new ones", async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maintainDayPartitions } from "../../lib/domain/day-partitions";
 import { purgeExpiredInboundMessages } from "../../lib/domain/inbound/retention";
 import { openDatabase } from "../../lib/storage/database";
@@ -9,6 +9,7 @@ import { LOAD_FOR_POST, findInboundMessage, listInboundAttempts, loadInboundForP
 import { migrate } from "../../lib/storage/migrate";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { createEmptyTestDatabase } from "../support/test-database";
 
 /**
  * Received inbound mail partitioned by day (migrations 0980–0982,
@@ -160,19 +161,10 @@ describe("inbound messages partitioned by day", () => {
 });
 
 describe("upgrade of unpartitioned inbound messages", () => {
-  const adminUrl = inject("pgAdminUrl");
-  const name = `mailroom_t_inbound_upgrade_${process.pid}`;
   let url: string;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    url = u.toString();
+    url = await createEmptyTestDatabase();
   });
 
   it("keeps every message and attempt; new ones go to day tables; the legacy table goes once all of it has expired", async () => {

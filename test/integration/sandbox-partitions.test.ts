@@ -1,11 +1,12 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maintainDayPartitions, purgeDayPartitionedBefore } from "../../lib/domain/day-partitions";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { DAY, dayTableName, listDayPartitions } from "../../lib/storage/day-partitions";
 import { migrate } from "../../lib/storage/migrate";
 import { insertSandboxCaptures, sandboxRowWithRaw, sandboxRowsPage } from "../../lib/storage/sandbox-rows";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { createEmptyTestDatabase } from "../support/test-database";
 
 /**
  * Sandbox captures partitioned by day (migrations 0970–0972, docs/adr/0040):
@@ -127,19 +128,10 @@ describe("sandbox captures partitioned by day", () => {
 });
 
 describe("upgrade of unpartitioned sandbox captures", () => {
-  const adminUrl = inject("pgAdminUrl");
-  const name = `mailroom_t_sandbox_upgrade_${process.pid}`;
   let url: string;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    url = u.toString();
+    url = await createEmptyTestDatabase();
   });
 
   it("keeps every capture exactly once under its id; new ones go to day tables; retention empties, then drops, the legacy table", async () => {

@@ -1,5 +1,5 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maintainDayPartitions } from "../../lib/domain/day-partitions";
 import { openDatabase } from "../../lib/storage/database";
 import { DAY, dayTableName, firstIdOfDay, listDayPartitions } from "../../lib/storage/day-partitions";
@@ -7,6 +7,7 @@ import { migrate } from "../../lib/storage/migrate";
 import { purgeWebhookHistory } from "../../lib/webhooks/retention";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { createEmptyTestDatabase } from "../support/test-database";
 import { registerWebhook } from "./webhooks-helpers";
 
 /**
@@ -114,19 +115,10 @@ describe("webhook notifications partitioned by day", () => {
 });
 
 describe("upgrade of unpartitioned webhook notifications", () => {
-  const adminUrl = inject("pgAdminUrl");
-  const name = `mailroom_t_webhook_upgrade_${process.pid}`;
   let url: string;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    url = u.toString();
+    url = await createEmptyTestDatabase();
   });
 
   it("keeps every notification under its id, its attempts and keys; new ids carry their day; the legacy table goes once finished and past retention", async () => {

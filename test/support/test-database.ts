@@ -27,3 +27,19 @@ export async function createTestDatabase(): Promise<string> {
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/** A fresh empty database (no migration applied), for tests of an upgrade from an older schema; returns its URL. */
+export async function createEmptyTestDatabase(): Promise<string> {
+  const adminUrl = inject("pgAdminUrl");
+  const name = `mailroom_t_empty_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
