@@ -1,5 +1,5 @@
 import type { Database } from "../storage/database";
-import { DAY, dropDayPartition, firstIdOfDay, listDayPartitions } from "../storage/day-partitions";
+import { DAY, detachedDayPartitions, dropDayPartition, firstIdOfDay, listDayPartitions } from "../storage/day-partitions";
 import { accountRetentions } from "../storage/event-partitions";
 import { deleteAttemptsOfNotificationIds, deleteFinishedNotifications, notificationPartitionMustStay } from "../storage/notification-rows";
 import { LOCK_NOT_AVAILABLE } from "../storage/sqlstate";
@@ -30,6 +30,11 @@ export async function purgeWebhookHistory(database: Database, now = new Date(), 
   const keepAfter = new Date((nowSeconds - longest * DAY) * 1000);
   let webhookPartitionsDropped = 0;
   let webhookPartitionsWaiting = 0;
+  // A table detached by a run whose DROP then failed: its attempts went before the DETACH.
+  for (const name of await detachedDayPartitions(database, TABLE)) {
+    await dropDayPartition(database, TABLE, name, true);
+    webhookPartitionsDropped++;
+  }
   for (const p of await listDayPartitions(database, TABLE)) {
     // The days behind now are made again hourly (lib/domain/day-partitions.ts): an empty one is kept, not dropped and made again.
     if (p.upper === null || p.upper > nowSeconds - DAYS_BEHIND * DAY) continue;

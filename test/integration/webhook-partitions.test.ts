@@ -112,6 +112,15 @@ describe("webhook notifications partitioned by day", () => {
     expect(await attemptsOf(pool, [b[1]!, c[0]!])).toBe(2);
     expect(await attemptsOf(pool, [b[0]!])).toBe(0);
   });
+
+  it("drops a day table left detached by a run whose DROP failed", async () => {
+    await maintainDayPartitions(app.ctx.database); // the days around now again (the case above dropped them as past)
+    const day = dayTableName(TABLE, dayOf(nowSeconds() + 7 * DAY));
+    await pool.query(`ALTER TABLE webhook_notifications DETACH PARTITION ${day}`);
+    const report = await purgeWebhookHistory(app.ctx.database);
+    expect(report.webhookPartitionsDropped).toBeGreaterThanOrEqual(1);
+    expect((await pool.query("SELECT to_regclass($1) AS t", [day])).rows[0].t).toBeNull();
+  });
 });
 
 describe("upgrade of unpartitioned webhook notifications", () => {
