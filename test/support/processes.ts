@@ -58,28 +58,45 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   throw new Error(`Timed out waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ""}`);
 }
 
-/** An API-only app process (no dashboard, no inline workers unless asked). */
+/**
+ * An API-only app process (no dashboard, no inline workers unless asked). Without PORT in `env` it
+ * takes a free port; another process can take that port before the app listens on it, so an app
+ * that exits saying its port is in use is started again on another one.
+ */
 export async function startAppProcess(env: Record<string, string>): Promise<Proc & { url: string }> {
-  const port = env.PORT ? Number(env.PORT) : await freePort();
-  // `node --import tsx` rather than the tsx CLI: one process, so its pid is the server's.
-  // BENCH_APP_PROFILE=<dir>: a V8 CPU profile of the app process, written when it exits (benchmarks).
-  const profile = process.env.BENCH_APP_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_APP_PROFILE}`] : [];
-  const proc = launch([process.execPath, ...profile, "--import", "tsx", "scripts/start.ts"], {
-    MAILROOM_DASHBOARD: "off",
-    MAILROOM_WORKERS: "off",
-    MAILROOM_INBOUND_PORT: "0",
-    MAILROOM_SUBMISSION_PORT: "0",
-    MAILROOM_SUBMISSION_TLS_PORT: "0",
-    ...env,
-    PORT: String(port),
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`app on ${url}`, async () => {
-    if (proc.child.exitCode !== null) throw new Error(`app exited: ${proc.output()}`);
-    const res = await fetch(`${url}/readyz`);
-    return res.ok;
-  }, 60_000);
-  return { ...proc, url };
+  for (let attempt = 1; ; attempt++) {
+    const port = env.PORT ? Number(env.PORT) : await freePort();
+    // `node --import tsx` rather than the tsx CLI: one process, so its pid is the server's.
+    // BENCH_APP_PROFILE=<dir>: a V8 CPU profile of the app process, written when it exits (benchmarks).
+    const profile = process.env.BENCH_APP_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_APP_PROFILE}`] : [];
+    const proc = launch([process.execPath, ...profile, "--import", "tsx", "scripts/start.ts"], {
+      MAILROOM_DASHBOARD: "off",
+      MAILROOM_WORKERS: "off",
+      MAILROOM_INBOUND_PORT: "0",
+      MAILROOM_SUBMISSION_PORT: "0",
+      MAILROOM_SUBMISSION_TLS_PORT: "0",
+      ...env,
+      PORT: String(port),
+    });
+    const url = `http://127.0.0.1:${port}`;
+    // Both forms of the message: the probe's "host:port (what; VARIABLE) is already in use", and the listen's "host:port is already in use".
+    const portTaken = () =>
+      proc.child.exitCode !== null && proc.output().includes("is already in use") && new RegExp(`:${port}[ (]`).test(proc.output());
+    try {
+      await waitFor(`app on ${url}`, async () => {
+        if (portTaken()) return true;
+        if (proc.child.exitCode !== null) throw new Error(`app exited: ${proc.output()}`);
+        // Bounded: a port taken by a program that never answers must not hang the wait.
+        const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) });
+        return res.ok;
+      }, 60_000);
+    } catch (err) {
+      await proc.kill("SIGKILL");
+      throw err;
+    }
+    if (!portTaken()) return { ...proc, url };
+    if (env.PORT || attempt === 3) throw new Error(`app exited: ${proc.output()}`);
+  }
 }
 
 /** A `mailroom worker` process. */
