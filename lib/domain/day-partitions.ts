@@ -8,6 +8,7 @@ import {
   ensureDayPartitions,
   listDayPartitions,
   strayDays,
+  type DayPartition,
   type DayPartitionedTable,
   type TimeKeyedTable,
 } from "../storage/day-partitions";
@@ -36,35 +37,67 @@ export async function maintainDayPartitions(database: Database, now = new Date()
   return { dayPartitionsMade: made, dayPartitionDaysMovedFromDefault: strayDaysMoved };
 }
 
+/** What may go with a whole day table, and what goes with it (`dropPastDays`). */
+export interface DayDropRules {
+  /** Whether this day table (one whose day ended more than DAYS_BEHIND days ago) may go whole now. */
+  mayDrop(p: DayPartition): boolean | Promise<boolean>;
+  /** Rows elsewhere that no foreign key takes with a table about to be detached (or left detached); returns a count for the report. */
+  beforeDrop?(name: string, p?: DayPartition): Promise<number>;
+}
+
 /**
- * Removes the rows of `table` before `before` (Unix seconds): the day tables
- * that end at or before it are detached and dropped, oldest first (a drop whose
- * lock is not granted within 50 ms, and every newer one, waits for the next
- * run, whole); the rows before it in the partitions that straddle it are deleted in batches.
+ * Drops the whole day tables of `table` that `rules.mayDrop` lets go, oldest
+ * first, each DETACH and DROP waiting at most 50 ms for its lock: a drop not
+ * granted waits, with every newer day that may go, for the next run (so a day
+ * never goes before an older one). A table left detached by a run whose DROP
+ * failed goes first. The days behind now that the hourly ensure makes again
+ * (DAYS_BEHIND) are never dropped, so that no run drops a table the next
+ * makes again. Returns the tables that stay (`kept`, oldest first; not the
+ * ones whose drop waits), for the caller to thin row by row.
  */
-export async function purgeDayPartitionedBefore(database: Database, table: TimeKeyedTable, before: number) {
+export async function dropPastDays(database: Database, table: DayPartitionedTable, rules: DayDropRules, now = new Date()) {
+  const keepFrom = Math.floor(now.getTime() / 1000) - DAYS_BEHIND * DAY;
   let dropped = 0;
   let waiting = 0;
-  let rows = 0;
+  let heldRows = 0;
+  const kept: DayPartition[] = [];
   for (const name of await detachedDayPartitions(database, table)) {
+    heldRows += (await rules.beforeDrop?.(name)) ?? 0;
     await dropDayPartition(database, table, name, true);
     dropped++;
   }
   for (const p of await listDayPartitions(database, table)) {
-    const wholeDayPast = p.upper !== null && p.upper <= before;
-    if (wholeDayPast && waiting === 0) {
+    if (p.upper === null || p.upper > keepFrom || !(await rules.mayDrop(p))) {
+      kept.push(p);
+      continue;
+    }
+    if (waiting === 0) {
+      const held = (await rules.beforeDrop?.(p.name, p)) ?? 0;
       try {
         await dropDayPartition(database, table, p.name);
         dropped++;
+        heldRows += held;
         continue;
       } catch (err) {
         if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
       }
     }
-    if (wholeDayPast) {
-      waiting++; // dropped whole by the next run, not thinned a row at a time now
-      continue;
-    }
+    waiting++;
+  }
+  return { dropped, waiting, heldRows, kept };
+}
+
+/**
+ * Removes the rows of `table` before `before` (Unix seconds): the day tables
+ * that end at or before it go whole (`dropPastDays`); the rows before it in the
+ * tables that stay (the day that straddles it, the days behind now that are
+ * kept) are deleted in batches. A day whose drop waits is not thinned: the
+ * next run drops it whole.
+ */
+export async function purgeDayPartitionedBefore(database: Database, table: TimeKeyedTable, before: number, now = new Date()) {
+  const { dropped, waiting, kept } = await dropPastDays(database, table, { mayDrop: (p) => p.upper! <= before }, now);
+  let rows = 0;
+  for (const p of kept) {
     if (p.lower === null || p.lower < before) rows += await deleteDayPartitionRowsBefore(database, table, p.name, before);
   }
   return { rows, partitionsDropped: dropped, partitionsWaiting: waiting };

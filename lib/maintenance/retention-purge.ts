@@ -23,6 +23,7 @@ export async function purgePastRetention(ctx: AppContext, now = new Date()) {
     ctx.database,
     "sandbox_messages",
     Math.floor((now.getTime() - ctx.config.delivery.sandboxRetentionMs) / 1000),
+    now,
   );
   // Windows are Unix seconds; the longest window is a day, keep two.
   const limitCounters = await deleteLimitCountersBefore(ctx.database, nowSeconds - 2 * 86400);

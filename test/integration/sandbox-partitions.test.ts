@@ -92,7 +92,7 @@ describe("sandbox captures partitioned by day", () => {
     const oldDay = dayTableName(TABLE, dayOf(now - 10 * DAY));
     expect(await names(app.ctx.database)).toContain(oldDay);
 
-    const report = await purgeDayPartitionedBefore(app.ctx.database, TABLE, before);
+    const report = await purgeDayPartitionedBefore(app.ctx.database, TABLE, before, new Date(now * 1000));
     expect(report.partitionsDropped).toBeGreaterThanOrEqual(3);
     expect(report.partitionsWaiting).toBe(0);
     const left = await listDayPartitions(app.ctx.database, TABLE);
@@ -106,6 +106,23 @@ describe("sandbox captures partitioned by day", () => {
     expect(detached.rows).toEqual([]);
   });
 
+  it("thins, not drops, the days behind now that the hourly maintenance keeps, when the retention is shorter", async () => {
+    const now = nowSeconds() + 300 * DAY;
+    await maintainDayPartitions(app.ctx.database, new Date(now * 1000));
+    const yesterday = dayTableName(TABLE, dayOf(now - DAY));
+    const old = await captureAt(pool, now - DAY - 3600, "yesterday");
+    const fresh = await captureAt(pool, now - 60, "a minute ago");
+
+    const report = await purgeDayPartitionedBefore(app.ctx.database, TABLE, now - 1800, new Date(now * 1000));
+    expect(report.rows).toBe(1);
+    expect(await names(app.ctx.database)).toEqual(expect.arrayContaining([yesterday, dayTableName(TABLE, dayOf(now))]));
+    const { rows } = await pool.query<{ id: string }>("SELECT id FROM sandbox_messages WHERE id = ANY($1)", [[old, fresh]]);
+    expect(rows.map((r) => Number(r.id))).toEqual([fresh]);
+    // So the next hourly run has nothing to make again.
+    expect((await maintainDayPartitions(app.ctx.database, new Date(now * 1000))).dayPartitionsMade).toBe(0);
+    await pool.query("DELETE FROM sandbox_messages WHERE id = $1", [fresh]);
+  });
+
   it("waits for the next run when the lock on the table is not granted within 50 ms", async () => {
     const now = nowSeconds() + 400 * DAY;
     await maintainDayPartitions(app.ctx.database, new Date((now - 20 * DAY) * 1000));
@@ -114,14 +131,14 @@ describe("sandbox captures partitioned by day", () => {
       await holder.query("BEGIN");
       await holder.query("LOCK TABLE sandbox_messages IN ROW EXCLUSIVE MODE"); // a capture being stored
       const started = Date.now();
-      const report = await purgeDayPartitionedBefore(app.ctx.database, TABLE, now - 7 * DAY);
+      const report = await purgeDayPartitionedBefore(app.ctx.database, TABLE, now - 7 * DAY, new Date(now * 1000));
       expect(report.partitionsWaiting).toBeGreaterThan(0);
       expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       await holder.query("ROLLBACK");
       holder.release();
     }
-    const report = await purgeDayPartitionedBefore(app.ctx.database, TABLE, now - 7 * DAY);
+    const report = await purgeDayPartitionedBefore(app.ctx.database, TABLE, now - 7 * DAY, new Date(now * 1000));
     expect(report.partitionsWaiting).toBe(0);
     expect(report.partitionsDropped).toBeGreaterThan(0);
   });
@@ -189,7 +206,7 @@ describe("upgrade of unpartitioned sandbox captures", () => {
       expect(first).toEqual({ rows: 1000, partitionsDropped: 0, partitionsWaiting: 0 });
       expect((await pool.query("SELECT count(*)::int AS n FROM sandbox_messages")).rows[0].n).toBe(1002);
       // ...and drops the table once the cut-over itself is past retention.
-      const second = await purgeDayPartitionedBefore(database, TABLE, cut);
+      const second = await purgeDayPartitionedBefore(database, TABLE, cut, new Date((cut + 3 * DAY) * 1000));
       expect(second.partitionsDropped).toBeGreaterThanOrEqual(1);
       expect(await names(database)).not.toContain("sandbox_messages_legacy");
       expect((await pool.query("SELECT id FROM sandbox_messages")).rows.map((r) => Number(r.id))).toEqual([newId]);
