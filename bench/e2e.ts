@@ -57,7 +57,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import type { SinkStats } from "../test/support/counting-sink";
-import { activeDeliverJobs, deliveryLatencies, describeReconciliation, pendingRecipients, reconcile, type Reconciliation } from "../test/support/final-events";
+import { activeDeliverJobs, deliveryLatencies, describeReconciliation, pendingRecipients, reconcile, slowDeliveries, type Reconciliation } from "../test/support/final-events";
 import { BENCH_HTML, type PostLoadOptions, type PostLoadResult } from "../test/support/post-load";
 import { readStat } from "../test/support/proc-stats";
 import { postfixMissing, runPostfixRound, type PostfixFigures } from "./postfix-reference";
@@ -263,6 +263,7 @@ async function main() {
       const peaks = memory.stop();
       const sink1 = await sinkStats();
       const latency = await deliveryLatencies(pool, account.accountId, main.ids);
+      const slow = await slowDeliveries(pool, account.accountId, main.ids, 10_000);
       const accepted = main.ids.length;
       const delivered = drained.counts.delivered;
       const loadSeconds = (main.lastAt - main.firstAt) / 1000;
@@ -283,6 +284,7 @@ async function main() {
         drainedSecondsAfterLoad: (latency.lastDeliveredAt - main.lastAt) / 1000,
         post: { p50: pct(post, 50), p99: pct(post, 99), p999: pct(post, 99.9), max: pct(post, 100) },
         acceptedToDelivered: { p50: pct(latency.ms, 50), p99: pct(latency.ms, 99), max: pct(latency.ms, 100) },
+        deliveredAfterOver10s: slow.count,
         cpuMsPerMessage: cpuPerMessage,
         cpuMsPerMessageTotal: cpuTotal,
         walBytesPerMessage: (wal1.bytes - wal0.bytes) / Math.max(1, delivered),
@@ -299,7 +301,7 @@ main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipien
   delivered           ${delivered} = ${figures.deliveredPerSecondWholeRun.toFixed(0)}/s over the whole run (first POST → last delivery ${wholeSeconds.toFixed(1)} s); ${figures.deliveredPerSecondDuringLoad.toFixed(0)}/s during the load
   drained             ${drained.done ? `${figures.drainedSecondsAfterLoad.toFixed(1)} s after the last POST answer` : `NOT within ${args["drain-timeout"]} s: ${describeReconciliation(drained.counts)}`}; the sink got ${figures.sinkMessages} messages
   POST /email         p50 ${ms(figures.post.p50)}, p99 ${ms(figures.post.p99)}, p99.9 ${ms(figures.post.p999)}, max ${ms(figures.post.max)}
-  accepted→delivered  p50 ${ms(figures.acceptedToDelivered.p50)}, p99 ${ms(figures.acceptedToDelivered.p99)}, max ${ms(figures.acceptedToDelivered.max)}
+  accepted→delivered  p50 ${ms(figures.acceptedToDelivered.p50)}, p99 ${ms(figures.acceptedToDelivered.p99)}, max ${ms(figures.acceptedToDelivered.max)}${slow.count ? `\n  over 10 s           ${slow.count}; slowest: ${slow.slowest.map((d) => `${d.messageId} ${ms(d.ms)}, ${d.attempts} attempt(s) [${d.history ?? "none recorded"}]`).join(" | ")}` : ""}
   CPU ms/message      ${appLabel} ${cpuPerMessage.app.toFixed(2)}, worker processes ${cpuPerMessage.workers.toFixed(2)}, PostgreSQL ${cpuPerMessage.postgres.toFixed(2)}, other children ${cpuPerMessage.other.toFixed(2)}, sink ${cpuPerMessage.sink.toFixed(2)}, load ${cpuPerMessage.load.toFixed(2)}; total ${cpuTotal.toFixed(2)}
   WAL                 ${(figures.walBytesPerMessage / 1024).toFixed(1)} KB and ${figures.walRecordsPerMessage.toFixed(0)} records per message, of them ${figures.walFullPageImagesPerMessage.toFixed(1)} full-page images
   peak memory         ${Object.entries(peaks).map(([k, v]) => `${k} ${mb(v)}`).join("; ")}`);

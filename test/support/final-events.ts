@@ -82,3 +82,18 @@ export async function deliveryLatencies(
     lastDeliveredAt: deliveredAt.reduce((max, t) => Math.max(max, t), 0),
   };
 }
+
+/** The recipients delivered more than `overMs` after their message was accepted, slowest first, with their attempts (benchmarks: why a message waited). */
+export async function slowDeliveries(db: Queryable, accountId: string, messageIds: string[], overMs: number, limit = 5) {
+  const { rows } = await db.query<{ messageId: string; ms: number; attempts: number; history: string | null }>(
+    `SELECT m.id AS "messageId", EXTRACT(EPOCH FROM (r.updated_at - m.created_at)) * 1000 AS ms, r.attempts,
+            (SELECT string_agg(a.outcome || ' at +' || round(EXTRACT(EPOCH FROM (a.attempted_at - m.created_at)) * 1000) || ' ms: ' || left(a.reply, 80), '; ' ORDER BY a.attempted_at)
+               FROM delivery_attempts a WHERE a.recipient_id = r.id) AS history
+       FROM messages m JOIN message_recipients r ON r.message_id = m.id
+      WHERE m.account_id = $1 AND m.id = ANY($2::uuid[]) AND r.status = 'delivered'
+        AND r.updated_at - m.created_at > make_interval(secs => $3::float8 / 1000)
+      ORDER BY r.updated_at - m.created_at DESC`,
+    [accountId, messageIds, overMs],
+  );
+  return { count: rows.length, slowest: rows.slice(0, limit).map((r) => ({ ...r, ms: Number(r.ms) })) };
+}
