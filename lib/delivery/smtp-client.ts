@@ -557,15 +557,16 @@ export class SmtpClient {
           const err = e as SmtpError;
           answered = err.responseCode !== undefined || err.rejectedErrors !== undefined;
           // A pooled connection found closed before MAIL FROM was answered (the peer closed it while
-          // idle, or at that moment): nothing of the message can have been accepted, so it goes out
-          // once more on a fresh connection. A timeout, or anything after that first reply, is the answer.
+          // idle, or at that moment), or closed with a 421 that crossed our MAIL FROM (a peer's idle
+          // timeout, which smtp-server sets at 60 s, as long as our idle close): nothing of the message
+          // can have been accepted, so it goes out once more on a fresh connection. A timeout, or
+          // anything after that first reply, is the answer.
           const closedUnanswered =
             reused &&
             attempt === 0 &&
             !connection.timedOut &&
             (connection.phase === "idle" || connection.phase === "MAIL") &&
-            err.responseCode === undefined &&
-            (err.code === "ECONNECTION" || err.code === "ESOCKET");
+            ((err.responseCode === undefined && (err.code === "ECONNECTION" || err.code === "ESOCKET")) || err.responseCode === 421);
           this.retire(connection, !connection.timedOut);
           if (!closedUnanswered) throw err;
           began = false;

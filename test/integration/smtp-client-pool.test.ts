@@ -19,6 +19,8 @@ describe("SMTP client pool", () => {
   let accepted = 0;
   /** How many of the next MAIL FROM commands the peer answers by dropping the connection. */
   let dropAtMailFrom = 0;
+  /** How many of the next MAIL FROM commands cross the peer's idle timeout: a 421 and the connection closed. */
+  let timeoutAtMailFrom = 0;
 
   beforeAll(async () => {
     server = new SMTPServer({
@@ -37,6 +39,12 @@ describe("SMTP client pool", () => {
         if (dropAtMailFrom > 0) {
           dropAtMailFrom--;
           for (const c of liveSessions()) if ((c as unknown as { id: string }).id === session.id) c.close();
+          return;
+        }
+        if (timeoutAtMailFrom > 0) {
+          timeoutAtMailFrom--;
+          // What smtp-server's idle timeout writes (and then closes), here just as the client's MAIL FROM arrives.
+          for (const c of liveSessions()) if ((c as unknown as { id: string }).id === session.id) c.send(421, "Timeout - closing connection");
           return;
         }
         callback();
@@ -60,7 +68,7 @@ describe("SMTP client pool", () => {
   const target = () => ({ host: "127.0.0.1", port, secure: false });
   const raw = (n: number) => Buffer.from(`From: a@example.org\r\nTo: b@example.org\r\nSubject: ${n}\r\n\r\nbody ${n}\r\n`);
   // smtp-server keeps its sessions in `connections`; the test closes them as a server's idle timeout would.
-  const liveSessions = () => (server as unknown as { connections: Set<{ close(): void }> }).connections;
+  const liveSessions = () => (server as unknown as { connections: Set<{ close(): void; send(code: number, text: string): void }> }).connections;
 
   it("sends 40 messages over at most 3 connections, reusing them", async () => {
     const client = new SmtpClient({ heloName: "test.example", maxConnections: 3 });
@@ -84,6 +92,24 @@ describe("SMTP client pool", () => {
     expect(second.answer).toMatchObject({ responseCode: 250 });
     expect(accepted - before).toBe(1);
     client.close();
+  });
+
+  it("sends again on a fresh connection when a pooled one's idle timeout (a 421) crosses its MAIL FROM", async () => {
+    const client = new SmtpClient({ heloName: "test.example", maxConnections: 1 });
+    expect((await client.send(target(), { from: "a@example.org", to: "first@example.org" }, raw(6))).answer.responseCode).toBe(250);
+    timeoutAtMailFrom = 1;
+    const before = accepted;
+    const second = await client.send(target(), { from: "a@example.org", to: "second@example.org" }, raw(7));
+    expect(second.answer).toMatchObject({ responseCode: 250 });
+    expect(accepted - before).toBe(1);
+    // On a fresh connection a 421 at MAIL FROM is the answer (deferred), not sent again.
+    const fresh = new SmtpClient({ heloName: "test.example", maxConnections: 1 });
+    timeoutAtMailFrom = 1;
+    const refused = await fresh.send(target(), { from: "a@example.org", to: "third@example.org" }, raw(8));
+    expect(refused.answer).toMatchObject({ responseCode: 421 });
+    expect(timeoutAtMailFrom).toBe(0);
+    client.close();
+    fresh.close();
   });
 
   it("reports a peer that drops a fresh connection mid-transaction as a connection error, and never waits for ever", async () => {
