@@ -97,6 +97,12 @@ async function main() {
   const sentAt = new Map<string, number>();
   const apiLatencies: number[] = [];
   let errors = 0;
+  /** The errors by HTTP status ("no answer" for a request that got none): a 429 is the pushback of docs/adr/0322, a 5xx a defect. */
+  const errorsByStatus: Record<string, number> = {};
+  const countError = (status: string) => {
+    errors++;
+    errorsByStatus[status] = (errorsByStatus[status] ?? 0) + 1;
+  };
   const rss: { t: number; mb: number; workersMb: number }[] = [];
   const started = Date.now();
   const sampler = setInterval(() => rss.push({ t: Math.round((Date.now() - started) / 1000), mb: rssMb(pid), workersMb: workerRss() }), 5000);
@@ -121,11 +127,11 @@ async function main() {
             sentAt.set(((await res.json()) as { MessageID: string }).MessageID, Date.now());
             apiLatencies.push(t1 - t0);
           } else {
-            errors++;
+            countError(String(res.status));
             await res.text();
           }
         })
-        .catch(() => void errors++)
+        .catch((err: Error & { cause?: { code?: string } }) => countError(`no answer (${err.cause?.code ?? err.message})`))
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
@@ -173,7 +179,7 @@ async function main() {
   const lost = sentAt.size - finals;
 
   console.log(`
-accepted             ${sentAt.size} in ${sendSeconds.toFixed(0)} s = ${(sentAt.size / sendSeconds).toFixed(1)} msg/s (offered ${rate}/s), errors ${errors}
+accepted             ${sentAt.size} in ${sendSeconds.toFixed(0)} s = ${(sentAt.size / sendSeconds).toFixed(1)} msg/s (offered ${rate}/s), errors ${errors}${errors ? ` ${JSON.stringify(errorsByStatus)}` : ""}
 API latency          p50 ${fmt(pct(api, 50))} ms, p99 ${fmt(pct(api, 99))} ms
 delivered            ${deliveredInRun} during the send phase (${(deliveredInRun / sendSeconds).toFixed(1)} msg/s); the rest within ${drainedAfter.toFixed(0)} s after it
 accepted → delivered p50 ${fmt(pct(e2e, 50))} ms, p99 ${fmt(pct(e2e, 99))} ms (${e2e.length} captured by the sandbox MX)

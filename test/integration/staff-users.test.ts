@@ -38,13 +38,18 @@ describe("staff users", () => {
 
   it("returns null for an unknown email, after about as long as a wrong password", async () => {
     await verifyStaffPassword(database, "nobody@example.com", "x"); // warm the dummy hash
-    const t0 = performance.now();
-    expect(await verifyStaffPassword(database, "nobody@example.com", "whatever1")).toBeNull();
-    const missing = performance.now() - t0;
-    const t1 = performance.now();
-    expect(await verifyStaffPassword(database, "ann@example.com", "whatever1")).toBeNull();
-    const wrong = performance.now() - t1;
-    expect(missing).toBeGreaterThan(wrong / 4);
+    // The fastest of five each, interleaved: one sample slowed by a busy machine says nothing of the code.
+    const missing: number[] = [];
+    const wrong: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      expect(await verifyStaffPassword(database, "nobody@example.com", "whatever1")).toBeNull();
+      missing.push(performance.now() - t0);
+      const t1 = performance.now();
+      expect(await verifyStaffPassword(database, "ann@example.com", "whatever1")).toBeNull();
+      wrong.push(performance.now() - t1);
+    }
+    expect(Math.min(...missing)).toBeGreaterThan(Math.min(...wrong) / 4);
   });
 
   it("refuses bad input with clear messages", async () => {
