@@ -81,34 +81,32 @@ describe("SMTP client pool", () => {
     client.close();
   });
 
-  it("replaces a pooled connection that turns out dead when used, and the message still goes out", async () => {
+  /** One message over a pooled connection, then `fault` set for the next MAIL FROM: the second message is accepted once, on a fresh connection. */
+  async function resentOnFreshConnection(fault: () => void, n: number): Promise<void> {
     const client = new SmtpClient({ heloName: "test.example", maxConnections: 1 });
-    expect((await client.send(target(), { from: "a@example.org", to: "first@example.org" }, raw(1))).answer.responseCode).toBe(250);
-    // The pooled connection looks alive, then the peer drops it at MAIL FROM (as one closing an idle
-    // connection at that very moment would): sent again once, on a fresh connection.
-    dropAtMailFrom = 1;
+    expect((await client.send(target(), { from: "a@example.org", to: "first@example.org" }, raw(n))).answer.responseCode).toBe(250);
+    fault();
     const before = accepted;
-    const second = await client.send(target(), { from: "a@example.org", to: "second@example.org" }, raw(2));
+    const second = await client.send(target(), { from: "a@example.org", to: "second@example.org" }, raw(n + 1));
     expect(second.answer).toMatchObject({ responseCode: 250 });
     expect(accepted - before).toBe(1);
     client.close();
+  }
+
+  it("replaces a pooled connection that turns out dead when used, and the message still goes out", async () => {
+    // The pooled connection looks alive, then the peer drops it at MAIL FROM (as one closing an idle
+    // connection at that very moment would): sent again once, on a fresh connection.
+    await resentOnFreshConnection(() => (dropAtMailFrom = 1), 1);
   });
 
   it("sends again on a fresh connection when a pooled one's idle timeout (a 421) crosses its MAIL FROM", async () => {
-    const client = new SmtpClient({ heloName: "test.example", maxConnections: 1 });
-    expect((await client.send(target(), { from: "a@example.org", to: "first@example.org" }, raw(6))).answer.responseCode).toBe(250);
-    timeoutAtMailFrom = 1;
-    const before = accepted;
-    const second = await client.send(target(), { from: "a@example.org", to: "second@example.org" }, raw(7));
-    expect(second.answer).toMatchObject({ responseCode: 250 });
-    expect(accepted - before).toBe(1);
+    await resentOnFreshConnection(() => (timeoutAtMailFrom = 1), 6);
     // On a fresh connection a 421 at MAIL FROM is the answer (deferred), not sent again.
     const fresh = new SmtpClient({ heloName: "test.example", maxConnections: 1 });
     timeoutAtMailFrom = 1;
     const refused = await fresh.send(target(), { from: "a@example.org", to: "third@example.org" }, raw(8));
     expect(refused.answer).toMatchObject({ responseCode: 421 });
     expect(timeoutAtMailFrom).toBe(0);
-    client.close();
     fresh.close();
   });
 
