@@ -96,13 +96,9 @@ async function main() {
   const html = `<html><body><p>${"Soak test body. ".repeat(120)}</p><a href="https://example.org/x">link</a></body></html>`;
   const sentAt = new Map<string, number>();
   const apiLatencies: number[] = [];
-  let errors = 0;
   /** The errors by HTTP status ("no answer" for a request that got none): a 429 is the pushback of docs/adr/0322, a 5xx a defect. */
   const errorsByStatus: Record<string, number> = {};
-  const countError = (status: string) => {
-    errors++;
-    errorsByStatus[status] = (errorsByStatus[status] ?? 0) + 1;
-  };
+  const countError = (status: string) => void (errorsByStatus[status] = (errorsByStatus[status] ?? 0) + 1);
   const rss: { t: number; mb: number; workersMb: number }[] = [];
   const started = Date.now();
   const sampler = setInterval(() => rss.push({ t: Math.round((Date.now() - started) / 1000), mb: rssMb(pid), workersMb: workerRss() }), 5000);
@@ -178,6 +174,7 @@ async function main() {
   const late = rss.slice(-third).reduce((s, x) => s + x.mb + x.workersMb, 0) / third;
   const lost = sentAt.size - finals;
 
+  const errors = Object.values(errorsByStatus).reduce((sum, n) => sum + n, 0);
   console.log(`
 accepted             ${sentAt.size} in ${sendSeconds.toFixed(0)} s = ${(sentAt.size / sendSeconds).toFixed(1)} msg/s (offered ${rate}/s), errors ${errors}${errors ? ` ${JSON.stringify(errorsByStatus)}` : ""}
 API latency          p50 ${fmt(pct(api, 50))} ms, p99 ${fmt(pct(api, 99))} ms
