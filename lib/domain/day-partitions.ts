@@ -72,8 +72,9 @@ export async function dropPastDays(database: Database, table: DayPartitionedTabl
       continue;
     }
     if (waiting === 0) {
-      const held = (await rules.beforeDrop?.(p.name, p)) ?? 0;
       try {
+        // Inside the try: what goes first may itself wait for a lock (the recipients' tracking tables).
+        const held = (await rules.beforeDrop?.(p.name, p)) ?? 0;
         await dropDayPartition(database, table, p.name);
         dropped++;
         heldRows += held;

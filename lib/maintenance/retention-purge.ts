@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import type { MaintenanceJob } from "./maintenance-job";
 import { purgeDayPartitionedBefore } from "../domain/day-partitions";
 import { purgeEventsPastRetention } from "../domain/event-partitions";
+import { dropEmptyRecipientDays } from "../domain/recipient-partitions";
 import { deleteEventHourCountsPastRetention, deleteLimitCountersBefore, deleteMessagesPastRetention } from "../storage/retention-rows";
 
 /**
@@ -12,13 +13,16 @@ import { deleteEventHourCountsPastRetention, deleteLimitCountersBefore, deleteMe
  * of past windows, and the hourly event-count summaries past retention.
  * Deletes in batches so that no statement holds locks for long.
  * Events go by whole day partitions (lib/domain/event-partitions.ts, docs/adr/0031),
- * and so do sandbox captures (lib/domain/day-partitions.ts, docs/adr/0040).
+ * and so do sandbox captures (lib/domain/day-partitions.ts, docs/adr/0040); the
+ * recipients' day tables, emptied by their messages' deletes, are dropped
+ * with their tracking rows' tables (lib/domain/recipient-partitions.ts, docs/adr/0043).
  */
 
 export async function purgePastRetention(ctx: AppContext, now = new Date()) {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const { events, eventPartitionsDropped, eventPartitionsWaiting } = await purgeEventsPastRetention(ctx.database, nowSeconds);
   const messages = await deleteMessagesPastRetention(ctx.database, now);
+  const { recipientPartitionsDropped, recipientPartitionsWaiting } = await dropEmptyRecipientDays(ctx.database, now);
   const sandbox = await purgeDayPartitionedBefore(
     ctx.database,
     "sandbox_messages",
@@ -33,6 +37,8 @@ export async function purgePastRetention(ctx: AppContext, now = new Date()) {
     eventPartitionsDropped,
     eventPartitionsWaiting,
     messages,
+    recipientPartitionsDropped,
+    recipientPartitionsWaiting,
     sandboxMessages: sandbox.rows,
     sandboxPartitionsDropped: sandbox.partitionsDropped,
     sandboxPartitionsWaiting: sandbox.partitionsWaiting,

@@ -24,6 +24,10 @@ export const DAY_PARTITIONED = {
   sandbox_messages: { key: "received_at", dayId: false },
   inbound_messages: { key: "received_at", dayId: false },
   webhook_notifications: { key: "id", dayId: true },
+  // A recipient's tracking rows share its day bounds (docs/adr/0043).
+  message_recipients: { key: "id", dayId: true },
+  delivery_attempts: { key: "recipient_id", dayId: true },
+  engagement_windows: { key: "recipient_id", dayId: true },
 } as const;
 export type DayPartitionedTable = keyof typeof DAY_PARTITIONED;
 /** The tables whose key is a time, whose rows can be deleted by it. */
@@ -32,6 +36,22 @@ export type TimeKeyedTable = { [T in DayPartitionedTable]: (typeof DAY_PARTITION
 /** The first day-prefixed id of the day starting at `dayStart` (Unix seconds), as a decimal string (past 2^53 in 2059). */
 export function firstIdOfDay(dayStart: number): string {
   return (BigInt(Math.floor(dayStart / DAY)) << 32n).toString();
+}
+
+/**
+ * The lowest and highest of `ids`. Added to a statement by an array of ids
+ * (`id = ANY ($1)` prunes no partition, the array being a parameter), they
+ * let PostgreSQL prune it to the days those day-prefixed ids belong to when
+ * it starts (docs/adr/0042, 0043): one table for a batch of one day.
+ */
+export function idBounds(ids: readonly number[]): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const id of ids) {
+    if (id < lo) lo = id;
+    if (id > hi) hi = id;
+  }
+  return ids.length ? [lo, hi] : [0, -1];
 }
 
 /** One partition: [lower, upper) in Unix seconds; null is unbounded (the legacy one below, the default one both ways). */
@@ -115,6 +135,24 @@ export async function listDayPartitions({ pool }: Database, table: DayPartitione
   }
   const key = (p: DayPartition) => (p.isDefault ? Infinity : (p.lower ?? -Infinity));
   return parts.sort((a, b) => key(a) - key(b));
+}
+
+/** Whether the partition `name` of `table` holds any row (one row read at most). */
+export async function dayPartitionHoldsRows({ pool }: Database, table: DayPartitionedTable, name: string): Promise<boolean> {
+  const { rows } = await pool.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${partitionIdent(table, name)}) AS any`);
+  return rows[0]!.any;
+}
+
+/** Whether the table `name` is a partition of `table`, a table of it left detached, or gone. */
+export async function partitionState({ pool }: Database, table: DayPartitionedTable, name: string): Promise<"attached" | "detached" | "missing"> {
+  partitionIdent(table, name);
+  const { rows } = await pool.query<{ attached: boolean }>(
+    `SELECT c.relispartition AS attached FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relname = $1 AND c.relkind = 'r'`,
+    [name],
+  );
+  if (!rows[0]) return "missing";
+  return rows[0].attached ? "attached" : "detached";
 }
 
 /** Day (and legacy) tables of `table` left detached by a drop that failed half-way. */

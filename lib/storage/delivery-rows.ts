@@ -1,6 +1,7 @@
 import { OFFLOAD_MIN_BYTES } from "../json-worker";
 import { DELIVER_ENTRIES_SQL } from "./deliver-entries-sql";
 import type { Queryable } from "./database";
+import { idBounds } from "./day-partitions";
 
 export interface MessageRow {
   id: string;
@@ -29,6 +30,11 @@ export interface RecipientRow {
   attempts: number;
 }
 
+const bounds = (ids: readonly number[]) => {
+  const [lo, hi] = idBounds(ids);
+  return { lo, hi };
+};
+
 export type Loaded = MessageRow & { recipients: RecipientRow[] | null };
 export type LoadRequest = { messageId: string; recipientIds: number[] };
 
@@ -50,12 +56,13 @@ export async function loadMessagesToDeliver(q: Queryable, requests: LoadRequest[
                   (SELECT json_agg(json_build_object('id', r.id, 'email', r.email, 'attempts', r.attempts) ORDER BY r.id)
                      FROM message_recipients r
                     WHERE r.message_id = m.id AND r.id = ANY (string_to_array(j.ids, ',')::bigint[]) AND r.status IN ('queued', 'deferred')
+                      AND r.id BETWEEN j.lo AND j.hi -- prunes to the ids' days (docs/adr/0043); ANY of an array prunes nothing
                       AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '2 seconds')) AS recipients
-             FROM jsonb_to_recordset($1::jsonb) AS j(i int, message_id uuid, ids text)
+             FROM jsonb_to_recordset($1::jsonb) AS j(i int, message_id uuid, ids text, lo bigint, hi bigint)
              JOIN messages m ON m.id = j.message_id
              JOIN accounts a ON a.id = m.account_id
              LEFT JOIN sender_domains d ON d.account_id = m.account_id AND d.name = lower(m.from_domain)`,
-    values: [JSON.stringify(requests.map((r, i) => ({ i, message_id: r.messageId, ids: r.recipientIds.join(",") })))],
+    values: [JSON.stringify(requests.map((r, i) => ({ i, message_id: r.messageId, ids: r.recipientIds.join(","), ...bounds(r.recipientIds) })))],
   });
   const out: (Loaded | undefined)[] = requests.map(() => undefined);
   for (const row of rows) out[row.i] = row;

@@ -1,5 +1,6 @@
 import type { Queryable } from "./database";
 import { partitionIdent } from "./day-partitions";
+import { idBounds } from "./day-partitions";
 
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
 export const WAKE_CHANNEL = "mailroom_webhooks";
@@ -45,22 +46,6 @@ export async function insertNotifications(q: Queryable, candidates: Notification
     values: [JSON.stringify(candidates)],
   });
   return rows.map((r) => r.id);
-}
-
-/**
- * The lowest and highest of `ids`. Added to a statement by an array of ids
- * (`id = ANY ($1)` prunes no partition, the array being a parameter), they
- * let PostgreSQL prune it to the days those day-prefixed ids belong to when
- * it starts (docs/adr/0042): one table for a batch of one day.
- */
-function idBounds(ids: readonly number[]): [number, number] {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const id of ids) {
-    if (id < lo) lo = id;
-    if (id > hi) hi = id;
-  }
-  return ids.length ? [lo, hi] : [0, -1];
 }
 
 /** A claimed notification row with its webhook's URL and its account's signing key. */

@@ -1,3 +1,4 @@
+import { idBounds } from "./day-partitions";
 import type { Queryable } from "./database";
 
 /** One recipient's outcome of a delivery round, as the rows store it. */
@@ -41,7 +42,7 @@ export async function writeRoundRows(q: Queryable, outcomes: RecipientOutcomeRow
        UPDATE message_recipients r
           SET status = i.status, attempts = r.attempts + 1, last_reply = i.reply, last_attempt_at = $12, next_attempt_at = i.next_at, updated_at = $12
          FROM i
-        WHERE r.id = i.rid AND r.status IN ('queued', 'deferred')
+        WHERE r.id = i.rid AND r.status IN ('queued', 'deferred') AND r.id BETWEEN $16 AND $17 -- pruned to the ids' days (docs/adr/0043)
        RETURNING r.id
      ), a AS (
        INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms)
@@ -69,6 +70,7 @@ export async function writeRoundRows(q: Queryable, outcomes: RecipientOutcomeRow
       facts.map((f) => f.messageId),
       facts.map((f) => f.size),
       facts.map((f) => (f.links ? JSON.stringify(f.links) : null)),
+      ...idBounds(outcomes.map((o) => o.recipientId)),
     ],
   });
   return new Set(rows.map((r) => Number(r.id)));

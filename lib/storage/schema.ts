@@ -107,8 +107,11 @@ export const messages = pgTable("messages", {
 export type RecipientKind = "to" | "cc" | "bcc";
 export type RecipientStatus = "queued" | "deferred" | "delivered" | "failed" | "rejected" | "suppressed";
 
+/** Partitioned by day on the id, whose high bits are its UTC day number (migration 0996, docs/adr/0043). */
 export const messageRecipients = pgTable("message_recipients", {
-  id: bigserial("id", { mode: "number" }).primaryKey(),
+  id: bigint("id", { mode: "number" })
+    .primaryKey()
+    .default(sql`((floor(extract(epoch FROM now()) / 86400)::bigint << 32) | (nextval('message_recipients_id_seq') & 4294967295))`),
   messageId: uuid("message_id").notNull(),
   accountId: uuid("account_id").notNull(),
   email: text("email").notNull(),
@@ -122,8 +125,9 @@ export const messageRecipients = pgTable("message_recipients", {
   updatedAt: tstz("updated_at").notNull().defaultNow(),
 });
 
+/** Partitioned on recipient_id with the recipients' day bounds; no primary key (migration 0998, docs/adr/0043). */
 export const deliveryAttempts = pgTable("delivery_attempts", {
-  id: bigserial("id", { mode: "number" }).primaryKey(),
+  id: bigserial("id", { mode: "number" }).notNull(),
   recipientId: bigint("recipient_id", { mode: "number" }).notNull(),
   messageId: uuid("message_id").notNull(),
   accountId: uuid("account_id").notNull(),
@@ -334,7 +338,7 @@ export const signInFailures = pgTable("sign_in_failures", {
   failedAt: tstz("failed_at").notNull().defaultNow(),
 });
 
-/** Repeated opens and clicks of one copy within a window (migration 0500, recordEngagement). */
+/** Repeated opens and clicks of one copy within a window (migration 0500, recordEngagement); partitioned on recipient_id with the recipients' day bounds (migration 0998, docs/adr/0043). */
 export const engagementWindows = pgTable(
   "engagement_windows",
   {
