@@ -23,7 +23,9 @@ const TAKE_DEAD = `
   DELETE FROM queue_workers w
    WHERE w.heartbeat_at < now() - make_interval(secs => $1::float8)
       OR NOT EXISTS (SELECT 1 FROM pg_locks l
-                      WHERE l.locktype = 'advisory' AND l.classid = $2::oid AND l.objid = w.id::oid AND l.objsubid = 2 AND l.granted)
+                      WHERE l.locktype = 'advisory' AND l.classid = $2::oid AND l.objid = w.id::oid AND l.objsubid = 2 AND l.granted
+                        -- Advisory locks are per database: another database on the server may hold the same numbers.
+                        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
   RETURNING w.id`;
 // The job goes back due now; the next fetch counts the retry (started_on is set). One out of retries is failed
 // (the stranded-recipient sweep then gives its recipients their final event).

@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
+import pg from "pg";
 import path from "node:path";
 import pino from "pino";
 import { Registry } from "prom-client";
 import { createAppMetrics } from "../../lib/metrics";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startQueue, type PgBoss } from "../../lib/queue/boss";
-import { startJobLeaseKeeper, type JobLeaseKeeper } from "../../lib/queue/job-lease";
+import { LEASE_LOCK_CLASS, startJobLeaseKeeper, type JobLeaseKeeper } from "../../lib/queue/job-lease";
 import { fetchLeasedJobs } from "../../lib/storage/job-rows";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { waitFor } from "../support/processes";
@@ -126,6 +127,26 @@ describe("job leases", () => {
     const restarted = await keeper({ heartbeatMs: 60_000 });
     const fetched = await fetchLeasedJobs(boss.getDb(), QUEUE, 10, restarted.leaseId()!);
     expect(fetched.map((j) => j.id)).toEqual([id]);
+  });
+
+  it("is not fooled by the same lock held in another database of the server", async () => {
+    const id = await boss.send(QUEUE, { n: 4 });
+    const worker = await workerHolding(1);
+    const lease = Number((await job(id!)).output?.lease);
+    // Advisory locks belong to one database: another Mailroom (or another test file) on the same
+    // server can hold the same (class, id) for a live worker of its own.
+    const other = new URL(url);
+    other.pathname = "/postgres";
+    const elsewhere = new pg.Client({ connectionString: other.toString() });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query("SELECT pg_advisory_lock($1, $2)", [LEASE_LOCK_CLASS, lease]);
+      await keeper({ register: false, heartbeatMs: 200, deadAfterMs: 3_600_000 });
+      await worker.kill();
+      await waitFor("the job back in the queue", async () => ((await job(id!)).state === "retry" ? true : undefined), 30_000, 50);
+    } finally {
+      await elsewhere.end();
+    }
   });
 
   it("takes the jobs of a worker that holds its lock but has not beaten for the dead-after time, and that worker leases anew", async () => {
