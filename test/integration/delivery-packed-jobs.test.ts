@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startWorkers, type RunningWorkers } from "../../lib/workers/start-workers";
 import { createTestAccount } from "../support/fixtures";
 import { deliverJobHasMessage, eventsOf, expectNoRecipientLeftQueued, sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
@@ -14,23 +14,36 @@ describe("packed deliver jobs", () => {
   let app: TestApp;
   let workers: RunningWorkers | undefined;
   beforeAll(async () => {
-    // No workers at first: the tests write the jobs they want, then start the delivery loop.
+    // No workers while a test accepts its messages: it writes the jobs it wants, then starts the delivery loop.
     app = await startTestApp({ MAILROOM_WORKERS: "off" });
   });
-  afterAll(async () => {
+  // Each test stops its delivery loop: one still running would work the next test's messages' own
+  // jobs before they are removed, and such a job still sending when its row is deleted races the
+  // packed one for the same recipient, two live jobs that may both send it (at least once, docs/adr/0301).
+  afterEach(async () => {
     await workers?.stop();
+    workers = undefined;
+  });
+  afterAll(async () => {
     if (app) await expectNoRecipientLeftQueued(app.ctx, 0);
     await app?.stop();
   });
+  const startDelivery = async () => {
+    workers = await startWorkers(app.ctx, { workers: true, inbound: false, notifications: false, maintenance: false });
+  };
 
   const pool = () => app.ctx.database.pool;
-  /** Messages accepted through the API, their own jobs removed: the test enqueues them packed. */
+  /** Messages accepted through the API, their own jobs removed before any worker took them: the test enqueues them packed. */
   const acceptWithoutJobs = async (apiKey: string, recipients: string[]) => {
     const ids: string[] = [];
     for (const to of recipients) ids.push(await sendViaApi(app, apiKey, simpleEmail([to])));
     const entries = [];
     for (const messageId of ids) {
-      await pool().query(`DELETE FROM pgboss.job WHERE name = 'deliver' AND ${deliverJobHasMessage("$1")}`, [messageId]);
+      const removed = await pool().query<{ state: string }>(`DELETE FROM pgboss.job WHERE name = 'deliver' AND ${deliverJobHasMessage("$1")} RETURNING state`, [
+        messageId,
+      ]);
+      // A job a worker had fetched may be sending its copy still: the packed job could send it a second time.
+      expect(removed.rows.filter((r) => r.state !== "created"), "the message's own job was never fetched").toEqual([]);
       const { rows } = await pool().query<{ id: string }>("SELECT id FROM message_recipients WHERE message_id = $1", [messageId]);
       entries.push({ messageId, recipientIds: rows.map((r) => Number(r.id)) });
     }
@@ -48,7 +61,7 @@ describe("packed deliver jobs", () => {
     await pool().query(`UPDATE messages SET content = '"unreadable"'::jsonb WHERE id = $1`, [ids[1]]);
     const jobId = (await app.ctx.boss.send("deliver", { messages: entries }))!;
 
-    workers = await startWorkers(app.ctx, { workers: true, inbound: false, notifications: false, maintenance: false });
+    await startDelivery();
     await waitForEvent(app.ctx, ids[0]!, "delivered", "a1@example.org");
     await waitForEvent(app.ctx, ids[2]!, "delivered", "a3@example.org");
     const failed = await waitForEvent(app.ctx, ids[1]!, "failed", "a2@example.net");
@@ -77,8 +90,8 @@ describe("packed deliver jobs", () => {
       CREATE OR REPLACE TRIGGER test_boom BEFORE UPDATE ON message_recipients FOR EACH ROW EXECUTE FUNCTION test_boom();`);
     try {
       const { ids, entries } = await acceptWithoutJobs(apiKey, ["fine@example.org", "boom@example.org"]);
-      workers ??= await startWorkers(app.ctx, { workers: true, inbound: false, notifications: false, maintenance: false });
       const jobId = (await app.ctx.boss.send("deliver", { messages: entries }))!;
+      await startDelivery();
 
       await waitForEvent(app.ctx, ids[0]!, "delivered", "fine@example.org");
       // The job failed (pg-boss retries it) only once every message of it had settled.
