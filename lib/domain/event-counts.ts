@@ -1,5 +1,5 @@
-import type { Database, Queryable } from "../storage/database";
-import { addHourCounts, ensureRollupState, HOUR, lockRollupState, selectRollupView, updateRolledUntil } from "../storage/event-count-rows";
+import type { Database } from "../storage/database";
+import { addHourCounts, ensureRollupState, HOUR, lockRollupState, updateRolledUntil } from "../storage/event-count-rows";
 import { withTransaction } from "../storage/transaction";
 
 /**
@@ -41,7 +41,9 @@ const ceilHour = (t: number) => (t % HOUR === 0 ? t : floorHour(t) + HOUR);
 /**
  * The summarised, intact span [a, b) inside [lo, hi]: `a` an hour boundary,
  * `b` one too or `rolledUntil` (then the summary row of b's hour covers
- * exactly [hour, b)); a === b when there is none.
+ * exactly [hour, b)); a === b when there is none. The reads compute it in
+ * SQL, in the statement that counts (lib/storage/event-count-rows.ts
+ * `summarisedSpanCtes`); this is its definition, unit-tested.
  */
 export function summarisedSpan(view: RollupView, lo: number, hi: number): { a: number; b: number } {
   if (view.oldest === null) return { a: hi + 1, b: hi + 1 };
@@ -54,11 +56,6 @@ export function summarisedSpan(view: RollupView, lo: number, hi: number): { a: n
 export function rollupTarget(now: number): number {
   const t = now - ROLLUP_HORIZON_SECONDS;
   return t - (t % MINUTE);
-}
-
-export async function readRollupView(q: Queryable, accountId: string): Promise<RollupView> {
-  const row = await selectRollupView(q, accountId);
-  return { rolledUntil: row?.ru ?? 0, oldest: row?.oldest ?? null, retainedFrom: row?.retained_from ?? 0 };
 }
 
 /**

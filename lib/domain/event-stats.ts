@@ -1,7 +1,7 @@
 import { EVENT_TYPES } from "../contract/events";
 import { emptyCounts, type StatsInterval, type StatsResponse } from "../contract/stats";
 import { selectStatsCounts } from "../storage/event-count-rows";
-import { readRollupView, summarisedSpan, type EventReads } from "./event-counts";
+import type { EventReads } from "./event-counts";
 
 /**
  * GET /stats (docs/contract.md §12.2): counts per event type per UTC hour
@@ -31,12 +31,10 @@ export async function eventStats(
   const size = BUCKET_SECONDS[q.interval];
   const starts = bucketStarts(q.startDate, q.endDate, q.interval);
   const from = starts[0] ?? q.startDate;
-  const view = await readRollupView(database, accountId);
-  rollups.schedule(accountId, view, onError);
-  // Hour summaries fall into whole buckets (hours divide days), the rest is counted from the rows.
-  const { a, b } = summarisedSpan(view, from, q.endDate);
-  // retainedFrom: read-time retention (docs/adr/0031); the summarised span [a, b) starts inside it already.
-  const rows = await selectStatsCounts(database, { accountId, size, from, to: q.endDate, a, b, types: EVENT_TYPES, retainedFrom: view.retainedFrom ?? 0 });
+  // Hour summaries fall into whole buckets (hours divide days), the rest is counted from the rows; the
+  // summary state is read in the same statement as the counts (lib/storage/event-count-rows.ts).
+  const { ru, oldest, counts: rows } = await selectStatsCounts(database, { accountId, size, from, to: q.endDate, types: EVENT_TYPES });
+  rollups.schedule(accountId, { rolledUntil: ru, oldest }, onError);
   const buckets = new Map(starts.map((s) => [s, emptyCounts()]));
   const totals = emptyCounts();
   for (const r of rows) {

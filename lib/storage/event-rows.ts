@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { EventType, MessageHeaders } from "../contract/events";
 import type { Queryable } from "./database";
-import { HOUR } from "./event-count-rows";
+import { summarisedSpanCtes } from "./event-count-rows";
 import { statementName } from "./prepared-sql";
 import { RETAINED_FROM } from "./retention-sql";
 
@@ -122,21 +122,7 @@ export async function countEventsSummarised(
   const typeCond = f.type ? ` AND type = $${n + 3}` : "";
   const { rows } = await q.query<{ n: number; ru: number; oldest: number | null }>(
     prepared(
-      `WITH v AS MATERIALIZED (
-       SELECT coalesce((SELECT rolled_until FROM event_rollup_state WHERE account_id = $1), 0) AS ru,
-              (SELECT logged_at FROM events WHERE account_id = $1 ORDER BY logged_at, id LIMIT 1) AS oldest,
-              coalesce(${RETAINED_FROM}, 0) AS rf
-     ), w AS MATERIALIZED (
-       SELECT ru, oldest,
-              greatest(${lo} + (${HOUR} - ${lo} % ${HOUR}) % ${HOUR}, oldest - oldest % ${HOUR}, rf) AS a0,
-              least(${hi} + 1 - (${hi} + 1) % ${HOUR}, ru) AS b0
-       FROM v
-     ), s AS MATERIALIZED (
-       SELECT ru, oldest,
-              CASE WHEN oldest IS NOT NULL AND a0 < b0 THEN a0 ELSE ${hi} + 1 END AS a,
-              CASE WHEN oldest IS NOT NULL AND a0 < b0 THEN b0 ELSE ${hi} + 1 END AS b
-       FROM w
-     )
+      `WITH ${summarisedSpanCtes(lo, hi)}
      SELECT s.ru, s.oldest,
             coalesce((SELECT sum(n) FROM event_hour_counts WHERE account_id = $1 AND hour >= s.a AND hour < s.b${typeCond}), 0)::bigint
           + (SELECT count(*) FROM events e WHERE ${sql} AND e.logged_at < s.a)
