@@ -2,7 +2,7 @@
  * `npm run bench:e2e [-- --connections 16 --seconds 20 --warmup 3 --no-fault
  *   --fault-connections 8 --kill-after 3 --recovery-timeout 420 --drain-timeout 300
  *   --workers inline|process|off --dashboard --cpu-prof <dir> --json
- *   --against postfix --rounds 2 --postfix-messages 10000 --idle 5]`
+ *   --against postfix --rounds 2 --postfix-messages 10000 --idle 5 --rate <msg/s>]`
  *
  * The end-to-end benchmark (docs/BENCHMARKS.md), on the default topology started as
  * `npm start` does (test/support/topology.ts: `node --import tsx
@@ -81,10 +81,14 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "2" },
     "postfix-messages": { type: "string", default: "10000" },
     idle: { type: "string", default: "5" },
+    rate: { type: "string" },
   },
 });
 const connections = Number(args.connections);
 const seconds = Number(args.seconds);
+/** Offered POST /email per second in the main phase (paced); closed loop when not given. */
+const rate = args.rate === undefined ? undefined : Number(args.rate);
+if (rate !== undefined && !(rate > 0)) throw new Error(`--rate: a positive number of messages a second, not ${args.rate}`);
 const warmup = Number(args.warmup);
 const cpuProf = args["cpu-prof"] ? path.resolve(args["cpu-prof"]) : undefined;
 const fault = !args["no-fault"] && !cpuProf;
@@ -256,7 +260,7 @@ async function main() {
       const sink0 = await sinkStats();
       const cpu0 = cpuOf();
       const memory = memorySampler(topology!, { sink: sink.proc.pid!, load: load.proc.pid! });
-      const main = await run({ tag: "main", connections, seconds });
+      const main = await run({ tag: "main", connections, seconds, ...(rate && { rate }) });
       const drained = await untilFinal(pool, account.accountId, main.ids, Number(args["drain-timeout"]) * 1000, 200);
       const cpu1 = cpuOf();
       const wal1 = await walPosition(pool);
@@ -296,7 +300,7 @@ async function main() {
         errors: main.errors,
       };
       console.log(`
-main phase: ${connections} connections × ${seconds} s, ~2 KB HTML, one recipient each, ${warmup} s warm-up before (not counted)
+main phase: ${connections} connections × ${seconds} s${rate ? `, paced to ${rate}/s offered` : ""}, ~2 KB HTML, one recipient each, ${warmup} s warm-up before (not counted)
   accepted            ${accepted} in ${loadSeconds.toFixed(1)} s = ${figures.acceptedPerSecond.toFixed(0)}/s (non-200: ${JSON.stringify(main.statuses)}, no answer: ${main.errors})
   delivered           ${delivered} = ${figures.deliveredPerSecondWholeRun.toFixed(0)}/s over the whole run (first POST → last delivery ${wholeSeconds.toFixed(1)} s); ${figures.deliveredPerSecondDuringLoad.toFixed(0)}/s during the load
   drained             ${drained.done ? `${figures.drainedSecondsAfterLoad.toFixed(1)} s after the last POST answer` : `NOT within ${args["drain-timeout"]} s: ${describeReconciliation(drained.counts)}`}; the sink got ${figures.sinkMessages} messages
@@ -387,7 +391,7 @@ fault phase: ${faultConnections} connections; SIGKILL of the whole process group
       ok &&= recovered.done && c.inDatabase === c.accepted && c.finalEvents === c.finalRecipients;
     }
     console.log(`\nload average at the end ${loadavg()} (at the start ${started.loadavg}; ${os.cpus().length} cores)`);
-    if (args.json) console.log(JSON.stringify({ started, connections, seconds, warmup, workers: workersMode, dashboard: topology.dashboard, main: figures, ...(againstPostfix && { rounds }), fault: faultFigures, endLoadavg: loadavg() }, null, 2));
+    if (args.json) console.log(JSON.stringify({ started, connections, seconds, rate: rate ?? null, warmup, workers: workersMode, dashboard: topology.dashboard, main: figures, ...(againstPostfix && { rounds }), fault: faultFigures, endLoadavg: loadavg() }, null, 2));
     await pool.end().catch(() => {});
     await cleanup();
     if (!ok) {

@@ -21,6 +21,12 @@ export interface PostLoadOptions {
   /** Makes this run's recipient addresses distinct from other runs': r<tag>-<n>@example.org. */
   tag: string;
   fromEmail: string;
+  /**
+   * Offered messages per second over all connections (default: none, each connection sends
+   * its next request as soon as the last is answered). Request n starts at n / rate s, or
+   * as soon as a connection is free when the server is behind.
+   */
+  rate?: number;
 }
 
 export interface PostLoadResult {
@@ -80,9 +86,16 @@ export function startPostLoad(options: PostLoadOptions): PostLoad {
       req.end(body);
     });
 
+  const startAt = Date.now();
   const connection = async () => {
     while (!stopped && Date.now() < endAt) {
-      const to = recipientAddress(options.tag, next++);
+      const n = next++;
+      if (options.rate) {
+        const due = startAt + (n * 1000) / options.rate;
+        if (due >= endAt) return;
+        if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      }
+      const to = recipientAddress(options.tag, n);
       const body = JSON.stringify({
         From: { name: "Bench", email: options.fromEmail },
         To: [{ name: "Reader", email: to }],
