@@ -9,7 +9,7 @@ import { listenForWork } from "../queue/listen";
  * and sleeps until then, and a new or rescheduled message (NOTIFY on
  * SCHEDULED_CHANNEL at its commit, from any process) wakes it to ask again.
  * A pass releases the due messages (their deliver jobs are inserted in the
- * releasing transaction, and the insert wakes the deliver loops), again at
+ * releasing transaction, which announces them to the deliver loops), again at
  * once while a pass finds a full batch. Sleeps are bounded by
  * RELEASE_FALLBACK_MS, so a lost announcement costs at most that long; the
  * LISTEN connection, when it comes back after an outage, wakes the loop too.

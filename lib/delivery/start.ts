@@ -3,6 +3,7 @@ import { deliverQueue } from "../jobs/deliver";
 import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
 import { listenForWork } from "../queue/listen";
 import { SETTLED, startJobLoop } from "../queue/worker-loop";
+import { DELIVER_CHANNEL } from "../storage/delivery-rows";
 import { preparedSql } from "../storage/prepared-sql";
 import { processDeliverJob, type DeliveryDeps } from "./deliver-job";
 import { startScheduledRelease } from "./scheduled-release";
@@ -19,8 +20,6 @@ export interface DeliveryRuntime {
   stop(): Promise<void>;
 }
 
-/** Channel that wakes the deliver loops at once (otherwise they poll every second). */
-export const DELIVER_CHANNEL = "mailroom_deliver";
 
 /** What the worker start gives the deliver job besides the lease: its transport and the tracking secret. */
 export interface DeliveryEnv {

@@ -14,6 +14,7 @@ import {
   selectScheduledMessages,
   updateSendAt,
 } from "../storage/scheduled-rows";
+import { wakeDeliverLoops } from "../storage/delivery-rows";
 import { withTransaction } from "../storage/transaction";
 import { emailDomain } from "./email-request/addresses";
 import { logEvents, nowSeconds, type NewEvent } from "./event-log";
@@ -131,6 +132,8 @@ export async function releaseDueMessages(database: Database, boss: PgBoss): Prom
       }
     }
     await enqueueMany(boss, deliverQueue, packDeliverEntries(entries).map((payload) => ({ payload })), tx.sql);
+    // No recipient is inserted here, so the trigger that wakes the deliver loops does not fire: announce the jobs.
+    if (rows.length > 0) await wakeDeliverLoops(tx);
     return rows.length;
   });
 }

@@ -3,6 +3,18 @@ import { DELIVER_ENTRIES_SQL } from "./deliver-entries-sql";
 import type { Queryable } from "./database";
 import { idBounds } from "./day-partitions";
 
+/**
+ * Channel that wakes the deliver loops of every process at once (else they poll every
+ * second): migration 0300's trigger announces every insert of recipients on it at
+ * commit, and `wakeDeliverLoops` what inserts deliver jobs without recipients.
+ */
+export const DELIVER_CHANNEL = "mailroom_deliver";
+
+/** Announces deliver jobs on DELIVER_CHANNEL; in a transaction, at its commit (NOTIFY is transactional). */
+export async function wakeDeliverLoops(q: Queryable): Promise<void> {
+  await q.query(`SELECT pg_notify('${DELIVER_CHANNEL}', '')`);
+}
+
 export interface MessageRow {
   id: string;
   account_id: string;

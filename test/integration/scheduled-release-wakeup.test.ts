@@ -1,4 +1,6 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DELIVER_CHANNEL } from "../../lib/storage/delivery-rows";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { expectNoRecipientLeftQueued, simpleEmail, waitForEvent } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -87,5 +89,24 @@ describe("scheduled release: woken by new schedules and the earliest SendAt, not
     const at = await capturedAt(id);
     expect(at).toBeGreaterThanOrEqual(sendAt * 1000);
     expect(at).toBeLessThan(sendAt * 1000 + 2500);
+  });
+
+  it("a release announces its deliver jobs to the deliver loops of every process, so none waits for its poll", async () => {
+    const listener = new pg.Client({ connectionString: app.ctx.database.url });
+    await listener.connect();
+    const heard: number[] = [];
+    listener.on("notification", (n) => {
+      if (n.channel === DELIVER_CHANNEL) heard.push(Date.now());
+    });
+    try {
+      await listener.query(`LISTEN ${DELIVER_CHANNEL}`);
+      const sendAt = now() + 3;
+      const id = await accept(simpleEmail("announced@example.org", { SendAt: sendAt }));
+      await waitForEvent(app.ctx, id, "delivered", "announced@example.org", 20_000);
+      // The acceptance announced its recipients at once; the release, seconds later, announced the jobs.
+      expect(heard.filter((t) => t >= sendAt * 1000 - 100).length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await listener.end();
+    }
   });
 });
