@@ -17,7 +17,7 @@ const TABLE = "message_recipients";
 const TRACKING = ["delivery_attempts", "engagement_windows"] as const;
 
 /** `message_recipients_p20261129` → `delivery_attempts_p20261129` (and `_legacy` likewise). */
-export function trackingTwin(recipientsPartition: string, table: (typeof TRACKING)[number]): string {
+function trackingTwin(recipientsPartition: string, table: (typeof TRACKING)[number]): string {
   if (!recipientsPartition.startsWith(`${TABLE}_`)) throw new Error(`not a partition of ${TABLE}: ${recipientsPartition}`);
   return `${table}${recipientsPartition.slice(TABLE.length)}`;
 }
