@@ -12,6 +12,7 @@ import path from "node:path";
 import { buildConfig } from "../lib/config";
 import { createAccount } from "../lib/domain/accounts";
 import { rollupEventCounts } from "../lib/domain/event-counts";
+import { ensureDayPartitions } from "../lib/storage/day-partitions";
 import { DAY, dropEventPartition, ensureEventPartitions, listEventPartitions } from "../lib/storage/event-partitions";
 import { startServer } from "../server";
 
@@ -58,6 +59,7 @@ async function main() {
   const lastEventAfter = 7200;
   const base = now - lastEventAfter;
   await ensureEventPartitions(server.ctx.database, base - (days + 1) * DAY, now + DAY);
+  await ensureDayPartitions(server.ctx.database, "messages", base - (days + 1) * DAY, now + DAY);
   const loadStarted = Date.now();
   // Day by day, oldest first, each day's messages spread over it and their events (accepted, delivered,
   // opened, clicked, failed) seconds to hours after them, inserted in time order: every index grows at its

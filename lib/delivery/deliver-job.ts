@@ -64,7 +64,7 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
     // A raw MIME message's size and link list are written before its first copy goes out (copy-builder.ts).
     beforeFirstSend: async (size) => {
       if (!copies.mime || (!copies.links && size === storedSize)) return;
-      await deps.ctx.messageFacts({ messageId: round.message.id, links: copies.links, size });
+      await deps.ctx.messageFacts({ messageId: round.message.id, createdAt: round.message.created_at, links: copies.links, size });
       storedSize = size;
     },
     onInternalError: (recipient, err, where) => {

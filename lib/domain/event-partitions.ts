@@ -48,9 +48,14 @@ export async function maintainEventPartitions(database: Database, now = new Date
 /** The default retention of docs/contract.md §7.4, when there is no account yet. */
 export const DEFAULT_RETENTION_DAYS = 30;
 
+/** The longest retention of any account, in days: what a whole day table past it may go by. */
+export function longestRetentionDays(accounts: { retentionDays: number }[]): number {
+  return Math.max(DEFAULT_RETENTION_DAYS, ...accounts.map((a) => a.retentionDays));
+}
+
 export async function purgeEventsPastRetention(database: Database, nowSeconds: number) {
   const accounts = await accountRetentions(database);
-  const longest = Math.max(DEFAULT_RETENTION_DAYS, ...accounts.map((a) => a.retentionDays));
+  const longest = longestRetentionDays(accounts);
   const dropBefore = nowSeconds - longest * DAY;
   let eventPartitionsDropped = 0;
   let eventPartitionsWaiting = 0;

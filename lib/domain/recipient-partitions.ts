@@ -31,6 +31,17 @@ async function dropTrackingTwins(database: Database, recipientsPartition: string
   return 0;
 }
 
+/**
+ * Drops the recipients' day table `recipientsPartition` (attached, left
+ * detached, or already gone) with the tracking tables of its day first: what
+ * goes with a messages' day table of the same date (lib/domain/message-partitions.ts).
+ */
+export async function dropRecipientsDay(database: Database, recipientsPartition: string): Promise<void> {
+  await dropTrackingTwins(database, recipientsPartition);
+  const state = await partitionState(database, TABLE, recipientsPartition);
+  if (state !== "missing") await dropDayPartition(database, TABLE, recipientsPartition, state === "detached");
+}
+
 export async function dropEmptyRecipientDays(database: Database, now: Date) {
   const { dropped, waiting } = await dropPastDays(
     database,

@@ -1,7 +1,9 @@
 import type { AppContext } from "../context";
 import type { MaintenanceJob } from "./maintenance-job";
 import { purgeDayPartitionedBefore } from "../domain/day-partitions";
-import { purgeEventsPastRetention } from "../domain/event-partitions";
+import { accountRetentions } from "../storage/event-partitions";
+import { longestRetentionDays, purgeEventsPastRetention } from "../domain/event-partitions";
+import { dropPastMessageDays } from "../domain/message-partitions";
 import { dropEmptyRecipientDays } from "../domain/recipient-partitions";
 import { deleteEventHourCountsPastRetention, deleteLimitCountersBefore, deleteMessagesPastRetention } from "../storage/retention-rows";
 
@@ -13,14 +15,18 @@ import { deleteEventHourCountsPastRetention, deleteLimitCountersBefore, deleteMe
  * of past windows, and the hourly event-count summaries past retention.
  * Deletes in batches so that no statement holds locks for long.
  * Events go by whole day partitions (lib/domain/event-partitions.ts, docs/adr/0031),
- * and so do sandbox captures (lib/domain/day-partitions.ts, docs/adr/0040); the
- * recipients' day tables, emptied by their messages' deletes, are dropped
- * with their tracking rows' tables (lib/domain/recipient-partitions.ts, docs/adr/0043).
+ * and so do sandbox captures (lib/domain/day-partitions.ts, docs/adr/0040) and
+ * messages past the longest retention, with their recipients' and tracking
+ * rows' day tables (lib/domain/message-partitions.ts, docs/adr/0044); a
+ * recipients' day table emptied by its messages' deletes is dropped too
+ * (lib/domain/recipient-partitions.ts, docs/adr/0043).
  */
 
 export async function purgePastRetention(ctx: AppContext, now = new Date()) {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const { events, eventPartitionsDropped, eventPartitionsWaiting } = await purgeEventsPastRetention(ctx.database, nowSeconds);
+  const longest = longestRetentionDays(await accountRetentions(ctx.database));
+  const { messagePartitionsDropped, messagePartitionsWaiting } = await dropPastMessageDays(ctx.database, now, longest);
   const messages = await deleteMessagesPastRetention(ctx.database, now);
   const { recipientPartitionsDropped, recipientPartitionsWaiting } = await dropEmptyRecipientDays(ctx.database, now);
   const sandbox = await purgeDayPartitionedBefore(
@@ -37,6 +43,8 @@ export async function purgePastRetention(ctx: AppContext, now = new Date()) {
     eventPartitionsDropped,
     eventPartitionsWaiting,
     messages,
+    messagePartitionsDropped,
+    messagePartitionsWaiting,
     recipientPartitionsDropped,
     recipientPartitionsWaiting,
     sandboxMessages: sandbox.rows,

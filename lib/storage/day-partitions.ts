@@ -23,6 +23,8 @@ export const LOCK_TIMEOUT = "50ms";
 export const DAY_PARTITIONED = {
   sandbox_messages: { key: "received_at", dayId: false },
   inbound_messages: { key: "received_at", dayId: false },
+  // A message's recipients share its day: both take now() of the accepting statement (docs/adr/0044).
+  messages: { key: "created_at", dayId: false },
   webhook_notifications: { key: "id", dayId: true },
   // A recipient's tracking rows share its day bounds (docs/adr/0043).
   message_recipients: { key: "id", dayId: true },
@@ -52,6 +54,20 @@ export function idBounds(ids: readonly number[]): [number, number] {
     if (id > hi) hi = id;
   }
   return ids.length ? [lo, hi] : [0, -1];
+}
+
+/**
+ * SQL that bounds `createdAt` (a message's created_at) to the days of the
+ * recipient ids between `lo` and `hi` (SQL bigint expressions): a recipient's
+ * id carries its message's day, both taking now() of the accepting statement
+ * (docs/adr/0044). A sequence id from before day-prefixed ids (day 0) bounds
+ * nothing above. Added to a join or an update by message id, it lets
+ * PostgreSQL prune `messages` to those days when the statement starts or,
+ * per row, in a nested loop.
+ */
+export function createdInIdDays(createdAt: string, lo: string, hi: string): string {
+  return `${createdAt} >= to_timestamp((${lo} >> 32) * 86400)
+          AND ${createdAt} < CASE WHEN ${hi} >> 32 = 0 THEN 'infinity'::timestamptz ELSE to_timestamp(((${hi} >> 32) + 1) * 86400) END`;
 }
 
 /** One partition: [lower, upper) in Unix seconds; null is unbounded (the legacy one below, the default one both ways). */

@@ -1,7 +1,7 @@
 import { OFFLOAD_MIN_BYTES } from "../json-worker";
 import { DELIVER_ENTRIES_SQL } from "./deliver-entries-sql";
 import type { Queryable } from "./database";
-import { idBounds } from "./day-partitions";
+import { createdInIdDays, idBounds } from "./day-partitions";
 
 /**
  * Channel that wakes the deliver loops of every process at once (else they poll every
@@ -71,7 +71,7 @@ export async function loadMessagesToDeliver(q: Queryable, requests: LoadRequest[
                       AND r.id BETWEEN j.lo AND j.hi -- prunes to the ids' days (docs/adr/0043); ANY of an array prunes nothing
                       AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '2 seconds')) AS recipients
              FROM jsonb_to_recordset($1::jsonb) AS j(i int, message_id uuid, ids text, lo bigint, hi bigint)
-             JOIN messages m ON m.id = j.message_id
+             JOIN messages m ON m.id = j.message_id AND ${createdInIdDays("m.created_at", "j.lo", "j.hi")} -- the ids' days (docs/adr/0044)
              JOIN accounts a ON a.id = m.account_id
              LEFT JOIN sender_domains d ON d.account_id = m.account_id AND d.name = lower(m.from_domain)`,
     values: [JSON.stringify(requests.map((r, i) => ({ i, message_id: r.messageId, ids: r.recipientIds.join(","), ...bounds(r.recipientIds) })))],
@@ -113,7 +113,7 @@ export async function findStrandedRecipients(
        )
        SELECT r.id, r.email, r.attempts, r.message_id, m.account_id, COALESCE(m.send_at, m.created_at) AS created_at, r.last_reply,
               COALESCE(m.send_at, m.created_at) < $1 AS too_old
-         FROM message_recipients r JOIN messages m ON m.id = r.message_id
+         FROM message_recipients r JOIN messages m ON m.id = r.message_id AND ${createdInIdDays("m.created_at", "r.id", "r.id")}
         WHERE r.status IN ('queued', 'deferred') AND r.id > $3::bigint
           -- A scheduled message has no job until it is released, and its age counts from its time (docs/adr/0125).
           AND m.schedule_status IS DISTINCT FROM 'scheduled'

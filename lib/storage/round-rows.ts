@@ -1,4 +1,4 @@
-import { idBounds } from "./day-partitions";
+import { createdInIdDays, idBounds } from "./day-partitions";
 import type { Queryable } from "./database";
 
 /** One recipient's outcome of a delivery round, as the rows store it. */
@@ -49,7 +49,8 @@ export async function writeRoundRows(q: Queryable, outcomes: RecipientOutcomeRow
        SELECT i.rid, i.message_id, i.account_id, $12, i.outcome, i.smtp_code, i.enhanced, i.reply, i.mx, i.dur FROM i JOIN u ON u.id = i.rid
      ), s AS (
        UPDATE messages m SET size = COALESCE(v.size, m.size), tracked_links = COALESCE(m.tracked_links, v.links::jsonb)
-         FROM unnest($13::uuid[], $14::int[], $15::text[]) AS v(id, size, links) WHERE m.id = v.id
+         FROM unnest($13::uuid[], $14::int[], $15::text[]) AS v(id, size, links)
+        WHERE m.id = v.id AND ${createdInIdDays("m.created_at", "$16::bigint", "$17::bigint")} -- the rounds' days (docs/adr/0044)
      )
      SELECT id FROM u`,
     values: [

@@ -80,8 +80,9 @@ export const senderDomains = pgTable("sender_domains", {
   verifiedAt: tstz("verified_at"),
 });
 
+/** Partitioned by day on created_at, no primary key: each day table has a unique index on id (migration 1002, docs/adr/0044). */
 export const messages = pgTable("messages", {
-  id: uuid("id").primaryKey(),
+  id: uuid("id").notNull(),
   accountId: uuid("account_id").notNull(),
   apiKeyId: uuid("api_key_id"),
   fromEmail: text("from_email").notNull(),

@@ -35,6 +35,8 @@ export async function updateTrackedLinks(q: Queryable, messageId: string, links:
 
 export interface MessageFactsRow {
   messageId: string;
+  /** The message's created_at: its day table (docs/adr/0044). */
+  createdAt: Date;
   /** Kept unless a list is kept already. */
   links?: string[];
   /** Bytes of a built copy (messages.size). */
@@ -47,9 +49,14 @@ export async function updateMessageFacts(q: Queryable, batch: MessageFactsRow[])
     name: "mailroom_record_message_facts",
     text: `UPDATE messages m
                   SET tracked_links = COALESCE(m.tracked_links, v.links::jsonb), size = COALESCE(v.size, m.size)
-                 FROM unnest($1::uuid[], $2::text[], $3::int[]) AS v(id, links, size)
-                WHERE m.id = v.id`,
+                 FROM unnest($1::uuid[], $2::text[], $3::int[], $4::bigint[]) AS v(id, links, size, day)
+                WHERE m.id = v.id AND m.created_at >= to_timestamp(v.day * 86400) AND m.created_at < to_timestamp((v.day + 1) * 86400)`,
     // unnest (estimated 10 rows), not jsonb_to_recordset (100): an index lookup per message even on stale statistics.
-    values: [batch.map((f) => f.messageId), batch.map((f) => (f.links ? JSON.stringify(f.links) : null)), batch.map((f) => f.size ?? null)],
+    values: [
+      batch.map((f) => f.messageId),
+      batch.map((f) => (f.links ? JSON.stringify(f.links) : null)),
+      batch.map((f) => f.size ?? null),
+      batch.map((f) => Math.floor(f.createdAt.getTime() / 86_400_000)),
+    ],
   });
 }

@@ -127,8 +127,8 @@ describe("recipients and their tracking rows partitioned by day", () => {
     expect((await pool.query("SELECT to_regclass($1) AS t", [dayTableName("delivery_attempts", dayOf(t) + DAY)])).rows[0].t).toBeNull();
     expect(await rowsOf(pool, [rid])).toEqual([1, 1, 1]);
 
-    // Its message goes (retention deletes messages; the keys cascade), then its day goes whole.
-    await pool.query("DELETE FROM messages WHERE id = (SELECT message_id FROM message_recipients WHERE id = $1)", [rid]);
+    // Its recipient goes (the retention purge deletes a message with its recipients; the tracking rows' keys cascade), then its day goes whole.
+    await pool.query("DELETE FROM message_recipients WHERE id = $1", [rid]);
     expect(await rowsOf(pool, [rid])).toEqual([0, 0, 0]);
     await dropEmptyRecipientDays(app.ctx.database, later);
     for (const table of TABLES) {
@@ -167,8 +167,9 @@ describe("upgrade of unpartitioned recipients, attempts and engagement windows",
         old.push(rows[0]!.id);
       }
 
-      const applied = await migrate(pool);
-      expect(applied.slice(0, 5)).toEqual([
+      // Up to the recipients' partitioning; messages' own (1000–1002) is message-partitions.test.ts's.
+      const applied = await migrate(pool, { before: "1000" });
+      expect(applied).toEqual([
         "0994_recipients_cutover_check.sql",
         "0995_recipients_cutover_validate.sql",
         "0996_message_recipients_partitioned_by_day.sql",
