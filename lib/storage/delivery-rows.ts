@@ -71,10 +71,19 @@ export async function loadMessagesToDeliver(q: Queryable, requests: LoadRequest[
                       AND r.id BETWEEN j.lo AND j.hi -- prunes to the ids' days (docs/adr/0043); ANY of an array prunes nothing
                       AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '2 seconds')) AS recipients
              FROM jsonb_to_recordset($1::jsonb) AS j(i int, message_id uuid, ids text, lo bigint, hi bigint)
-             JOIN messages m ON m.id = j.message_id AND ${createdInIdDays("m.created_at", "j.lo", "j.hi")} -- the ids' days (docs/adr/0044)
+             -- One index probe per job in its ids' days' table (docs/adr/0044): LATERAL keeps the plan a lookup
+             -- per job whatever the statistics, the batch's bounds prune the other days when it starts.
+             CROSS JOIN LATERAL (
+               SELECT * FROM messages m
+                WHERE m.id = j.message_id AND ${createdInIdDays("m.created_at", "j.lo", "j.hi")}
+                  AND ${createdInIdDays("m.created_at", "$2::bigint", "$3::bigint")}
+                LIMIT 1) m
              JOIN accounts a ON a.id = m.account_id
              LEFT JOIN sender_domains d ON d.account_id = m.account_id AND d.name = lower(m.from_domain)`,
-    values: [JSON.stringify(requests.map((r, i) => ({ i, message_id: r.messageId, ids: r.recipientIds.join(","), ...bounds(r.recipientIds) })))],
+    values: [
+      JSON.stringify(requests.map((r, i) => ({ i, message_id: r.messageId, ids: r.recipientIds.join(","), ...bounds(r.recipientIds) }))),
+      ...idBounds(requests.flatMap((r) => r.recipientIds)),
+    ],
   });
   const out: (Loaded | undefined)[] = requests.map(() => undefined);
   for (const row of rows) out[row.i] = row;

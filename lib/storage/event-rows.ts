@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { EventType, MessageHeaders } from "../contract/events";
 import type { Queryable } from "./database";
 import { summarisedSpanCtes } from "./event-count-rows";
+import { messageByIdLateral } from "./message-lookup-sql";
 import { statementName } from "./prepared-sql";
 import { RETAINED_FROM } from "./retention-sql";
 
@@ -85,7 +86,7 @@ export async function selectEventPage(q: Queryable, accountId: string, f: EventR
     prepared(
       `SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url,
               e.message_id, m.headers, m.size, m.transport, m.tags
-       FROM events e LEFT JOIN messages m ON m.id = e.message_id
+       FROM events e LEFT JOIN ${messageByIdLateral("m.headers, m.size, m.transport, m.tags", "e.message_id", "e.logged_at")} m ON true
        WHERE ${sql}
        ORDER BY e.logged_at DESC, e.id DESC
        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,

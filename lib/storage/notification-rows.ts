@@ -1,6 +1,7 @@
 import type { Queryable } from "./database";
 import { partitionIdent } from "./day-partitions";
 import { idBounds } from "./day-partitions";
+import { messageByIdLateral } from "./message-lookup-sql";
 
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
 export const WAKE_CHANNEL = "mailroom_webhooks";
@@ -38,7 +39,7 @@ export async function insertNotifications(q: Queryable, candidates: Notification
               CASE WHEN w.status = 'Enabled' THEN NULL ELSE now() END
          FROM e
          JOIN webhooks w ON w.account_id = e.account_id AND w.event = ANY (e.names)
-         LEFT JOIN messages m ON m.id = e.message_id
+         LEFT JOIN ${messageByIdLateral("m.from_domain", "e.message_id", "extract(epoch FROM now())::bigint")} m ON true
         ORDER BY e.event_id, w.id
        RETURNING id, status
      )

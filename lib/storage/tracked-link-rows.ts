@@ -45,18 +45,23 @@ export interface MessageFactsRow {
 
 /** One UPDATE for the facts of several messages. */
 export async function updateMessageFacts(q: Queryable, batch: MessageFactsRow[]): Promise<void> {
+  const days = batch.map((f) => Math.floor(f.createdAt.getTime() / 86_400_000));
   await q.query({
     name: "mailroom_record_message_facts",
     text: `UPDATE messages m
                   SET tracked_links = COALESCE(m.tracked_links, v.links::jsonb), size = COALESCE(v.size, m.size)
                  FROM unnest($1::uuid[], $2::text[], $3::int[], $4::bigint[]) AS v(id, links, size, day)
-                WHERE m.id = v.id AND m.created_at >= to_timestamp(v.day * 86400) AND m.created_at < to_timestamp((v.day + 1) * 86400)`,
+                WHERE m.id = v.id AND m.created_at >= to_timestamp(v.day * 86400) AND m.created_at < to_timestamp((v.day + 1) * 86400)
+                  -- the batch's days: the other day tables pruned when the statement starts (docs/adr/0044)
+                  AND m.created_at >= to_timestamp($5::bigint * 86400) AND m.created_at < to_timestamp(($6::bigint + 1) * 86400)`,
     // unnest (estimated 10 rows), not jsonb_to_recordset (100): an index lookup per message even on stale statistics.
     values: [
       batch.map((f) => f.messageId),
       batch.map((f) => (f.links ? JSON.stringify(f.links) : null)),
       batch.map((f) => f.size ?? null),
-      batch.map((f) => Math.floor(f.createdAt.getTime() / 86_400_000)),
+      days,
+      Math.min(...days),
+      Math.max(...days),
     ],
   });
 }

@@ -5,6 +5,7 @@ import { openDatabase } from "../../lib/storage/database";
 import { createdInIdDays, DAY, dayTableName, ensureDayPartitions, firstIdOfDay, listDayPartitions } from "../../lib/storage/day-partitions";
 import { loadMessagesToDeliver } from "../../lib/storage/delivery-rows";
 import { migrate } from "../../lib/storage/migrate";
+import { selectEventPage } from "../../lib/storage/event-rows";
 import { deleteMessagesPastRetention } from "../../lib/storage/retention-rows";
 import { sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";
 import { createTestAccount } from "../support/fixtures";
@@ -114,6 +115,30 @@ describe("messages partitioned by day", () => {
       await client.query("RESET plan_cache_mode");
       client.release();
     }
+  });
+
+  it("shows an event its message's headers whether the event came soon after the message or days later", async () => {
+    const t = nowSeconds();
+    const today = dayOf(t);
+    const { accountId } = await createTestAccount(app.ctx, { name: "late", domain: "late.test" });
+    await ensureDayPartitions(app.ctx.database, "messages", today - 5 * DAY, today);
+    const headersOf = (subject: string) => ({ MessageId: "x", From: [], ReplyTo: [], To: [], Cc: [], Bcc: [], Subject: subject });
+    const withHeaders = async (createdAt: number, subject: string) => {
+      const id = crypto.randomUUID();
+      await pool.query(
+        `INSERT INTO messages (id, account_id, from_email, from_domain, subject, headers, content, created_at)
+         VALUES ($1, $2, 'a@late.test', 'late.test', $3, $4, '{}', to_timestamp($5))`,
+        [id, accountId, subject, JSON.stringify(headersOf(subject)), createdAt],
+      );
+      await pool.query("INSERT INTO events (account_id, message_id, type, logged_at, recipient) VALUES ($1, $2, 'opened', $3, 'r@example.net')", [accountId, id, t - 60]);
+      return id;
+    };
+    // Found by the near days' branch, and by the probe of every day (an open four days after the send).
+    const soon = await withHeaders(t - 3600, "soon");
+    const late = await withHeaders(today - 4 * DAY + 60, "late");
+    const page = await selectEventPage(app.ctx.database, accountId, {}, 10, 0);
+    const subjects = Object.fromEntries(page.map((r) => [r.message_id, r.headers?.Subject]));
+    expect(subjects).toEqual({ [soon]: "soon", [late]: "late" });
   });
 
   it("deletes a message past a shorter retention with its recipients and their tracking rows; keeps one still queued", async () => {
