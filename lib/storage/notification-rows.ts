@@ -1,7 +1,6 @@
 import type { Queryable } from "./database";
 import { partitionIdent } from "./day-partitions";
 import { idBounds } from "./day-partitions";
-import { messageByIdLateral } from "./message-lookup-sql";
 
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
 export const WAKE_CHANNEL = "mailroom_webhooks";
@@ -39,7 +38,14 @@ export async function insertNotifications(q: Queryable, candidates: Notification
               CASE WHEN w.status = 'Enabled' THEN NULL ELSE now() END
          FROM e
          JOIN webhooks w ON w.account_id = e.account_id AND w.event = ANY (e.names)
-         LEFT JOIN ${messageByIdLateral("m.from_domain", "e.message_id", "extract(epoch FROM now())::bigint")} m ON true
+         -- The message's domain: messages are partitioned by day (docs/adr/0044) and an event does not carry
+         -- its message's day. The days around now (pruned when the statement starts) hold nearly every
+         -- message an event is logged for; any other is found by message_from_domain (migration 1003),
+         -- whose probe of every day is planned and started only when it is called.
+         CROSS JOIN LATERAL (SELECT COALESCE(
+           (SELECT m.from_domain FROM messages m
+             WHERE m.id = e.message_id AND m.created_at >= now() - interval '2 days' AND m.created_at < now() + interval '1 day' LIMIT 1),
+           message_from_domain(e.message_id)) AS from_domain) m
         ORDER BY e.event_id, w.id
        RETURNING id, status
      )

@@ -6,6 +6,7 @@ import { createdInIdDays, DAY, dayTableName, ensureDayPartitions, firstIdOfDay, 
 import { loadMessagesToDeliver } from "../../lib/storage/delivery-rows";
 import { migrate } from "../../lib/storage/migrate";
 import { selectEventPage } from "../../lib/storage/event-rows";
+import { insertNotifications } from "../../lib/storage/notification-rows";
 import { deleteMessagesPastRetention } from "../../lib/storage/retention-rows";
 import { sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";
 import { createTestAccount } from "../support/fixtures";
@@ -111,7 +112,7 @@ describe("messages partitioned by day", () => {
       expect(plan.join("\n")).toMatch(/Subplans Removed: \d+/);
       expect(plan.join("\n")).toMatch(/Index Scan .*\(actual rows=1(\.00)? /);
     } finally {
-      await client.query("DEALLOCATE ALL");
+      await client.query("DEALLOCATE byRecipient"); // only ours: the pool's client keeps the app's named statements
       await client.query("RESET plan_cache_mode");
       client.release();
     }
@@ -139,6 +140,15 @@ describe("messages partitioned by day", () => {
     const page = await selectEventPage(app.ctx.database, accountId, {}, 10, 0);
     const subjects = Object.fromEntries(page.map((r) => [r.message_id, r.headers?.Subject]));
     expect(subjects).toEqual({ [soon]: "soon", [late]: "late" });
+
+    // The webhook fan-out finds each message's domain too (the days around now, then message_from_domain).
+    await pool.query("INSERT INTO webhooks (account_id, event, url) VALUES ($1, 'open', 'http://127.0.0.1:9/hook')", [accountId]);
+    const ids = await insertNotifications(
+      app.ctx.database,
+      [soon, late].map((messageId, i) => ({ event_id: 900_000 + i, account_id: accountId, message_id: messageId, names: ["open"], payload: {} })),
+    );
+    const { rows } = await pool.query<{ domain: string }>("SELECT payload->>'Domain' AS domain FROM webhook_notifications WHERE id = ANY($1::bigint[]) ORDER BY id", [ids]);
+    expect(rows.map((r) => r.domain)).toEqual(["late.test", "late.test"]);
   });
 
   it("deletes a message past a shorter retention with its recipients and their tracking rows; keeps one still queued", async () => {

@@ -98,7 +98,7 @@ describe("recipients and their tracking rows partitioned by day", () => {
       expect(scanned).toEqual([dayTableName("message_recipients", today)]);
       expect(plan.join("\n")).toMatch(/Subplans Removed: \d+/);
     } finally {
-      await client.query("DEALLOCATE ALL");
+      await client.query("DEALLOCATE batch"); // only ours: the pool's client keeps the app's named statements
       await client.query("RESET plan_cache_mode");
       client.release();
     }
