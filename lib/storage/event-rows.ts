@@ -78,55 +78,32 @@ function prepared(text: string, values: unknown[]): pg.QueryConfig {
   return { name: statementName(text), text, values };
 }
 
-/** A page of the account's matching events, newest first (LoggedAt descending, then insertion order descending), with their messages' columns. */
+/**
+ * A page of the account's matching events, newest first (LoggedAt descending,
+ * then insertion order descending), with their messages' columns, found by
+ * event_page_messages (migration 1004): messages are partitioned by day
+ * (docs/adr/0044), and a join here would plan every day table into each plan.
+ */
 export async function selectEventPage(q: Queryable, accountId: string, f: EventRowFilter, limit: number, offset: number): Promise<ListedEventRow[]> {
   const { sql, params } = whereClause(accountId, f);
-  const { rows } = await q.query<Omit<ListedEventRow, keyof MessageColumns>>(
+  const { rows } = await q.query<ListedEventRow>(
     prepared(
-      `SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url, e.message_id
-       FROM events e
-       WHERE ${sql}
-       ORDER BY e.logged_at DESC, e.id DESC
-       LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      `WITH page AS (
+         SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url, e.message_id
+           FROM events e
+          WHERE ${sql}
+          ORDER BY e.logged_at DESC, e.id DESC
+          LIMIT $${params.length + 1} OFFSET $${params.length + 2}
+       )
+       SELECT page.*, m.headers, m.size, m.transport, m.tags
+         FROM page
+         LEFT JOIN event_page_messages(ARRAY(SELECT DISTINCT message_id FROM page), (SELECT min(logged_at) FROM page), (SELECT max(logged_at) FROM page)) m
+           ON m.id = page.message_id
+        ORDER BY page.logged_at DESC, page.id DESC`,
       [...params, limit, offset],
     ),
   );
-  if (rows.length === 0) return [];
-  const columns = await selectMessageColumns(q, rows);
-  return rows.map((r) => ({ ...r, ...(columns.get(r.message_id) ?? NO_MESSAGE) }));
-}
-
-/** What an event record shows of its message; all null once the message is gone. */
-type MessageColumns = Pick<ListedEventRow, "headers" | "size" | "transport" | "tags">;
-const NO_MESSAGE: MessageColumns = { headers: null, size: null, transport: null, tags: null };
-const MESSAGE_COLUMNS = {
-  name: "mailroom_event_page_messages",
-  text: `SELECT m.id, m.headers, m.size, m.transport, m.tags FROM messages m
-          WHERE m.id = ANY ($1::uuid[]) AND m.created_at >= $2::timestamptz AND m.created_at < $3::timestamptz`,
-};
-
-/**
- * The messages of a page of events, in a statement of their own: messages are
- * partitioned by day (docs/adr/0044) and an event does not carry its
- * message's day, so a join would plan every day table into each (custom)
- * plan of the page's statement. A generic plan here, whose bounds prune the
- * day tables when it starts: first the days around the page's events (two
- * before the oldest, one after the newest, for clock skew between the app and
- * the database), where nearly every message is; then, for any not found
- * there (an event long after its message, a message gone), every day.
- */
-async function selectMessageColumns(q: Queryable, events: { message_id: string; logged_at: number }[]): Promise<Map<string, MessageColumns>> {
-  const ids = [...new Set(events.map((e) => e.message_id))];
-  const near = events.map((e) => Number(e.logged_at));
-  const found = new Map<string, MessageColumns>();
-  const read = async (wanted: string[], from: string, to: string) => {
-    const { rows } = await q.query<MessageColumns & { id: string }>({ ...MESSAGE_COLUMNS, values: [wanted, from, to] });
-    for (const { id, ...columns } of rows) found.set(id, columns);
-  };
-  await read(ids, new Date((Math.min(...near) - 2 * 86_400) * 1000).toISOString(), new Date((Math.max(...near) + 86_400) * 1000).toISOString());
-  const missing = ids.filter((id) => !found.has(id));
-  if (missing.length) await read(missing, "-infinity", "infinity");
-  return found;
+  return rows;
 }
 
 /** The number of matching events, counted from the rows. */
