@@ -41,18 +41,25 @@ const SELECT_DELIVERY = `SELECT n.id, n.status, n.attempts, n.next_attempt_at, n
        (SELECT a.status_code FROM webhook_attempts a WHERE a.notification_id = n.id ORDER BY a.id DESC LIMIT 1) AS last_code
   FROM webhook_notifications n`;
 
-/** The matching count and one page of the account's webhook's deliveries, newest first. */
+/**
+ * The matching count and one page of the account's webhook's deliveries,
+ * newest first, in one statement: one snapshot, so that `TotalRecords` never
+ * disagrees with the page while a dispatcher finishes deliveries (two
+ * statements on two connections did, seen in CI).
+ */
 export async function deliveryRowsPage(q: Queryable, accountId: string, webhookId: number, filter: DeliveryRowsFilter): Promise<{ total: number; rows: DeliveryRow[] }> {
   const where = `n.webhook_id = $1 AND n.account_id = $2
      AND ($3::text[] IS NULL OR n.status = ANY ($3::text[]))
      AND ($4::bigint IS NULL OR n.created_at >= to_timestamp($4::bigint))
      AND ($5::bigint IS NULL OR n.created_at < to_timestamp($5::bigint + 1))`;
-  const values = [webhookId, accountId, filter.statuses, filter.startDate, filter.endDate];
-  const [count, page] = await Promise.all([
-    q.query<{ n: string }>(`SELECT count(*) AS n FROM webhook_notifications n WHERE ${where}`, values),
-    q.query<DeliveryRow>(`${SELECT_DELIVERY} WHERE ${where} ORDER BY n.id DESC OFFSET $6 LIMIT $7`, [...values, filter.offset, filter.limit]),
-  ]);
-  return { total: Number(count.rows[0]?.n ?? 0), rows: page.rows };
+  const { rows } = await q.query<{ total: string } & { [K in keyof DeliveryRow]: DeliveryRow[K] | null }>(
+    `WITH total AS (SELECT count(*) AS n FROM webhook_notifications n WHERE ${where}),
+          page AS (${SELECT_DELIVERY} WHERE ${where} ORDER BY n.id DESC OFFSET $6 LIMIT $7)
+     SELECT total.n AS total, page.* FROM total LEFT JOIN page ON true ORDER BY page.id DESC`,
+    [webhookId, accountId, filter.statuses, filter.startDate, filter.endDate, filter.offset, filter.limit],
+  );
+  const page = rows.filter((r): r is { total: string } & DeliveryRow => r.id !== null).map(({ total: _total, ...row }) => row);
+  return { total: Number(rows[0]?.total ?? 0), rows: page };
 }
 
 /** One delivery of the account's webhook; undefined when there is none. */
