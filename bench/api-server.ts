@@ -12,7 +12,8 @@ import path from "node:path";
 import { buildConfig } from "../lib/config";
 import { createAccount } from "../lib/domain/accounts";
 import { rollupEventCounts } from "../lib/domain/event-counts";
-import { ensureDayPartitions } from "../lib/storage/day-partitions";
+import { dropRecipientsDay } from "../lib/domain/recipient-partitions";
+import { dropDayPartition, ensureDayPartitions, listDayPartitions } from "../lib/storage/day-partitions";
 import { DAY, dropEventPartition, ensureEventPartitions, listEventPartitions } from "../lib/storage/event-partitions";
 import { startServer } from "../server";
 
@@ -139,7 +140,19 @@ async function main() {
       }
       const t0 = performance.now();
       await dropEventPartition(server.ctx.database, oldest.name);
-      send({ type: "dropped", name: oldest.name, rows: oldest.rows, ms: Math.round(performance.now() - t0) });
+      const ms = Math.round(performance.now() - t0);
+      // Then the oldest day of messages that holds rows, with its recipients' tables first (lib/domain/message-partitions.ts).
+      let messagesDay = { name: "", rows: 0 };
+      for (const p of (await listDayPartitions(server.ctx.database, "messages")).filter((p) => p.name.startsWith("messages_p"))) {
+        const { rows: n } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${p.name}`);
+        messagesDay = { name: p.name, rows: n[0]!.n };
+        if (messagesDay.rows > 0) break;
+      }
+      const t1 = performance.now();
+      await dropRecipientsDay(server.ctx.database, `message_recipients${messagesDay.name.slice("messages".length)}`);
+      await dropDayPartition(server.ctx.database, "messages", messagesDay.name);
+      const messagesMs = Math.round(performance.now() - t1);
+      send({ type: "dropped", name: oldest.name, rows: oldest.rows, ms, messagesName: messagesDay.name, messageRows: messagesDay.rows, messagesMs });
     }
     if (msg.type === "stop") {
       await server.stop();
