@@ -9,7 +9,10 @@
  * after COMMIT), the accept latency p50/p99, how many were posted and the sustained
  * rate received and posted (all of them over the time to the last POST), and the
  * receive→POST latency p50/p99 (from the 250 to the receiver's request), and the
- * server process's CPU time per message (user + system, warm-up excluded).
+ * server process's CPU time per message (user + system, warm-up excluded),
+ * and the CPU per message of every process: the server's tree (its embedded
+ * PostgreSQL included, not a BENCH_DATABASE_URL server) and this one (the
+ * load client and the receiver).
  *
  * Env: BENCH_DURATION (s), BENCH_CONNECTIONS (default 16), BENCH_DATABASE_URL, BENCH_JSON=1, BENCH_APP_PROFILE=<dir>,
  * BENCH_WORKERS=off (receiving alone: nothing is posted).
@@ -17,6 +20,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
+import { processTree } from "../test/support/proc-stats";
 import { dataOf, openSmtpLoadSession, type SmtpLoadSession } from "./smtp-load-client";
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -87,7 +91,13 @@ async function main() {
       child.once("message", (msg: { type: string; cpuMs: number }) => resolve(msg.cpuMs));
       child.send({ type: "cpu" });
     });
+  // The server's tree (embedded PostgreSQL's backends included; exited ones through their parent's count) and this process.
+  const allCpuMs = () => {
+    const own = process.cpuUsage();
+    return processTree(child.pid!).reduce((sum, s) => sum + s.cpuMs + s.childrenCpuMs, 0) + (own.user + own.system) / 1000;
+  };
   const cpuStart = await cpuAt();
+  const allStart = allCpuMs();
   const started = performance.now();
   const until = started + duration * 1000;
   await Promise.all(
@@ -102,6 +112,7 @@ async function main() {
   const deadline = performance.now() + (process.env.BENCH_WORKERS === "off" ? 0 : 60_000);
   while (performance.now() < deadline && [...accepted.keys()].some((s) => !posted.has(s))) await new Promise((r) => setTimeout(r, 200));
   const serverCpuMs = (await cpuAt()) - cpuStart;
+  const allCpu = allCpuMs() - allStart;
   const delays = [...accepted].flatMap(([s, at]) => (posted.has(s) ? [posted.get(s)! - at] : [])).sort((a, b) => a - b);
   latencies.sort((a, b) => a - b);
   const figures = {
@@ -118,6 +129,7 @@ async function main() {
     receiveToPostP50: Math.round(percentile(delays, 50)),
     receiveToPostP99: Math.round(percentile(delays, 99)),
     serverCpuMsPerMessage: Number((serverCpuMs / Math.max(1, accepted.size)).toFixed(2)),
+    allCpuMsPerMessage: Number((allCpu / Math.max(1, accepted.size)).toFixed(2)),
   };
   if (process.env.BENCH_JSON) console.log(JSON.stringify(figures));
   else {
@@ -125,6 +137,7 @@ async function main() {
     console.log(`  received ${figures.received} (${figures.perSecond} msg/s), errors ${figures.errors}, accept p50 ${figures.acceptP50} ms p99 ${figures.acceptP99} ms`);
     console.log(`  posted ${figures.posted}/${figures.received} (${figures.postedPerSecond} msg/s received and posted, to the last POST), receive→POST p50 ${figures.receiveToPostP50} ms p99 ${figures.receiveToPostP99} ms`);
     console.log(`  server process CPU ${figures.serverCpuMsPerMessage} ms per message (received and posted)`);
+    console.log(`  all processes CPU ${figures.allCpuMsPerMessage} ms per message (server, its PostgreSQL, load client and receiver)`);
   }
   child.send({ type: "stop" });
   await new Promise<void>((r) => {

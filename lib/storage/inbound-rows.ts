@@ -1,7 +1,8 @@
 import { concatInTurns } from "../bytes-in-turns";
 import type { Queryable } from "./database";
-import { partitionIdent } from "./day-partitions";
-import { isRowDataError } from "./sqlstate";
+import { dayTableName, partitionIdent } from "./day-partitions";
+import { statementName } from "./prepared-sql";
+import { isRowDataError, sqlStateOf } from "./sqlstate";
 
 /**
  * SQL of the inbound tables (migration 0900, docs/contract.md §13). Every
@@ -78,6 +79,7 @@ export interface NewInboundMessage {
 /** Rows per INSERT statement, and raw bytes: a few statements per group commit, none of them huge. */
 const INSERT_MAX_ROWS = 500;
 const INSERT_MAX_BYTES = 8 * 1024 * 1024;
+const PREPARED_MAX_ROWS = 16;
 
 const INSERT_INBOUND_MESSAGES = `INSERT INTO inbound_messages (id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, size, raw, expires_at, received_at, next_attempt_at)
        VALUES`;
@@ -117,7 +119,10 @@ export async function insertInboundMessages(q: Queryable, messages: NewInboundMe
   for (let start = 0; start < messages.length; ) {
     const end = start + rowsOfOneInsert(messages, start);
     const values: unknown[] = [];
-    await q.query(`${INSERT_INBOUND_MESSAGES} ${valuesOf(messages.slice(start, end), values)}`, values);
+    const text = `${INSERT_INBOUND_MESSAGES} ${valuesOf(messages.slice(start, end), values)}`;
+    // Prepared for the group sizes a busy server makes (planning cost a fifth of running it); larger ones
+    // are rare and would each keep a plan on every connection.
+    await q.query(end - start <= PREPARED_MAX_ROWS ? { name: statementName(text), text, values } : { text, values });
     start = end;
   }
 }
@@ -197,19 +202,54 @@ function dayBoundsOf(receivedAt: Date | undefined): [Date | string, Date | strin
   return [new Date(start), new Date(start + DAY_MS)];
 }
 
-export const LOAD_FOR_POST = `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
-            CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key
+const LOAD_COLUMNS = `${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
+            CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key`;
+
+export const LOAD_FOR_POST = `SELECT ${LOAD_COLUMNS}
        FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1 AND m.received_at >= $2 AND m.received_at < $3`;
+
+/**
+ * The day table a message received at `receivedAt` is in, when that day's
+ * table was made before it (the hourly maintenance makes them days ahead;
+ * otherwise it is in the default table until moved). A statement on it plans
+ * in a tenth of the time of one on the parent, whose custom plan weighs every
+ * day table before pruning them (measured: 0.06 ms against 0.64 ms).
+ */
+function dayTableOf(receivedAt: Date): string {
+  return partitionIdent("inbound_messages", dayTableName("inbound_messages", Math.floor(receivedAt.getTime() / DAY_MS) * 86_400));
+}
+
+/** undefined_table: the day's table was never made (the row is in the default table) or has been dropped. */
+const UNDEFINED_TABLE = "42P01";
+
+/**
+ * A statement on the message's day table, then, when that table does not
+ * exist or does not hold it, the same on the parent (the default table, a
+ * table moved since). Never inside a transaction: the missing table's error
+ * would abort it.
+ */
+async function onDayTableFirst<R extends { rowCount: number | null }>(receivedAt: Date | undefined, onDay: (table: string) => Promise<R>, onParent: () => Promise<R>): Promise<R> {
+  if (receivedAt) {
+    try {
+      const result = await onDay(dayTableOf(receivedAt));
+      if ((result.rowCount ?? 0) > 0) return result;
+    } catch (err) {
+      if (sqlStateOf(err) !== UNDEFINED_TABLE) throw err;
+    }
+  }
+  return onParent();
+}
 
 /** What the posting job needs: the row (`payload` as its JSON text), its raw MIME and the account's signing key. */
 export async function loadInboundForPost(q: Queryable, key: InboundKey): Promise<(InboundMessageRow & { payload: string | null; raw: Buffer; signing_key: string }) | undefined> {
   const { id } = key;
   const [from_, to] = dayBoundsOf(key.receivedAt);
-  const { rows } = await q.query<InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string }>({
-    name: "mailroom_inbound_for_post",
-    text: LOAD_FOR_POST,
-    values: [id, from_, to],
-  });
+  type Loaded = InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string };
+  const { rows } = await onDayTableFirst(
+    key.receivedAt,
+    (table) => q.query<Loaded>(`SELECT ${LOAD_COLUMNS} FROM ${table} m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`, [id]),
+    () => q.query<Loaded>({ name: "mailroom_inbound_for_post", text: LOAD_FOR_POST, values: [id, from_, to] }),
+  );
   const row = rows[0];
   if (!row) return undefined;
   if (row.raw) return { ...row, raw: row.raw };
@@ -242,14 +282,20 @@ export interface InboundAttemptRow {
   error: string | null;
 }
 
-const RECORD_ATTEMPT = `WITH a AS (INSERT INTO inbound_attempts (inbound_message_id, attempted_at, duration_ms, status_code, body, error) VALUES ($1, $2, $3, $4, $5, $6))
-     UPDATE inbound_messages SET attempts = attempts + 1, status = $7, next_attempt_at = $8`;
+/** The message's update, then its attempt's insert from the row updated: a message gone leaves no attempt behind. */
+const recordAttemptSql = (table: string, set: string, where: string) =>
+  `WITH m AS (UPDATE ${table} SET attempts = attempts + 1, status = $7, next_attempt_at = $8${set} WHERE id = $1${where} RETURNING id)
+   INSERT INTO inbound_attempts (inbound_message_id, attempted_at, duration_ms, status_code, body, error)
+   SELECT m.id, $2::timestamptz, $3::int, $4::int, $5::text, $6::text FROM m`;
+const WITH_PAYLOAD = `,
+       payload = COALESCE(payload, convert_from($9::bytea, 'UTF8')::jsonb), subject = $10, from_email = $11, replied_to_message_id = $12::uuid`;
 
 /**
  * Records one POST and the message's new state, in one statement (its insert
  * and update in one WITH: atomic without BEGIN and COMMIT). The first post
  * also stores the JSON it sent (`payload`, when given and none is stored
  * yet), so a message is one update per attempt, not two (docs/adr/0801).
+ * Outside a transaction it goes to the message's day table first (dayTableOf).
  */
 export async function recordInboundAttempt(
   q: Queryable,
@@ -257,22 +303,18 @@ export async function recordInboundAttempt(
   attempt: { startedAt: Date; durationMs: number; statusCode: number; body: string; error?: string },
   state: { status: InboundStatus; nextAttemptAt: Date | null },
   payload?: PayloadToSave,
+  inTransaction = false,
 ): Promise<void> {
   const [from, to] = dayBoundsOf(key.receivedAt);
-  const values = [key.id, attempt.startedAt, Math.round(attempt.durationMs), attempt.statusCode, snippet(attempt.body), attempt.error ?? null, state.status, state.nextAttemptAt];
-  if (!payload) {
-    await q.query({ name: "mailroom_inbound_attempt", text: `${RECORD_ATTEMPT} WHERE id = $1 AND received_at >= $9 AND received_at < $10`, values: [...values, from, to] });
-    return;
-  }
+  const values: unknown[] = [key.id, attempt.startedAt, Math.round(attempt.durationMs), attempt.statusCode, snippet(attempt.body), attempt.error ?? null, state.status, state.nextAttemptAt];
   // The JSON's UTF-8 bytes go as a binary parameter: one copy into the wire buffer, where a
   // 14 MB string took two passes (its length, then its encoding) on the event loop.
-  await q.query({
-    name: "mailroom_inbound_attempt_with_payload",
-    text: `${RECORD_ATTEMPT},
-       payload = COALESCE(payload, convert_from($9::bytea, 'UTF8')::jsonb), subject = $10, from_email = $11, replied_to_message_id = $12
-       WHERE id = $1 AND received_at >= $13 AND received_at < $14`,
-    values: [...values, payload.payloadJson, payload.subject, payload.fromEmail, payload.repliedToMessageId, from, to],
-  });
+  if (payload) values.push(payload.payloadJson, payload.subject, payload.fromEmail, payload.repliedToMessageId);
+  const set = payload ? WITH_PAYLOAD : "";
+  const bounds = `AND received_at >= $${values.length + 1} AND received_at < $${values.length + 2}`;
+  const onParent = () =>
+    q.query({ name: payload ? "mailroom_inbound_attempt_with_payload" : "mailroom_inbound_attempt", text: recordAttemptSql("inbound_messages", set, ` ${bounds}`), values: [...values, from, to] });
+  await onDayTableFirst(inTransaction ? undefined : key.receivedAt, (table) => q.query(recordAttemptSql(table, set, ""), values), onParent);
 }
 
 /**
@@ -292,13 +334,13 @@ export async function recordFirstInboundAttempt(
 ): Promise<void> {
   try {
     if (inTransaction) await q.query("SAVEPOINT inbound_payload");
-    await recordInboundAttempt(q, key, attempt, state, payload);
+    await recordInboundAttempt(q, key, attempt, state, payload, inTransaction);
     if (inTransaction) await q.query("RELEASE SAVEPOINT inbound_payload");
   } catch (err) {
     if (!isRowDataError(err)) throw err;
     if (inTransaction) await q.query("ROLLBACK TO SAVEPOINT inbound_payload");
     const refused = `the posted JSON could not be stored (${(err as Error).message.slice(0, 200)})`;
-    await recordInboundAttempt(q, key, { ...attempt, error: attempt.error ? `${attempt.error}; ${refused}` : refused }, state);
+    await recordInboundAttempt(q, key, { ...attempt, error: attempt.error ? `${attempt.error}; ${refused}` : refused }, state, undefined, inTransaction);
   }
 }
 

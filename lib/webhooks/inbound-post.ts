@@ -15,6 +15,7 @@ import { startJobLoop } from "../queue/worker-loop";
 import { findAccountMessage, findRepliedMessage, loadInboundForPost, recordFirstInboundAttempt, recordInboundAttempt, type InboundKey, type PayloadToSave } from "../storage/inbound-rows";
 import { databaseFaultOf } from "../storage/unavailable";
 import type { Queryable } from "../storage/database";
+import { preparedSql } from "../storage/prepared-sql";
 import { withTransaction } from "../storage/transaction";
 import { createAgents, postJson, type AttemptResult, type PostOptions } from "./http-post";
 import { verdictOf, type AttemptVerdict } from "./retry-policy";
@@ -97,7 +98,7 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
     await withTransaction(ctx.database, async (tx) => {
       await recordAttempt(tx, true, key, attempt, { status, nextAttemptAt: next }, toSave);
       const payload = { inboundMessageId: row.id, attempts, receivedAt: row.received_at.getTime() };
-      await enqueueMany(ctx.boss, inboundPostQueue, [{ payload, startAfter: next }], tx.sql);
+      await enqueueMany(ctx.boss, inboundPostQueue, [{ payload, startAfter: next }], preparedSql(tx));
     });
   } else {
     // A final attempt is one statement (its insert and update in one WITH): atomic without BEGIN and COMMIT.
@@ -121,7 +122,7 @@ type AttemptState = Parameters<typeof recordInboundAttempt>[3];
 /** Records the attempt, with the JSON it posted when this was the first (docs/adr/0801). */
 async function recordAttempt(q: Queryable, inTransaction: boolean, key: InboundKey, attempt: Attempt, state: AttemptState, toSave: PayloadToSave | undefined): Promise<void> {
   if (toSave) await recordFirstInboundAttempt(q, inTransaction, key, attempt, state, toSave);
-  else await recordInboundAttempt(q, key, attempt, state);
+  else await recordInboundAttempt(q, key, attempt, state, undefined, inTransaction);
 }
 
 /** The first attempt's JSON, built from the raw message, with the fields the lists show. */
@@ -173,6 +174,8 @@ export async function startInboundPosting(
     pollIntervalMs: 1000,
     log: ctx.log,
     outage: (err, detail) => ctx.outage.report("inbound", err, detail) !== undefined,
+    // pg-boss's fetch and complete, planned on every call otherwise (as much as their run).
+    db: preparedSql(ctx.database),
     lease: options.lease,
     handler: (job) => postInboundMessage(ctx, job, post, { ...options, authResolver }),
   });

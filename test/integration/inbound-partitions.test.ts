@@ -3,10 +3,11 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maintainDayPartitions } from "../../lib/domain/day-partitions";
 import { purgeExpiredInboundMessages } from "../../lib/domain/inbound/retention";
-import { openDatabase } from "../../lib/storage/database";
+import { openDatabase, type Queryable } from "../../lib/storage/database";
 import { DAY, dayTableName, listDayPartitions } from "../../lib/storage/day-partitions";
 import { LOAD_FOR_POST, findInboundMessage, listInboundAttempts, loadInboundForPost, recordInboundAttempt } from "../../lib/storage/inbound-rows";
 import { migrate } from "../../lib/storage/migrate";
+import { withTransaction } from "../../lib/storage/transaction";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { createEmptyTestDatabase } from "../support/test-database";
@@ -99,6 +100,53 @@ describe("inbound messages partitioned by day", () => {
     await recordInboundAttempt(app.ctx.database, { id, receivedAt }, attempt, { status: "delivered", nextAttemptAt: null });
     expect((await findInboundMessage(app.ctx.database, accountId, id))?.status).toBe("delivered");
     expect(await listInboundAttempts(app.ctx.database, id)).toHaveLength(1);
+  });
+
+  it("reads and records a message on its day table in one statement, and on the parent when its day has no table", async () => {
+    const { accountId } = await createTestAccount(app.ctx, { name: "day-first", domain: "day-first.test" });
+    const statements: string[] = [];
+    const recording: Queryable = {
+      db: app.ctx.database.db,
+      query: (text, values) => {
+        statements.push(typeof text === "string" ? text : text.text);
+        return app.ctx.database.query(text, values);
+      },
+    };
+    const attempt = { startedAt: new Date(), durationMs: 5, statusCode: 500, body: "no" };
+    const pending = { status: "pending" as const, nextAttemptAt: new Date(Date.now() + 60_000) };
+
+    // Today: its day table was made ahead; one statement each, on that table.
+    const t = nowSeconds();
+    const today = await messageAt(pool, accountId, t, t + 7 * DAY, 0);
+    const todayKey = { id: today, receivedAt: new Date(t * 1000) };
+    expect((await loadInboundForPost(recording, todayKey))?.id).toBe(today);
+    await recordInboundAttempt(recording, todayKey, attempt, pending);
+    expect(statements).toHaveLength(2);
+    for (const text of statements) expect(text).toContain(`"${dayTableName(TABLE, dayOf(t))}"`);
+    expect((await findInboundMessage(app.ctx.database, accountId, today))?.attempts).toBe(1);
+
+    // A day with no table (the default table holds it): the day table's statement fails, the parent's finds it.
+    statements.length = 0;
+    const far = t + 900 * DAY;
+    const stray = await messageAt(pool, accountId, far, far + 7 * DAY, 0);
+    const { rows } = await pool.query("SELECT tableoid::regclass::text AS p FROM inbound_messages WHERE id = $1", [stray]);
+    expect(rows).toEqual([{ p: "inbound_messages_default" }]);
+    const strayKey = { id: stray, receivedAt: new Date(far * 1000) };
+    expect((await loadInboundForPost(recording, strayKey))?.id).toBe(stray);
+    await recordInboundAttempt(recording, strayKey, attempt, { status: "delivered", nextAttemptAt: null });
+    expect(statements).toHaveLength(4);
+    expect((await findInboundMessage(app.ctx.database, accountId, stray))?.status).toBe("delivered");
+    expect(await listInboundAttempts(app.ctx.database, stray)).toHaveLength(1);
+    // In a transaction the parent's statement only: a missing table's error would abort it.
+    await withTransaction(app.ctx.database, (tx) => recordInboundAttempt(tx, strayKey, attempt, pending, undefined, true));
+    expect(await listInboundAttempts(app.ctx.database, stray)).toHaveLength(2);
+    await pool.query("DELETE FROM inbound_messages WHERE id = $1", [stray]);
+
+    // A message gone (expired meanwhile) gets no attempt, on either path.
+    const gone = randomUUID();
+    await recordInboundAttempt(app.ctx.database, { id: gone, receivedAt: new Date(t * 1000) }, attempt, pending);
+    await recordInboundAttempt(app.ctx.database, { id: gone }, attempt, pending);
+    expect(await listInboundAttempts(app.ctx.database, gone)).toEqual([]);
   });
 
   it("drops a day whose every message has expired with their attempts, and only thins a day that holds a live one", async () => {

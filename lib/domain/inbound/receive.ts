@@ -11,6 +11,7 @@ import {
   wakeInboundPosting,
   type InboundRouteRow,
 } from "../../storage/inbound-rows";
+import { preparedSql } from "../../storage/prepared-sql";
 import { withTransaction } from "../../storage/transaction";
 import { candidateMatches, parseAddress } from "./route-match";
 
@@ -97,7 +98,8 @@ export async function storeInbound(deps: { database: Database; boss: PgBoss }, m
       deps.boss,
       inboundPostQueue,
       rows.map((r) => ({ payload: { inboundMessageId: r.id, attempts: 0, receivedAt: receivedAt.getTime() } })),
-      tx.sql,
+      // Prepared: pg-boss's insert planned on every commit cost as much as running it.
+      preparedSql(tx),
     );
     await wakeInboundPosting(tx);
   });
@@ -110,7 +112,7 @@ export async function retryInbound(deps: { database: Database; boss: PgBoss }, a
     const marked = await markForRetry(tx, accountId, id);
     if (marked === undefined) return false;
     const payload = { inboundMessageId: id, attempts: marked.attempts, receivedAt: marked.receivedAt.getTime() };
-    await enqueueMany(deps.boss, inboundPostQueue, [{ payload }], tx.sql);
+    await enqueueMany(deps.boss, inboundPostQueue, [{ payload }], preparedSql(tx));
     await wakeInboundPosting(tx);
     return true;
   });
