@@ -21,7 +21,7 @@ function fakeBoss(jobs: { id: string; data: unknown }[]) {
     getDb: () => ({
       // completeJobs ($1 ids, the queue's name in the text) and failJobForGood ($1 name, $2 id, $3 output), lib/storage/job-rows.ts.
       async executeSql(text: string, values: unknown[]) {
-        if (text.includes("'completed'") && text.includes("UNNEST")) completed.push(...(values[0] as string[]));
+        if (text.includes("'completed'") && text.includes("id = ANY($1::uuid[])")) completed.push(...(values[0] as string[]));
         else if (text.includes("'failed'")) failedForGood.push({ id: values[1] as string, reason: JSON.parse(values[2] as string).message });
         return { rows: [] };
       },

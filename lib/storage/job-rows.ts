@@ -43,10 +43,17 @@ export function queueTable(name: string): string {
 // eslint-disable-next-line no-restricted-syntax
 const queueTables = new Map<string, string>();
 
+/**
+ * `id = ANY($1)`, not pg-boss's `id IN (SELECT UNNEST($1))`: prepared, the
+ * latter's generic plan, made while the queue's table had never been
+ * analyzed, read every row of the queue through a bitmap scan and joined the
+ * ids to them (1.2 ms a call at 4,000 jobs, growing with the table); this one
+ * is the key's index scan unless the statistics say the table is empty.
+ */
 const COMPLETE = (name: string) => `
   WITH results AS (
     UPDATE ${queueTable(name)} SET completed_on = now(), state = 'completed', output = NULL
-     WHERE name = '${name}' AND id IN (SELECT UNNEST($1::uuid[])) AND state = 'active'
+     WHERE name = '${name}' AND id = ANY($1::uuid[]) AND state = 'active'
      RETURNING 1
   )
   SELECT count(*)::int AS count FROM results`;

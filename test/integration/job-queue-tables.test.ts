@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueTable } from "../../lib/storage/job-rows";
+import { completeJobs, queueTable } from "../../lib/storage/job-rows";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**
@@ -25,5 +25,26 @@ describe("each queue's job table", () => {
     );
     expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(["deliver", "notify", "inbound-post"]));
     for (const { name, table } of rows) expect(queueTable(name), name).toBe(table);
+  });
+
+  it("completes jobs through the key's index in the generic plan, however many jobs the queue's table holds", async () => {
+    const { pool } = app.ctx.database;
+    let complete = "";
+    await completeJobs({ executeSql: async (text: string) => void (complete = text) } as never, "inbound-post", ["x"]);
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      // Thousands of finished jobs the statistics have not seen (a table no ANALYZE has read yet).
+      await client.query(`INSERT INTO pgboss.job (name, state, data) SELECT 'inbound-post', 'completed', '{}' FROM generate_series(1, 3000)`);
+      await client.query(`PREPARE complete_jobs (uuid[]) AS ${complete}`);
+      await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      const plan = (await client.query<{ "QUERY PLAN": string }>("EXPLAIN EXECUTE complete_jobs ('{00000000-0000-0000-0000-000000000001}')")).rows.map((r) => r["QUERY PLAN"]).join("\n");
+      expect(plan).toMatch(/Index Cond: \(\(name = 'inbound-post'::text\) AND \(id = ANY \(\$1\)\)\)/);
+      expect(plan).not.toMatch(/Bitmap|Seq Scan/);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+      await client.query("DEALLOCATE ALL").catch(() => {});
+      client.release();
+    }
   });
 });
