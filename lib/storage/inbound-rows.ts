@@ -162,13 +162,16 @@ export interface InboundMessageRow {
   expires_at: Date;
 }
 
+/** The posted JSON's text: as posted since migration 1005, jsonb's text for rows stored before (docs/adr/0046). */
+const payloadText = (alias = "") => `COALESCE(${alias}payload_text, ${alias}payload::text) AS payload`;
+
 const MESSAGE_COLUMNS = `id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, subject, from_email,
   size, payload, replied_to_message_id, status, attempts, next_attempt_at, received_at, expires_at`;
 
 /** A message of the account, `payload` as its JSON text (or null before its first post): read back, never parsed here. */
 export async function findInboundMessage(q: Queryable, accountId: string, id: string): Promise<(InboundMessageRow & { payload: string | null }) | undefined> {
   const { rows } = await q.query<InboundMessageRow & { payload: string | null }>(
-    `SELECT ${MESSAGE_COLUMNS.replace("payload", "payload::text AS payload")} FROM inbound_messages WHERE id = $1 AND account_id = $2`,
+    `SELECT ${MESSAGE_COLUMNS.replace("payload", payloadText())} FROM inbound_messages WHERE id = $1 AND account_id = $2`,
     [id, accountId],
   );
   return rows[0];
@@ -202,7 +205,7 @@ function dayBoundsOf(receivedAt: Date | undefined): [Date | string, Date | strin
   return [new Date(start), new Date(start + DAY_MS)];
 }
 
-const LOAD_COLUMNS = `${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", "m.payload::text AS payload")},
+const LOAD_COLUMNS = `${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", payloadText("m."))},
             CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key`;
 
 export const LOAD_FOR_POST = `SELECT ${LOAD_COLUMNS}
@@ -215,12 +218,12 @@ export const LOAD_FOR_POST = `SELECT ${LOAD_COLUMNS}
  * in a tenth of the time of one on the parent, whose custom plan weighs every
  * day table before pruning them (measured: 0.06 ms against 0.64 ms).
  */
-function dayTableOf(receivedAt: Date): string {
+export function dayTableOf(receivedAt: Date): string {
   return partitionIdent("inbound_messages", dayTableName("inbound_messages", Math.floor(receivedAt.getTime() / DAY_MS) * 86_400));
 }
 
 /** undefined_table: the day's table was never made (the row is in the default table) or has been dropped. */
-const UNDEFINED_TABLE = "42P01";
+export const UNDEFINED_TABLE = "42P01";
 
 /**
  * A statement on the message's day table, then, when that table does not
@@ -240,24 +243,39 @@ async function onDayTableFirst<R extends { rowCount: number | null }>(receivedAt
   return onParent();
 }
 
+/** A row as the posting job loads it: `raw` null when it is read in pieces (withWholeRaw). */
+export type LoadedInboundRow = InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string };
 /** What the posting job needs: the row (`payload` as its JSON text), its raw MIME and the account's signing key. */
-export async function loadInboundForPost(q: Queryable, key: InboundKey): Promise<(InboundMessageRow & { payload: string | null; raw: Buffer; signing_key: string }) | undefined> {
-  const { id } = key;
+export type InboundForPost = InboundMessageRow & { payload: string | null; raw: Buffer; signing_key: string };
+
+/** The statement that loads a batch of rows from one day table (lib/storage/inbound-post-batches.ts). */
+export const loadFromDayTableSql = (table: string) => `SELECT ${LOAD_COLUMNS} FROM ${table} m JOIN accounts a ON a.id = m.account_id WHERE m.id = ANY($1::uuid[])`;
+
+export async function loadInboundForPost(q: Queryable, key: InboundKey): Promise<InboundForPost | undefined> {
+  const row = await loadInboundRowForPost(q, key);
+  return row && withWholeRaw(q, row, key);
+}
+
+/** The row alone: from its day table first, else from the parent (onDayTableFirst). */
+export async function loadInboundRowForPost(q: Queryable, key: InboundKey, dayTableTried = false): Promise<LoadedInboundRow | undefined> {
   const [from_, to] = dayBoundsOf(key.receivedAt);
-  type Loaded = InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string };
   const { rows } = await onDayTableFirst(
-    key.receivedAt,
-    (table) => q.query<Loaded>(`SELECT ${LOAD_COLUMNS} FROM ${table} m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`, [id]),
-    () => q.query<Loaded>({ name: "mailroom_inbound_for_post", text: LOAD_FOR_POST, values: [id, from_, to] }),
+    dayTableTried ? undefined : key.receivedAt,
+    (table) => q.query<LoadedInboundRow>(`SELECT ${LOAD_COLUMNS} FROM ${table} m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1`, [key.id]),
+    () => q.query<LoadedInboundRow>({ name: "mailroom_inbound_for_post", text: LOAD_FOR_POST, values: [key.id, from_, to] }),
   );
-  const row = rows[0];
-  if (!row) return undefined;
+  return rows[0];
+}
+
+/** The row with its raw MIME: a message over RAW_PIECE_BYTES is read in pieces, one statement each. Undefined when it is gone meanwhile. */
+export async function withWholeRaw(q: Queryable, row: LoadedInboundRow, key: InboundKey): Promise<InboundForPost | undefined> {
   if (row.raw) return { ...row, raw: row.raw };
+  const [from_, to] = dayBoundsOf(key.receivedAt);
   const pieces: Buffer[] = [];
   for (let from = 0; from < row.size; from += RAW_PIECE_BYTES) {
     const piece = await q.query<{ raw: Buffer }>(
       "SELECT substring(raw FROM $2 FOR $3) AS raw FROM inbound_messages WHERE id = $1 AND received_at >= $4 AND received_at < $5",
-      [id, from + 1, RAW_PIECE_BYTES, from_, to],
+      [key.id, from + 1, RAW_PIECE_BYTES, from_, to],
     );
     if (!piece.rows[0]) return undefined;
     pieces.push(piece.rows[0].raw);
@@ -288,7 +306,7 @@ const recordAttemptSql = (table: string, set: string, where: string) =>
    INSERT INTO inbound_attempts (inbound_message_id, attempted_at, duration_ms, status_code, body, error)
    SELECT m.id, $2::timestamptz, $3::int, $4::int, $5::text, $6::text FROM m`;
 const WITH_PAYLOAD = `,
-       payload = COALESCE(payload, convert_from($9::bytea, 'UTF8')::jsonb), subject = $10, from_email = $11, replied_to_message_id = $12::uuid`;
+       payload_text = COALESCE(payload_text, convert_from($9::bytea, 'UTF8')), subject = $10, from_email = $11, replied_to_message_id = $12::uuid`;
 
 /**
  * Records one POST and the message's new state, in one statement (its insert

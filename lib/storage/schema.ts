@@ -436,7 +436,9 @@ export const inboundMessages = pgTable("inbound_messages", {
   fromEmail: text("from_email").notNull().default(""),
   size: integer("size").notNull(),
   raw: bytea("raw").notNull(),
+  /** Rows stored before migration 1005; newer ones keep the posted text in payloadText. */
   payload: jsonb("payload"),
+  payloadText: text("payload_text"),
   repliedToMessageId: uuid("replied_to_message_id"),
   status: text("status").notNull().default("pending"),
   attempts: integer("attempts").notNull().default(0),

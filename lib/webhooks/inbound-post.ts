@@ -12,7 +12,21 @@ import { inboundPostQueue, type InboundPostJob } from "../jobs/inbound-post";
 import { listenForWork } from "../queue/listen";
 import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
 import { startJobLoop } from "../queue/worker-loop";
-import { findAccountMessage, findRepliedMessage, loadInboundForPost, recordFirstInboundAttempt, recordInboundAttempt, type InboundKey, type PayloadToSave } from "../storage/inbound-rows";
+import {
+  findAccountMessage,
+  findRepliedMessage,
+  loadInboundRowForPost,
+  recordFirstInboundAttempt,
+  recordInboundAttempt,
+  withWholeRaw,
+  type InboundForPost,
+  type InboundKey,
+  type LoadedInboundRow,
+  type PayloadToSave,
+} from "../storage/inbound-rows";
+import { loadInboundRowsForPost, recordFinalInboundAttempts, type FinalInboundAttempt } from "../storage/inbound-post-batches";
+import { createGroupCommit } from "../storage/group-commit";
+import { isRowDataError } from "../storage/sqlstate";
 import { databaseFaultOf } from "../storage/unavailable";
 import type { Queryable } from "../storage/database";
 import { preparedSql } from "../storage/prepared-sql";
@@ -60,11 +74,31 @@ export interface InboundPostOptions {
   authResolver?: DNSResolver;
 }
 
-export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, post: PostOptions, options: InboundPostOptions = {}): Promise<void> {
-  const row = await loadInboundForPost(ctx.database, {
-    id: job.inboundMessageId,
-    receivedAt: job.receivedAt === undefined ? undefined : new Date(job.receivedAt),
-  });
+/**
+ * How a post loads its row and records a final attempt: one statement each by
+ * default; the posting loop batches those of the posts that run at once
+ * (lib/storage/inbound-post-batches.ts).
+ */
+export interface InboundPostStatements {
+  loadRow(key: InboundKey): Promise<LoadedInboundRow | undefined>;
+  recordFinal(item: FinalInboundAttempt): Promise<void>;
+}
+
+const oneByOne = (q: Queryable): InboundPostStatements => ({
+  loadRow: (key) => loadInboundRowForPost(q, key),
+  recordFinal: async (item) => void (await recordFinalInboundAttempts(q, [item])),
+});
+
+export async function postInboundMessage(
+  ctx: AppContext,
+  job: InboundPostJob,
+  post: PostOptions,
+  options: InboundPostOptions = {},
+  statements: InboundPostStatements = oneByOne(ctx.database),
+): Promise<void> {
+  const jobKey = { id: job.inboundMessageId, receivedAt: job.receivedAt === undefined ? undefined : new Date(job.receivedAt) };
+  const loaded = await statements.loadRow(jobKey);
+  const row = loaded && (await withWholeRaw(ctx.database, loaded, jobKey));
   // Deleted (expired), done, or another job already made this attempt.
   if (!row || row.status !== "pending" || row.attempts !== job.attempts) return;
   // The JSON as first built, bytes straight to the post (and stored with its attempt); a retry reads the
@@ -102,12 +136,11 @@ export async function postInboundMessage(ctx: AppContext, job: InboundPostJob, p
     });
   } else {
     // A final attempt is one statement (its insert and update in one WITH): atomic without BEGIN and COMMIT.
-    await recordAttempt(ctx.database, false, key, attempt, { status, nextAttemptAt: null }, toSave);
+    await statements.recordFinal({ key, attempt, status: status as FinalInboundAttempt["status"], payload: toSave });
   }
   ctx.log.info({ inboundMessageId: row.id, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "inbound post attempt");
 }
 
-type InboundForPost = NonNullable<Awaited<ReturnType<typeof loadInboundForPost>>>;
 
 /** A failure to make a message into its JSON that says nothing about the database (a parser's, or the row's data). */
 class PayloadError extends Error {
@@ -168,6 +201,15 @@ export async function startInboundPosting(
   // Every message of a sender asks the same questions: one lookup each, kept a minute (docs/adr/0806).
   const authResolver = options.authResolver ?? cachedResolver<string[][] | string[]>((name, rrtype) => dns.resolve(name, rrtype) as Promise<string[][] | string[]>);
   const post: PostOptions = { timeoutMs: ctx.config.webhooks.timeoutMs, allowPrivate: ctx.config.webhooks.allowPrivate, resolver: options.resolver, agents };
+  // The posts that run at once share their statements: up to 16 rows loaded, 16 attempts recorded, by one.
+  const statements: InboundPostStatements = {
+    loadRow: createGroupCommit((keys: InboundKey[]) => loadInboundRowsForPost(ctx.database, keys), { maxBatch: 16, maxInFlight: 2 }),
+    recordFinal: createGroupCommit((items: FinalInboundAttempt[]) => recordFinalInboundAttempts(ctx.database, items), {
+      maxBatch: 16,
+      maxInFlight: 2,
+      isolate: isRowDataError,
+    }),
+  };
   const loop = startJobLoop(ctx.boss, {
     queue: inboundPostQueue,
     concurrency: options.concurrency ?? 16,
@@ -177,7 +219,7 @@ export async function startInboundPosting(
     // pg-boss's fetch and complete, planned on every call otherwise (as much as their run).
     db: preparedSql(ctx.database),
     lease: options.lease,
-    handler: (job) => postInboundMessage(ctx, job, post, { ...options, authResolver }),
+    handler: (job) => postInboundMessage(ctx, job, post, { ...options, authResolver }, statements),
   });
   const listener = await listenForWork(ctx.database.url, INBOUND_WAKE_CHANNEL, () => loop.notify(), ctx.log, { applicationName: "mailroom-inbound-listen" });
   return {

@@ -443,7 +443,7 @@ describe("inbound routes: receive, store, post", () => {
     expect((await addRoute(a.apiKey, "unstorable@a-mail.example", `${r.url}/unstorable`)).status).toBe(200);
     // The database refuses this one message's JSON (a check violation, class 23): what a payload jsonb cannot hold would do.
     const { pool } = app.ctx.database;
-    await pool.query("ALTER TABLE inbound_messages ADD CONSTRAINT test_unstorable CHECK (payload IS NULL OR original_recipient <> 'unstorable@a-mail.example')");
+    await pool.query("ALTER TABLE inbound_messages ADD CONSTRAINT test_unstorable CHECK (payload_text IS NULL OR original_recipient <> 'unstorable@a-mail.example')");
     try {
       const t = smtp();
       const info = await t.sendMail({ envelope: { from: "x@sender.example", to: ["unstorable@a-mail.example"] }, raw: "From: x@sender.example\r\nSubject: unstorable\r\n\r\nhi\r\n" });
@@ -475,6 +475,8 @@ describe("inbound routes: receive, store, post", () => {
     const [first, second] = await r.waitFor(2);
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
     expect(second!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
+    // The retry posts the bytes of the first attempt, as stored with it (docs/adr/0046).
+    expect(second!.body).toBe(first!.body);
     const id = verified(second!, b).MessageID;
     const detail = await until(
       () => api<{ Status: string; DeliveryAttempts: { ResponseCode: number; ResponseBody: string }[] }>(b.apiKey, `/api/v1/inbound/messages/${id}`),

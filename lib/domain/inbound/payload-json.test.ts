@@ -49,4 +49,11 @@ describe("storableText", () => {
     const back = JSON.parse(bytes.toString("utf8")) as InboundPayload;
     expect([back.TextBody, back.Headers[0]!.Value]).toEqual(["x\ufffdy", "\ufffd"]);
   });
+
+  it("keeps text that only looks like those escapes: a backslash and `u0000`, `ud800`, and a whole surrogate pair", async () => {
+    const strings = ["\\u0000", "\\ud800\\udc00", "😀", "\\\u0000"];
+    const bytes = await payloadJsonBytes({ payload: { ...payload([]), Headers: strings.map((Value) => ({ Name: "X", Value })) }, inlineContents: [] });
+    const back = JSON.parse(bytes.toString("utf8")) as InboundPayload;
+    expect(back.Headers.map((h) => h.Value)).toEqual(["\\u0000", "\\ud800\\udc00", "😀", "\\\ufffd"]);
+  });
 });

@@ -8,7 +8,10 @@ import { setImmediate as turn } from "node:timers/promises";
  * process.nextTick, which would carry a 10 MB message through a parser
  * without the event loop turning once (docs/adr/0803).
  */
-export function rawSlices(raw: Buffer, slice = 16 * 1024): Readable {
+/** The slice size: one slice is parsed without a turn of the event loop. */
+export const SLICE_BYTES = 16 * 1024;
+
+export function rawSlices(raw: Buffer, slice = SLICE_BYTES): Readable {
   return Readable.from(
     (async function* () {
       for (let i = 0; i < raw.length; i += slice) {
