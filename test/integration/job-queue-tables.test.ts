@@ -27,24 +27,30 @@ describe("each queue's job table", () => {
     for (const { name, table } of rows) expect(queueTable(name), name).toBe(table);
   });
 
-  it("completes jobs through the key's index in the generic plan, however many jobs the queue's table holds", async () => {
+  it("completes jobs through the key's index in the generic plan while the queue's table has no statistics, however many jobs it holds", async (t) => {
     const { pool } = app.ctx.database;
+    // PostgreSQL 15's generic plan is the bitmap scan of the whole queue for either form then (measured); 18's, the embedded one's, is not.
+    const version = (await pool.query<{ v: number }>("SELECT current_setting('server_version_num')::int AS v")).rows[0]!.v;
+    if (version < 180000) t.skip();
+    // A queue of its own: its table is new, never analyzed (as every queue's is on a new install).
+    const queue = `plan-check-${process.pid}-${Date.now()}`;
+    await app.ctx.boss.createQueue(queue);
     let complete = "";
-    await completeJobs({ executeSql: async (text: string) => void (complete = text) } as never, "inbound-post", ["x"]);
+    await completeJobs({ executeSql: async (text: string) => void (complete = text) } as never, queue, ["x"]);
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
-      // Thousands of finished jobs the statistics have not seen (a table no ANALYZE has read yet).
-      await client.query(`INSERT INTO pgboss.job (name, state, data) SELECT 'inbound-post', 'completed', '{}' FROM generate_series(1, 3000)`);
+      await client.query(`INSERT INTO pgboss.job (name, state, data) SELECT $1, 'completed', '{}' FROM generate_series(1, 3000)`, [queue]);
       await client.query(`PREPARE complete_jobs (uuid[]) AS ${complete}`);
       await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
       const plan = (await client.query<{ "QUERY PLAN": string }>("EXPLAIN EXECUTE complete_jobs ('{00000000-0000-0000-0000-000000000001}')")).rows.map((r) => r["QUERY PLAN"]).join("\n");
-      expect(plan).toMatch(/Index Cond: \(\(name = 'inbound-post'::text\) AND \(id = ANY \(\$1\)\)\)/);
+      expect(plan).toContain(`Index Cond: ((name = '${queue}'::text) AND (id = ANY ($1)))`);
       expect(plan).not.toMatch(/Bitmap|Seq Scan/);
     } finally {
       await client.query("ROLLBACK").catch(() => {});
       await client.query("DEALLOCATE ALL").catch(() => {});
       client.release();
+      await app.ctx.boss.deleteQueue(queue);
     }
   });
 });
