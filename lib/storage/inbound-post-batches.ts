@@ -106,7 +106,7 @@ const valuesOf = ({ key, attempt, status, payload }: FinalInboundAttempt): unkno
 async function recordOne(q: Queryable, item: FinalInboundAttempt): Promise<void> {
   const state = { status: item.status, nextAttemptAt: null };
   if (item.payload) await recordFirstInboundAttempt(q, false, item.key, item.attempt, state, item.payload);
-  else await recordInboundAttempt(q, item.key, item.attempt, state);
+  else await recordInboundAttempt(q, false, item.key, item.attempt, state);
 }
 
 /**

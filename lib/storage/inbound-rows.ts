@@ -313,15 +313,17 @@ const WITH_PAYLOAD = `,
  * and update in one WITH: atomic without BEGIN and COMMIT). The first post
  * also stores the JSON it sent (`payload`, when given and none is stored
  * yet), so a message is one update per attempt, not two (docs/adr/0801).
- * Outside a transaction it goes to the message's day table first (dayTableOf).
+ * Outside a transaction it goes to the message's day table first (dayTableOf);
+ * `inTransaction` (no default: a caller says which) sends it to the parent only,
+ * since a missing table's error would abort the transaction.
  */
 export async function recordInboundAttempt(
   q: Queryable,
+  inTransaction: boolean,
   key: InboundKey,
   attempt: { startedAt: Date; durationMs: number; statusCode: number; body: string; error?: string },
   state: { status: InboundStatus; nextAttemptAt: Date | null },
   payload?: PayloadToSave,
-  inTransaction = false,
 ): Promise<void> {
   const [from, to] = dayBoundsOf(key.receivedAt);
   const values: unknown[] = [key.id, attempt.startedAt, Math.round(attempt.durationMs), attempt.statusCode, snippet(attempt.body), attempt.error ?? null, state.status, state.nextAttemptAt];
@@ -346,19 +348,19 @@ export async function recordFirstInboundAttempt(
   q: Queryable,
   inTransaction: boolean,
   key: InboundKey,
-  attempt: Parameters<typeof recordInboundAttempt>[2],
-  state: Parameters<typeof recordInboundAttempt>[3],
+  attempt: Parameters<typeof recordInboundAttempt>[3],
+  state: Parameters<typeof recordInboundAttempt>[4],
   payload: PayloadToSave,
 ): Promise<void> {
   try {
     if (inTransaction) await q.query("SAVEPOINT inbound_payload");
-    await recordInboundAttempt(q, key, attempt, state, payload, inTransaction);
+    await recordInboundAttempt(q, inTransaction, key, attempt, state, payload);
     if (inTransaction) await q.query("RELEASE SAVEPOINT inbound_payload");
   } catch (err) {
     if (!isRowDataError(err)) throw err;
     if (inTransaction) await q.query("ROLLBACK TO SAVEPOINT inbound_payload");
     const refused = `the posted JSON could not be stored (${(err as Error).message.slice(0, 200)})`;
-    await recordInboundAttempt(q, key, { ...attempt, error: attempt.error ? `${attempt.error}; ${refused}` : refused }, state, undefined, inTransaction);
+    await recordInboundAttempt(q, inTransaction, key, { ...attempt, error: attempt.error ? `${attempt.error}; ${refused}` : refused }, state);
   }
 }
 

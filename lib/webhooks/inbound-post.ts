@@ -136,11 +136,10 @@ export async function postInboundMessage(
     });
   } else {
     // A final attempt is one statement (its insert and update in one WITH): atomic without BEGIN and COMMIT.
-    await statements.recordFinal({ key, attempt, status: status as FinalInboundAttempt["status"], payload: toSave });
+    await statements.recordFinal({ key, attempt, status: verdict.kind === "delivered" ? "delivered" : "failed", payload: toSave });
   }
   ctx.log.info({ inboundMessageId: row.id, status: result.statusCode, attempt: attempts, verdict: verdict.kind }, "inbound post attempt");
 }
-
 
 /** A failure to make a message into its JSON that says nothing about the database (a parser's, or the row's data). */
 class PayloadError extends Error {
@@ -149,13 +148,13 @@ class PayloadError extends Error {
   }
 }
 
-type Attempt = Parameters<typeof recordInboundAttempt>[2];
-type AttemptState = Parameters<typeof recordInboundAttempt>[3];
+type Attempt = Parameters<typeof recordInboundAttempt>[3];
+type AttemptState = Parameters<typeof recordInboundAttempt>[4];
 
 /** Records the attempt, with the JSON it posted when this was the first (docs/adr/0801). */
 async function recordAttempt(q: Queryable, inTransaction: boolean, key: InboundKey, attempt: Attempt, state: AttemptState, toSave: PayloadToSave | undefined): Promise<void> {
   if (toSave) await recordFirstInboundAttempt(q, inTransaction, key, attempt, state, toSave);
-  else await recordInboundAttempt(q, key, attempt, state, undefined, inTransaction);
+  else await recordInboundAttempt(q, inTransaction, key, attempt, state);
 }
 
 /** The first attempt's JSON, built from the raw message, with the fields the lists show. */

@@ -97,7 +97,7 @@ describe("inbound messages partitioned by day", () => {
     // A wrong day finds nothing rather than another row.
     expect(await loadInboundForPost(app.ctx.database, { id, receivedAt: new Date((t - 3 * DAY) * 1000) })).toBeUndefined();
     const attempt = { startedAt: new Date(), durationMs: 5, statusCode: 200, body: "ok" };
-    await recordInboundAttempt(app.ctx.database, { id, receivedAt }, attempt, { status: "delivered", nextAttemptAt: null });
+    await recordInboundAttempt(app.ctx.database, false, { id, receivedAt }, attempt, { status: "delivered", nextAttemptAt: null });
     expect((await findInboundMessage(app.ctx.database, accountId, id))?.status).toBe("delivered");
     expect(await listInboundAttempts(app.ctx.database, id)).toHaveLength(1);
   });
@@ -120,7 +120,7 @@ describe("inbound messages partitioned by day", () => {
     const today = await messageAt(pool, accountId, t, t + 7 * DAY, 0);
     const todayKey = { id: today, receivedAt: new Date(t * 1000) };
     expect((await loadInboundForPost(recording, todayKey))?.id).toBe(today);
-    await recordInboundAttempt(recording, todayKey, attempt, pending);
+    await recordInboundAttempt(recording, false, todayKey, attempt, pending);
     expect(statements).toHaveLength(2);
     for (const text of statements) expect(text).toContain(`"${dayTableName(TABLE, dayOf(t))}"`);
     expect((await findInboundMessage(app.ctx.database, accountId, today))?.attempts).toBe(1);
@@ -133,19 +133,19 @@ describe("inbound messages partitioned by day", () => {
     expect(rows).toEqual([{ p: "inbound_messages_default" }]);
     const strayKey = { id: stray, receivedAt: new Date(far * 1000) };
     expect((await loadInboundForPost(recording, strayKey))?.id).toBe(stray);
-    await recordInboundAttempt(recording, strayKey, attempt, { status: "delivered", nextAttemptAt: null });
+    await recordInboundAttempt(recording, false, strayKey, attempt, { status: "delivered", nextAttemptAt: null });
     expect(statements).toHaveLength(4);
     expect((await findInboundMessage(app.ctx.database, accountId, stray))?.status).toBe("delivered");
     expect(await listInboundAttempts(app.ctx.database, stray)).toHaveLength(1);
     // In a transaction the parent's statement only: a missing table's error would abort it.
-    await withTransaction(app.ctx.database, (tx) => recordInboundAttempt(tx, strayKey, attempt, pending, undefined, true));
+    await withTransaction(app.ctx.database, (tx) => recordInboundAttempt(tx, true, strayKey, attempt, pending));
     expect(await listInboundAttempts(app.ctx.database, stray)).toHaveLength(2);
     await pool.query("DELETE FROM inbound_messages WHERE id = $1", [stray]);
 
     // A message gone (expired meanwhile) gets no attempt, on either path.
     const gone = randomUUID();
-    await recordInboundAttempt(app.ctx.database, { id: gone, receivedAt: new Date(t * 1000) }, attempt, pending);
-    await recordInboundAttempt(app.ctx.database, { id: gone }, attempt, pending);
+    await recordInboundAttempt(app.ctx.database, false, { id: gone, receivedAt: new Date(t * 1000) }, attempt, pending);
+    await recordInboundAttempt(app.ctx.database, false, { id: gone }, attempt, pending);
     expect(await listInboundAttempts(app.ctx.database, gone)).toEqual([]);
   });
 
