@@ -29,7 +29,9 @@ function byDayTable(keys: InboundKey[]): { tables: Map<string, number[]>; dayles
   keys.forEach((key, i) => {
     if (!key.receivedAt) return void dayless.push(i);
     const table = dayTableOf(key.receivedAt);
-    tables.set(table, [...(tables.get(table) ?? []), i]);
+    const indexes = tables.get(table);
+    if (indexes) indexes.push(i);
+    else tables.set(table, [i]);
   });
   return { tables, dayless };
 }

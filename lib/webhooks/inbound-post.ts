@@ -15,7 +15,6 @@ import { startJobLoop } from "../queue/worker-loop";
 import {
   findAccountMessage,
   findRepliedMessage,
-  loadInboundRowForPost,
   recordFirstInboundAttempt,
   recordInboundAttempt,
   withWholeRaw,
@@ -75,26 +74,20 @@ export interface InboundPostOptions {
 }
 
 /**
- * How a post loads its row and records a final attempt: one statement each by
- * default; the posting loop batches those of the posts that run at once
- * (lib/storage/inbound-post-batches.ts).
+ * How a post loads its row and records a final attempt: the posting loop
+ * batches those of the posts that run at once (lib/storage/inbound-post-batches.ts).
  */
 export interface InboundPostStatements {
   loadRow(key: InboundKey): Promise<LoadedInboundRow | undefined>;
   recordFinal(item: FinalInboundAttempt): Promise<void>;
 }
 
-const oneByOne = (q: Queryable): InboundPostStatements => ({
-  loadRow: (key) => loadInboundRowForPost(q, key),
-  recordFinal: async (item) => void (await recordFinalInboundAttempts(q, [item])),
-});
-
 export async function postInboundMessage(
   ctx: AppContext,
   job: InboundPostJob,
   post: PostOptions,
-  options: InboundPostOptions = {},
-  statements: InboundPostStatements = oneByOne(ctx.database),
+  options: InboundPostOptions,
+  statements: InboundPostStatements,
 ): Promise<void> {
   const jobKey = { id: job.inboundMessageId, receivedAt: job.receivedAt === undefined ? undefined : new Date(job.receivedAt) };
   const loaded = await statements.loadRow(jobKey);
