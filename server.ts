@@ -19,6 +19,7 @@ import { resolveDashboardSecret } from "./lib/domain/dashboard-auth-secret";
 import type { AppContext } from "./lib/context";
 import { checkListenPorts } from "./lib/listen-ports";
 import { createLogger } from "./lib/logger";
+import { NODE_HEAP_FLAGS } from "./lib/node-heap-flags";
 import { createStopStack, openProcessContext } from "./lib/process-context";
 import { startWorkers, type WorkerOptions } from "./lib/workers/start-workers";
 import { startSupervisor, type Supervisor } from "./lib/workers/supervisor";
@@ -166,8 +167,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         child: {
           modulePath: path.join(import.meta.dirname, "bin", "mailroom.mjs"),
           args: ["worker"],
-          // Not the app's --import tsx (bin/mailroom.mjs registers it); its profiling flags, so `--cpu-prof` covers the workers too.
-          execArgv: process.execArgv.filter((a) => a.startsWith("--cpu-prof")),
+          // Not the app's --import tsx (bin/mailroom.mjs registers it): the heap flags of docs/adr/0047, and the
+          // app's profiling flags, so `--cpu-prof` covers the workers too.
+          execArgv: [...NODE_HEAP_FLAGS, ...process.execArgv.filter((a) => a.startsWith("--cpu-prof"))],
           // The app's own settings, its database (the embedded server it started) and its public URL (PORT=0).
           env: (index) => ({
             ...process.env,

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { NODE_HEAP_FLAGS } from "../../lib/node-heap-flags";
 import { freePort } from "../../lib/storage/embedded";
 
 export { freePort };
 
 /**
- * Starts the app as the README does (`tsx scripts/start.ts`, which builds
+ * Starts the app as `npm start` does (`tsx` with the heap flags, scripts/start.ts, which builds
  * the dashboard when .next/BUILD_ID is missing) and reads the first-start
  * report (API key, admin credentials) from its stdout.
  */
@@ -21,7 +22,7 @@ export interface StartedApp {
 
 export async function startApp(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<StartedApp> {
   if (!existsSync("node_modules/.bin/tsx")) throw new Error("run `npm install` first");
-  const child = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], {
+  const child = spawn("node_modules/.bin/tsx", [...NODE_HEAP_FLAGS, "scripts/start.ts"], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: false,

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { NODE_HEAP_FLAGS } from "../../lib/node-heap-flags";
 import { startCountingSink, type CountingSink } from "../support/counting-sink";
 import { activeDeliverJobs, describeReconciliation, reconcile, type Reconciliation } from "../support/final-events";
 import { BENCH_HTML, startPostLoad } from "../support/post-load";
@@ -51,6 +52,14 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("crash recovery of the defaul
     sink = await startCountingSink({ delayMs: 200 });
     topology = await startTopology({ dataDir, relayUrl: `smtp://127.0.0.1:${sink.port}` });
     const before = pool(topology.databaseUrl());
+    // The app and the worker processes it forks (after /readyz answers) run with the heap flags of `npm start` (docs/adr/0047).
+    const workers = await waitFor("the worker processes", async () => {
+      const forked = topology!.processes().filter((p) => p.role === "workers");
+      return forked.length > 0 ? forked : undefined;
+    }, 60_000, 50);
+    for (const p of [...topology.processes().filter((p) => p.role === "app"), ...workers]) {
+      expect(readFileSync(`/proc/${p.pid}/cmdline`, "utf8").split("\0"), `process ${p.pid} (${p.role})`).toEqual(expect.arrayContaining([...NODE_HEAP_FLAGS]));
+    }
     const account = await createUnlimitedAccount(topology.databaseUrl(), "Crash", "crash.example");
 
     const load = startPostLoad({ url: topology.url, apiKey: account.apiKey, connections: 8, stopOnError: true, html: BENCH_HTML, tag: "crash", fromEmail: "news@crash.example" });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { createAccount } from "../../lib/domain/accounts";
+import { NODE_HEAP_FLAGS } from "../../lib/node-heap-flags";
 import { openDatabase } from "../../lib/storage/database";
 import { clusterDirOf } from "../../lib/storage/postgres-as-root";
 import { freePort, waitFor } from "./processes";
@@ -120,8 +121,8 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
 
   const launch = async () => {
     if (out) out += "\n--- restart ---\n";
-    // `node --import tsx`, not the tsx CLI: one process, so the pid is the app's and its group's.
-    child = spawn(process.execPath, [...(options.execArgv ?? []), "--import", "tsx", "scripts/start.ts"], {
+    // `node --import tsx`, not the tsx CLI: one process, so the pid is the app's and its group's. The heap flags of `npm start` (docs/adr/0047).
+    child = spawn(process.execPath, [...NODE_HEAP_FLAGS, ...(options.execArgv ?? []), "--import", "tsx", "scripts/start.ts"], {
       cwd: root,
       env,
       detached: true, // its own process group
