@@ -75,3 +75,12 @@ export class DestinationLimiter {
     return n;
   }
 }
+
+/** The destination of a URL, for the limiter: its origin (scheme, host, port); an unparsable URL is its own. */
+export function destinationOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}

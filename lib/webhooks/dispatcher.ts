@@ -2,7 +2,7 @@ import type { AppContext } from "../context";
 import type { Database } from "../storage/database";
 import { createGroupCommit } from "../storage/group-commit";
 import type { NotifyJob } from "../jobs/notify";
-import { DestinationLimiter } from "./destination-limiter";
+import { DestinationLimiter, destinationOf } from "./destination-limiter";
 import { attemptNotification } from "./attempt";
 import { noteEndpointHealth, tellAdmins } from "./endpoint-health";
 import { defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher-options";
@@ -232,14 +232,6 @@ function groupBy<T, K>(items: T[], key: (t: T) => K): Map<K, T[]> {
   const out = new Map<K, T[]>();
   for (const item of items) out.set(key(item), [...(out.get(key(item)) ?? []), item]);
   return out;
-}
-
-function destinationOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -11,7 +11,7 @@ import { enqueueMany } from "../queue/boss";
 import { inboundPostQueue, type InboundPostJob } from "../jobs/inbound-post";
 import { listenForWork } from "../queue/listen";
 import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
-import { startJobLoop } from "../queue/worker-loop";
+import { SETTLED, startJobLoop } from "../queue/worker-loop";
 import {
   findAccountMessage,
   findRepliedMessage,
@@ -25,11 +25,14 @@ import {
 } from "../storage/inbound-rows";
 import { loadInboundRowsForPost, recordFinalInboundAttempts, type FinalInboundAttempt } from "../storage/inbound-post-batches";
 import { createGroupCommit } from "../storage/group-commit";
+import { completeJobs } from "../storage/job-rows";
 import { isRowDataError } from "../storage/sqlstate";
 import { databaseFaultOf } from "../storage/unavailable";
 import type { Queryable } from "../storage/database";
 import { preparedSql } from "../storage/prepared-sql";
 import { withTransaction } from "../storage/transaction";
+import { destinationOf } from "./destination-limiter";
+import { PostLanes } from "./post-lanes";
 import { createAgents, postJson, type AttemptResult, type PostOptions } from "./http-post";
 import { verdictOf, type AttemptVerdict } from "./retry-policy";
 import { standardWebhookSignatureInSteps } from "./signing";
@@ -41,7 +44,21 @@ import type { Resolver } from "./ssrf-guard";
  * Standard Webhooks headers (`webhook-id` the same on every attempt), on the
  * webhook retry schedule. A 403 or 406 answer stops the retries. Each
  * attempt is recorded, and the next one enqueued, in one transaction.
+ *
+ * One receiver cannot hold the posts of every account (docs/adr/0048): a
+ * worker process runs at most `perDestination` posts to one URL origin at
+ * once (post-lanes.ts). A job whose receiver has that many running waits at
+ * most `laneWaitMs` for one of them to end, and is then handed back (a new
+ * job due `deferMs` later, the same attempt count), its loop slot free for
+ * the next job.
  */
+
+/** Posts running to one receiver (URL origin) at once in one worker process: half the loop's slots. */
+export const INBOUND_POSTS_PER_DESTINATION = 8;
+/** How long a post waits for its receiver's slot: a receiver that answers in time frees one well within it. */
+export const INBOUND_LANE_WAIT_MS = 200;
+/** A job handed back because its receiver's posts did not end in time is due again after this. */
+export const INBOUND_DEFER_MS = 2_000;
 
 /** 2xx delivered; 403 and 406 refuse (no retry); anything else follows the schedule (docs/adr/0801). */
 export function inboundVerdictOf(statusCode: number, attemptsSoFar: number, scheduleMs: readonly number[]): AttemptVerdict {
@@ -71,6 +88,12 @@ export interface InboundPostOptions {
   resolver?: Resolver;
   /** DNS of the sender's SPF, DKIM and DMARC records (tests: internet DNS is outside). */
   authResolver?: DNSResolver;
+  /** Default INBOUND_POSTS_PER_DESTINATION. */
+  perDestination?: number;
+  /** Default INBOUND_LANE_WAIT_MS. */
+  laneWaitMs?: number;
+  /** Default INBOUND_DEFER_MS. */
+  deferMs?: number;
 }
 
 /**
@@ -80,20 +103,72 @@ export interface InboundPostOptions {
 export interface InboundPostStatements {
   loadRow(key: InboundKey): Promise<LoadedInboundRow | undefined>;
   recordFinal(item: FinalInboundAttempt): Promise<void>;
+  /** Completes the job and enqueues its copy for later, in one transaction (handBackInboundPosts). */
+  handBack(item: HandedBack): Promise<void>;
 }
 
+/** A job given back without an attempt: its payload and the id of the job that carried it. */
+export interface HandedBack {
+  job: InboundPostJob;
+  jobId: string;
+}
+
+/** Where a post waits for its receiver: the process's slots by destination, and how long it waits for one. */
+export interface InboundPostLanes {
+  lanes: PostLanes;
+  waitMs: number;
+}
+
+/** Hands jobs back: each one's copy due `delayMs` from now, the carrying jobs completed, in one transaction. */
+export async function handBackInboundPosts(ctx: Pick<AppContext, "database" | "boss">, items: HandedBack[], delayMs: number): Promise<void> {
+  const startAfter = new Date(Date.now() + delayMs);
+  await withTransaction(ctx.database, async (tx) => {
+    await enqueueMany(ctx.boss, inboundPostQueue, items.map((i) => ({ payload: i.job, startAfter })), preparedSql(tx));
+    await completeJobs(preparedSql(tx), inboundPostQueue.name, items.map((i) => i.jobId));
+  });
+}
+
+/**
+ * Works one job: resolves with nothing when the loop is to complete the job,
+ * with SETTLED when it was handed back (its receiver had all its posts running).
+ */
 export async function postInboundMessage(
   ctx: AppContext,
   job: InboundPostJob,
+  jobId: string,
+  post: PostOptions,
+  options: InboundPostOptions,
+  statements: InboundPostStatements,
+  lanes: InboundPostLanes,
+): Promise<void | typeof SETTLED> {
+  const jobKey = { id: job.inboundMessageId, receivedAt: job.receivedAt === undefined ? undefined : new Date(job.receivedAt) };
+  const loaded = await statements.loadRow(jobKey);
+  // Deleted (expired), done, or another job already made this attempt.
+  if (!loaded || loaded.status !== "pending" || loaded.attempts !== job.attempts) return;
+  // Before the message is read whole or made into its JSON: a job handed back costs only its load.
+  const release = await lanes.lanes.acquire(destinationOf(loaded.webhook_url), lanes.waitMs);
+  if (!release) {
+    await statements.handBack({ job, jobId });
+    return SETTLED;
+  }
+  try {
+    await attemptPost(ctx, jobKey, loaded, post, options, statements);
+  } finally {
+    release();
+  }
+}
+
+/** One attempt to post a loaded message: builds (or reads) its JSON, posts it, records the attempt. */
+async function attemptPost(
+  ctx: AppContext,
+  jobKey: InboundKey,
+  loaded: LoadedInboundRow,
   post: PostOptions,
   options: InboundPostOptions,
   statements: InboundPostStatements,
 ): Promise<void> {
-  const jobKey = { id: job.inboundMessageId, receivedAt: job.receivedAt === undefined ? undefined : new Date(job.receivedAt) };
-  const loaded = await statements.loadRow(jobKey);
-  const row = loaded && (await withWholeRaw(ctx.database, loaded, jobKey));
-  // Deleted (expired), done, or another job already made this attempt.
-  if (!row || row.status !== "pending" || row.attempts !== job.attempts) return;
+  const row = await withWholeRaw(ctx.database, loaded, jobKey);
+  if (!row) return;
   // The JSON as first built, bytes straight to the post (and stored with its attempt); a retry reads the
   // stored jsonb back as text (never parsed here).
   let body: Buffer | PayloadError;
@@ -189,6 +264,7 @@ export async function startInboundPosting(
   ctx: AppContext,
   options: InboundPostOptions & Partial<JobWorkerEnv> & { concurrency?: number } = {},
 ): Promise<{ stop(): Promise<void> }> {
+  const concurrency = options.concurrency ?? 16;
   const agents = createAgents(16);
   // Every message of a sender asks the same questions: one lookup each, kept a minute (docs/adr/0806).
   const authResolver = options.authResolver ?? cachedResolver<string[][] | string[]>((name, rrtype) => dns.resolve(name, rrtype) as Promise<string[][] | string[]>);
@@ -201,17 +277,25 @@ export async function startInboundPosting(
       maxInFlight: 2,
       isolate: isRowDataError,
     }),
+    handBack: createGroupCommit(
+      async (items: HandedBack[]) => {
+        await handBackInboundPosts(ctx, items, options.deferMs ?? INBOUND_DEFER_MS);
+        return items.map(() => undefined);
+      },
+      { maxBatch: 16, maxInFlight: 1 },
+    ),
   };
+  const lanes: InboundPostLanes = { lanes: new PostLanes(options.perDestination ?? INBOUND_POSTS_PER_DESTINATION), waitMs: options.laneWaitMs ?? INBOUND_LANE_WAIT_MS };
   const loop = startJobLoop(ctx.boss, {
     queue: inboundPostQueue,
-    concurrency: options.concurrency ?? 16,
+    concurrency,
     pollIntervalMs: 1000,
     log: ctx.log,
     outage: (err, detail) => ctx.outage.report("inbound", err, detail) !== undefined,
     // pg-boss's fetch and complete, planned on every call otherwise (as much as their run).
     db: preparedSql(ctx.database),
     lease: options.lease,
-    handler: (job) => postInboundMessage(ctx, job, post, { ...options, authResolver }, statements),
+    handler: (job, meta) => postInboundMessage(ctx, job, meta.id, post, { ...options, authResolver }, statements, lanes),
   });
   const listener = await listenForWork(ctx.database.url, INBOUND_WAKE_CHANNEL, () => loop.notify(), ctx.log, { applicationName: "mailroom-inbound-listen" });
   return {
