@@ -100,6 +100,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     // The delivery backlog, read by the process that accepts (docs/adr/0322): known before the first request.
     await ctx.backlog.sample();
     ctx.backlog.start();
+    // The received messages waiting to be posted, read by the process that runs the inbound SMTP server (docs/adr/0049).
+    await ctx.inboundBacklog.sample();
+    ctx.inboundBacklog.start();
     // Credentials a failed first start never printed are issued again only when this start prints them.
     const firstStart = await ensureFirstStart(ctx, { reissueUnshown: !config.quietStart });
     // Worker processes stop after HTTP has drained and before the database: their place on the stop stack is here.

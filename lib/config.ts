@@ -105,6 +105,8 @@ const envSchema = z.object({
   MAILROOM_INBOUND_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
   MAILROOM_INBOUND_RETENTION: z.string().default("7d"),
   MAILROOM_INBOUND_INLINE_BYTES: z.coerce.number().int().min(0).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+  // Received messages waiting to be posted past which mail for routes is answered 451 (docs/contract.md §13.3, docs/adr/0049); 0: never.
+  MAILROOM_INBOUND_MAX_BACKLOG: z.coerce.number().int().min(0).default(10_000),
   // SMTP submission (lib/submission, docs/smtp.md); unset ports take the defaults of lib/submission/ports.ts.
   MAILROOM_SUBMISSION_HOST: z.string().optional(),
   MAILROOM_SUBMISSION_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -353,6 +355,8 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       retentionMs: requireDuration("MAILROOM_INBOUND_RETENTION", e.MAILROOM_INBOUND_RETENTION),
       /** Attachments larger than this are posted as a signed, expiring download URL instead of base64. */
       inlineBytes: e.MAILROOM_INBOUND_INLINE_BYTES,
+      /** Received messages waiting for a post (due inbound-post jobs) past which mail for routes is answered 451; 0 turns it off. */
+      maxBacklog: e.MAILROOM_INBOUND_MAX_BACKLOG,
     },
     submission: {
       host: e.MAILROOM_SUBMISSION_HOST ?? e.HOST,

@@ -99,6 +99,13 @@ export interface AppContext {
    * 429 / 451 until the workers catch up (docs/contract.md §18, docs/adr/0322).
    */
   backlog: BacklogMonitor;
+  /**
+   * Received messages waiting to be posted to their routes, sampled on an
+   * interval once started (server.ts starts it, beside the inbound SMTP
+   * server): past MAILROOM_INBOUND_MAX_BACKLOG mail for routes is answered
+   * 451 until the posts catch up (docs/contract.md §13.3, docs/adr/0049).
+   */
+  inboundBacklog: BacklogMonitor;
   /** Where this process's inbound SMTP server listens, once started (lib/inbound/inbound-server.ts). */
   inbound: { address?: { host: string; port: number } };
 }

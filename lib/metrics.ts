@@ -25,6 +25,7 @@ export function createAppMetrics(
   /** The read replica's latest check (docs/adr/0037); absent or `none` without one. */
   replica?: () => ReplicaHealth,
   backlog?: Pick<BacklogMonitor, "depth">,
+  inboundBacklog?: Pick<BacklogMonitor, "depth">,
 ): AppMetrics {
   const deliveries = new Counter({
     name: "mailroom_deliveries_total",
@@ -132,18 +133,30 @@ export function createAppMetrics(
       },
     });
   }
-  // The delivery backlog's latest reading (docs/adr/0322: read on its interval, never per scrape); absent when not read.
+  // The backlogs' latest readings (docs/adr/0322, docs/adr/0049: read on their interval, never per scrape); absent when not read.
   if (backlog) {
-    new Gauge({
-      name: "mailroom_delivery_backlog_messages",
-      help: "Messages waiting for a delivery worker, counted up to MAILROOM_MAX_BACKLOG: at that value new mail is refused (429, SMTP 451)",
-      registers: [registry],
-      collect() {
-        const depth = backlog.depth();
-        this.reset();
-        if (depth !== undefined) this.set(depth);
-      },
-    });
+    backlogGauge(registry, backlog, "mailroom_delivery_backlog_messages", "Messages waiting for a delivery worker, counted up to MAILROOM_MAX_BACKLOG: at that value new mail is refused (429, SMTP 451)");
+  }
+  if (inboundBacklog) {
+    backlogGauge(
+      registry,
+      inboundBacklog,
+      "mailroom_inbound_backlog_messages",
+      "Received messages waiting to be posted to their routes, counted up to MAILROOM_INBOUND_MAX_BACKLOG: at that value mail for routes is answered 451",
+    );
   }
   return { deliveries, webhookAttempts };
+}
+
+function backlogGauge(registry: Registry, monitor: Pick<BacklogMonitor, "depth">, name: string, help: string): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const depth = monitor.depth();
+      this.reset();
+      if (depth !== undefined) this.set(depth);
+    },
+  });
 }

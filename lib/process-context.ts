@@ -14,9 +14,10 @@ import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
 import { deliverQueue } from "./jobs/deliver";
+import { inboundPostQueue } from "./jobs/inbound-post";
 import { setServerContext } from "./runtime";
 import { openDatabase, type Database } from "./storage/database";
-import { waitingDeliverEntries } from "./storage/delivery-backlog-rows";
+import { waitingDeliverEntries, waitingJobs } from "./storage/delivery-backlog-rows";
 import { ping } from "./storage/health-rows";
 import { createDiskMonitor, type DiskMonitor } from "./storage/disk-space";
 import { startEmbeddedPostgres } from "./storage/embedded";
@@ -91,6 +92,7 @@ export async function openProcessContext(
   stack.push(async () => {
     ctx.disk.stop();
     ctx.backlog.stop();
+    ctx.inboundBacklog.stop();
     ctx.outage.stop();
   });
   setServerContext(ctx);
@@ -122,6 +124,13 @@ export function buildAppContext(base: {
     read: (bound) => waitingDeliverEntries(base.database, deliverQueue.name, bound),
     log: base.log,
   });
+  const inboundBacklog = createBacklogMonitor({
+    max: base.config.inbound.maxBacklog,
+    intervalMs: 1_000,
+    read: (bound) => waitingJobs(base.database, inboundPostQueue.name, bound),
+    log: base.log,
+    label: { backlog: "inbound backlog (received messages waiting to be posted)", variable: "MAILROOM_INBOUND_MAX_BACKLOG" },
+  });
   // Single messages and batches share one group commit (docs/adr/0102, docs/adr/0126).
   const acceptUnit = createUnitAcceptor(base.database, base.boss);
   const acceptor = singleAcceptor(acceptUnit);
@@ -142,7 +151,7 @@ export function buildAppContext(base: {
     reads,
     publicUrl: base.config.publicUrl,
     httpMetrics,
-    metrics: createAppMetrics(httpMetrics.registry, base.database, disk, reads.health, backlog),
+    metrics: createAppMetrics(httpMetrics.registry, base.database, disk, reads.health, backlog, inboundBacklog),
     // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
     // Past MAILROOM_MAX_BACKLOG waiting messages, nothing new for the workers (docs/adr/0322); a scheduled send waits for its time anyway.
     accept: (acceptance) => {
@@ -159,6 +168,7 @@ export function buildAppContext(base: {
     outage: createOutageLog(base.log, () => ping(base.database)),
     disk,
     backlog,
+    inboundBacklog,
     deliveryLoader: createMessageLoader(base.database),
     roundWriter: createRoundWriter(base.database, base.boss),
     messageFacts: createMessageFactsWriter(base.database),

@@ -41,8 +41,10 @@ export interface BacklogMonitor {
 }
 
 export interface BacklogMonitorOptions {
-  /** MAILROOM_MAX_BACKLOG; 0 turns the check off. */
+  /** MAILROOM_MAX_BACKLOG (or the inbound one); 0 turns the check off. */
   max: number;
+  /** What the log lines name: the backlog and its variable (default the delivery backlog's). */
+  label?: { backlog: string; variable: string };
   intervalMs: number;
   /** Messages waiting for delivery, read up to `bound` (more than that may be reported as the bound). */
   read: (bound: number) => Promise<number>;
@@ -51,6 +53,7 @@ export interface BacklogMonitorOptions {
 
 export function createBacklogMonitor(options: BacklogMonitorOptions): BacklogMonitor {
   const { max, intervalMs, read, log } = options;
+  const { backlog, variable } = options.label ?? { backlog: "delivery backlog", variable: "MAILROOM_MAX_BACKLOG" };
   let latest: number | undefined;
   let timer: NodeJS.Timeout | undefined;
   let sampling: Promise<number | undefined> | undefined;
@@ -60,8 +63,8 @@ export function createBacklogMonitor(options: BacklogMonitorOptions): BacklogMon
     latest = depth;
     const full = depth !== undefined && depth >= max;
     // One line when refusing starts and one when it ends, never one per request.
-    if (full && !refusing) log.warn({ depth, max }, "delivery backlog at its maximum (MAILROOM_MAX_BACKLOG): new mail is refused until it drains");
-    if (!full && refusing) log.info({ depth, max }, "delivery backlog below its maximum again: accepting");
+    if (full && !refusing) log.warn({ depth, max }, `${backlog} at its maximum (${variable}): new mail is refused until it drains`);
+    if (!full && refusing) log.info({ depth, max }, `${backlog} below its maximum again: accepting`);
     refusing = full;
     return depth;
   };

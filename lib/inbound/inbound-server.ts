@@ -80,6 +80,11 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
       decideRecipient(ctx, secret, address.address).then(
         (decision) => {
           if (!decision) return callback(Object.assign(new Error("5.1.1 No such recipient here"), { responseCode: 550 }));
+          // Too many received messages wait for their posts (docs/adr/0049): the sender keeps this one and tries later.
+          // Reports (bounces, complaints, unsubscribes) are not posted anywhere and are always taken.
+          if (decision.kind === "route" && ctx.inboundBacklog.full()) {
+            return callback(Object.assign(new Error("4.3.2 Too many received messages waiting to be posted, try again later"), { responseCode: 451 }));
+          }
           mine.set(address.address, decision);
           callback();
         },

@@ -21,3 +21,20 @@ export async function waitingDeliverEntries(q: Queryable, deliverQueueName: stri
   const { rows } = await q.query<{ n: number }>(WAITING_ENTRIES, [deliverQueueName, bound]);
   return rows[0]!.n;
 }
+
+/**
+ * How many jobs of a queue are due and not yet fetched, counted up to
+ * `bound` by the same walk of pg-boss's partial index: the received messages
+ * waiting to be posted (`inbound-post`, one job each; docs/adr/0049).
+ */
+const WAITING_JOBS = `
+  SELECT count(*)::int AS n
+    FROM (SELECT 1 FROM pgboss.job
+           WHERE name = $1 AND state < 'active' AND start_after < now()
+           ORDER BY start_after
+           LIMIT $2) due`;
+
+export async function waitingJobs(q: Queryable, queueName: string, bound: number): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(WAITING_JOBS, [queueName, bound]);
+  return rows[0]!.n;
+}
