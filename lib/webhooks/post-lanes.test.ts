@@ -30,11 +30,11 @@ describe("PostLanes: slots per destination", () => {
   it("gives up a wait after maxWaitMs, and the slot freed later goes to the next in line, not to the one gone", async () => {
     const lanes = new PostLanes(1);
     const held = await lanes.acquire("d", 0);
+    const later = lanes.acquire("d", 1000);
     const started = Date.now();
     expect(await lanes.acquire("d", 50)).toBeUndefined();
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
-    expect(lanes.load("d")).toBe(1);
-    const later = lanes.acquire("d", 1000);
+    expect(lanes.load("d")).toBe(2);
     held!();
     const next = await later;
     expect(next).toBeTypeOf("function");
@@ -52,5 +52,23 @@ describe("PostLanes: slots per destination", () => {
     expect(a).toBeTypeOf("function");
     r!(); // a stale release does not free the slot a holds
     expect(await lanes.acquire("d", 0)).toBeUndefined();
+  });
+
+  it("once a wait was given up, gives up at once while the destination's slots stay taken, and waits again after one ends", async () => {
+    const lanes = new PostLanes(1);
+    const held = await lanes.acquire("d", 0);
+    expect(await lanes.acquire("d", 30)).toBeUndefined();
+    const started = Date.now();
+    expect(await lanes.acquire("d", 1000)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(20);
+    // Another destination is not affected.
+    expect(await lanes.acquire("e", 1000)).toBeTypeOf("function");
+    // A post of d ends: the next waits again, and gets the slot.
+    held!();
+    const again = await lanes.acquire("d", 0);
+    expect(again).toBeTypeOf("function");
+    const waiting = lanes.acquire("d", 1000);
+    again!();
+    expect(await waiting).toBeTypeOf("function");
   });
 });
