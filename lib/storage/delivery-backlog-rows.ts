@@ -10,12 +10,15 @@ import type { Queryable } from "./database";
  * least one entry, so the answer is exact up to the bound and at least the
  * bound past it, at a cost that never grows with the backlog.
  */
+const dueJobs = (column: string) => `
+  SELECT ${column} FROM pgboss.job
+   WHERE name = $1 AND state < 'active' AND start_after < now()
+   ORDER BY start_after
+   LIMIT $2`;
+
 const WAITING_ENTRIES = `
   SELECT coalesce(sum(CASE WHEN jsonb_typeof(data->'messages') = 'array' THEN jsonb_array_length(data->'messages') ELSE 1 END), 0)::int AS n
-    FROM (SELECT data FROM pgboss.job
-           WHERE name = $1 AND state < 'active' AND start_after < now()
-           ORDER BY start_after
-           LIMIT $2) due`;
+    FROM (${dueJobs("data")}) due`;
 
 export async function waitingDeliverEntries(q: Queryable, deliverQueueName: string, bound: number): Promise<number> {
   const { rows } = await q.query<{ n: number }>(WAITING_ENTRIES, [deliverQueueName, bound]);
@@ -27,12 +30,7 @@ export async function waitingDeliverEntries(q: Queryable, deliverQueueName: stri
  * `bound` by the same walk of pg-boss's partial index: the received messages
  * waiting to be posted (`inbound-post`, one job each; docs/adr/0049).
  */
-const WAITING_JOBS = `
-  SELECT count(*)::int AS n
-    FROM (SELECT 1 FROM pgboss.job
-           WHERE name = $1 AND state < 'active' AND start_after < now()
-           ORDER BY start_after
-           LIMIT $2) due`;
+const WAITING_JOBS = `SELECT count(*)::int AS n FROM (${dueJobs("1")}) due`;
 
 export async function waitingJobs(q: Queryable, queueName: string, bound: number): Promise<number> {
   const { rows } = await q.query<{ n: number }>(WAITING_JOBS, [queueName, bound]);

@@ -264,7 +264,6 @@ export async function startInboundPosting(
   ctx: AppContext,
   options: InboundPostOptions & Partial<JobWorkerEnv> & { concurrency?: number } = {},
 ): Promise<{ stop(): Promise<void> }> {
-  const concurrency = options.concurrency ?? 16;
   const agents = createAgents(16);
   // Every message of a sender asks the same questions: one lookup each, kept a minute (docs/adr/0806).
   const authResolver = options.authResolver ?? cachedResolver<string[][] | string[]>((name, rrtype) => dns.resolve(name, rrtype) as Promise<string[][] | string[]>);
@@ -288,7 +287,7 @@ export async function startInboundPosting(
   const lanes: InboundPostLanes = { lanes: new PostLanes(options.perDestination ?? INBOUND_POSTS_PER_DESTINATION), waitMs: options.laneWaitMs ?? INBOUND_LANE_WAIT_MS };
   const loop = startJobLoop(ctx.boss, {
     queue: inboundPostQueue,
-    concurrency,
+    concurrency: options.concurrency ?? 16,
     pollIntervalMs: 1000,
     log: ctx.log,
     outage: (err, detail) => ctx.outage.report("inbound", err, detail) !== undefined,

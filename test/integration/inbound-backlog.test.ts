@@ -4,7 +4,7 @@ import { getInboundAddress } from "../../lib/inbound/inbound-server";
 import { startWorkers, type RunningWorkers } from "../../lib/workers/start-workers";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { startReceiver, until, type Receiver } from "./webhooks-helpers";
+import { noSenderDns, startReceiver, until, type Receiver } from "./webhooks-helpers";
 
 /**
  * docs/contract.md §13.3: past MAILROOM_INBOUND_MAX_BACKLOG received
@@ -14,10 +14,6 @@ import { startReceiver, until, type Receiver } from "./webhooks-helpers";
  * workers) until the test starts it.
  */
 const MAX = 3;
-
-async function noDns(name: string, rrtype: string): Promise<string[][]> {
-  throw Object.assign(new Error(`no ${rrtype} for ${name}`), { code: "ENOTFOUND" });
-}
 
 describe("the inbound backlog pushes receiving back", () => {
   let app: TestApp;
@@ -77,7 +73,7 @@ describe("the inbound backlog pushes receiving back", () => {
   });
 
   it("receives again once the posts have caught up", async () => {
-    workers = await startWorkers(app.ctx, { workers: true, inbound: false, maintenance: false, inboundPost: { authResolver: noDns } });
+    workers = await startWorkers(app.ctx, { workers: true, inbound: false, maintenance: false, inboundPost: { authResolver: noSenderDns } });
     await receiver.waitFor(MAX, 30_000);
     await until(() => app.ctx.inboundBacklog.sample(), (n) => n === 0, 30_000);
     expect((await send("in@backlog-in.example", "after the drain")).response).toMatch(/^250 /);

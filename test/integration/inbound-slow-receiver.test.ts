@@ -4,7 +4,7 @@ import type { CreatedAccount } from "../../lib/domain/accounts";
 import { getInboundAddress } from "../../lib/inbound/inbound-server";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { startReceiver, until, type Receiver } from "./webhooks-helpers";
+import { noSenderDns, startReceiver, until, type Receiver } from "./webhooks-helpers";
 
 /**
  * One account's receiver that never answers holds at most `perDestination`
@@ -21,10 +21,6 @@ const TIMEOUT_MS = 8_000;
 // How soon the other account's posts must arrive: well before that timeout, with room for a loaded machine.
 const FAST_WITHIN_MS = 5_000;
 
-async function noDns(name: string, rrtype: string): Promise<string[][]> {
-  throw Object.assign(new Error(`no ${rrtype} for ${name}`), { code: "ENOTFOUND" });
-}
-
 describe("inbound posts: a receiver that hangs", () => {
   let app: TestApp;
   let slowAccount: CreatedAccount;
@@ -40,7 +36,7 @@ describe("inbound posts: a receiver that hangs", () => {
         MAILROOM_WEBHOOK_RETRY_SCHEDULE: "1s,1s,1s,1s,1s",
         MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: "10000",
       },
-      { workers: { inboundPost: { authResolver: noDns, perDestination: PER_DESTINATION, deferMs: 300 } } },
+      { workers: { inboundPost: { authResolver: noSenderDns, perDestination: PER_DESTINATION, deferMs: 300 } } },
     );
     slowAccount = await createTestAccount(app.ctx, { name: "Slow receiver", domain: "slow-in.example" });
     fastAccount = await createTestAccount(app.ctx, { name: "Fast receiver", domain: "fast-in.example" });

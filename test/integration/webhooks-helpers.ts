@@ -136,5 +136,10 @@ export async function until<T>(probe: () => Promise<T>, accept: (v: T) => boolea
   }
 }
 
+/** Sender-authentication DNS that knows no name (inbound posting's SPF, DKIM and DMARC lookups: internet DNS is outside the tests). */
+export async function noSenderDns(name: string, rrtype: string): Promise<string[][]> {
+  throw Object.assign(new Error(`no ${rrtype} for ${name}`), { code: "ENOTFOUND" });
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
