@@ -121,7 +121,7 @@ test("a reply sent over SMTP is posted, listed, shown with its details, retried 
     await expect(page.getByTestId("inbound-attempt")).toContainText("thanks-from-the-app");
     // The HTML is in the sandbox's frame: no scripts (its title stays), the body shown.
     const frame = page.getByTestId("inbound-html");
-    await expect(frame).toHaveAttribute("sandbox", "allow-popups allow-popups-to-escape-sandbox");
+    await expect(frame).toHaveAttribute("sandbox", "allow-popups");
     await expect(page.frameLocator('[data-testid="inbound-html"]').locator("b")).toHaveText("it works");
     expect(await page.title()).not.toContain("pwned");
     await shot(page, "inbound-detail");

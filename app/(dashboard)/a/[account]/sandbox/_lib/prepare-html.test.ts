@@ -27,6 +27,14 @@ describe("prepareSandboxHtml", () => {
     expect(out.doc).toContain('<head><base target="_blank">');
   });
 
+  it("makes every link and image-map area noopener ahead of the message's own rel (the first of a repeated attribute wins)", async () => {
+    const out = await prepareSandboxHtml('<a rel="opener" href="https://e.test/" target="_blank">x</a><map><area rel=opener href="https://e.test/a"></map><abbr>y</abbr><a\thref="/t/c/c.x.1.0.sig">z</a>', []);
+    expect(out.doc).toBe(
+      '<base target="_blank"><a rel="noopener noreferrer" rel="opener" href="https://e.test/" target="_blank">x</a><map><area rel="noopener noreferrer" rel=opener href="https://e.test/a"></map><abbr>y</abbr>' +
+        '<a rel="noopener noreferrer"\thref="/t/c/c.x.1.0.sig">z</a>',
+    );
+  });
+
   it("recognises only real tracking paths", () => {
     expect(trackingPath("https://x.test/t/u/u.abc.2.sig", "u")).toBe("/t/u/u.abc.2.sig");
     expect(trackingPath("javascript:alert(1)", "c")).toBeNull();
@@ -45,8 +53,8 @@ describe("prepareSandboxHtml", () => {
       { text: "e\uFFFD", href: "https://e.test/?a=1&b=\uFFFD", tracked: false },
     ]);
     expect(out.doc).toBe(
-      '<HTML><HEAD data-x="1"><base target="_blank"></HEAD><BODY><A HREF="/t/c/c.x.1.0.sig">Go &amp; <b>see</b></A>' +
-        '<a href="https://e.test/?a=1&amp;b=&#x110000;">e&#x110000;</a><!-- <img src="http://h.test/t/o/o.x.1.sig"> -->' +
+      '<HTML><HEAD data-x="1"><base target="_blank"></HEAD><BODY><A rel="noopener noreferrer" HREF="/t/c/c.x.1.0.sig">Go &amp; <b>see</b></A>' +
+        '<a rel="noopener noreferrer" href="https://e.test/?a=1&amp;b=&#x110000;">e&#x110000;</a><!-- <img src="http://h.test/t/o/o.x.1.sig"> -->' +
         '<td background="data:image/gif;base64,R0="></td></BODY></HTML>',
     );
   });

@@ -8,7 +8,10 @@
  *   same origin, so following one goes through the real redirect handler;
  * - `cid:` images become data: URLs of the message's inline parts;
  * - a `<base target="_blank">` opens links in a new tab (the iframe may
- *   open popups but runs no script and cannot navigate the dashboard).
+ *   open popups but runs no script and cannot navigate the dashboard);
+ * - every `<a>` and `<area>` gets `rel="noopener noreferrer"` as its first
+ *   attribute (the first of a repeated attribute wins), so a message's own
+ *   `rel="opener"` gives the new tab no handle on the frame (ADR 0601).
  */
 
 import { escapeAttribute, scanHtml, type HtmlAttribute } from "@/lib/tracking/tracking-html";
@@ -43,6 +46,9 @@ export function trackingPath(url: string, kind: "o" | "c" | "u"): string | null 
   }
 }
 
+/** Put right after a link's tag name: ahead of the message's own rel, which the browser then ignores. */
+const NO_OPENER = ' rel="noopener noreferrer"';
+
 /** How much of a link's text the list beside the message shows. */
 const LINK_TEXT_MAX = 200;
 
@@ -64,6 +70,11 @@ export async function prepareSandboxHtml(html: string, inline: InlinePart[]): Pr
     attributes: new Set(["src", "href", "background"]),
     openTag(tag) {
       const attr = (name: string) => tag.attributes.find((a) => a.name === name);
+      // First: the edits go in document order, and this one precedes every attribute's.
+      if (tag.name === "a" || tag.name === "area") {
+        const afterName = tag.start + 1 + tag.name.length;
+        edits.push({ start: afterName, end: afterName, text: NO_OPENER });
+      }
       const src = attr("src");
       if (tag.name === "img" && src && !src.truncated) {
         const path = trackingPath(src.value.trim(), "o");
