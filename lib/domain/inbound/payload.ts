@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { authenticate, type DNSResolver } from "mailauth";
+import type { DNSResolver } from "mailauth";
 import { messageText } from "../../tracking/html-text";
 import type { Readable } from "node:stream";
 import { rawSlices, SLICE_BYTES } from "./slices";
@@ -7,6 +7,10 @@ import { simpleParser, type AddressObject, type EmailAddress } from "mailparser"
 import { parseAddress } from "./route-match";
 import { mailroomReferences } from "./references";
 import { strippedTextReply } from "./stripped-reply";
+import { authenticationOf, type Authentication } from "./authentication";
+
+// Moved to authentication.ts (docs/adr/0808); bench/inbound-stages.ts imports it from here.
+export { authenticationOf };
 
 /**
  * The JSON posted to a route (docs/contract.md §13.4): Postmark's inbound
@@ -61,7 +65,7 @@ export interface InboundPayload {
   Headers: { Name: string; Value: string }[];
   Attachments: InboundAttachment[];
   RepliedToMessageID: string | null;
-  Authentication: { SPF: string; DKIM: string; DMARC: string };
+  Authentication: Authentication;
 }
 
 export interface PayloadInput {
@@ -110,36 +114,6 @@ function full(a: EmailAddress): AddressFull {
 function text(value: AddressObject | AddressObject[] | undefined): string {
   if (value === undefined) return "";
   return (Array.isArray(value) ? value : [value]).map((o) => o.text).join(", ");
-}
-
-const verdict = (status: { result?: string } | undefined | false): string => (status && status.result ? status.result : "none");
-
-/** SPF, DKIM and DMARC of the message with mailauth; `temperror` when DNS does not answer in time. */
-export async function authenticationOf(input: Pick<PayloadInput, "raw" | "envelope" | "resolver" | "mta">, timeoutMs = 15_000): Promise<InboundPayload["Authentication"]> {
-  const work = authenticate(slices(input.raw), {
-    ip: input.envelope.remoteIp || undefined,
-    helo: input.envelope.helo || undefined,
-    sender: input.envelope.mailFrom || undefined,
-    mta: input.mta,
-    resolver: input.resolver,
-    disableArc: true,
-    disableBimi: true,
-  }).then((r) => ({
-    SPF: input.envelope.remoteIp ? verdict(r.spf ? r.spf.status : false) : "none",
-    DKIM: r.dkim.results.length ? verdict(r.dkim.results.find((d) => d.status.result === "pass")?.status ?? r.dkim.results[0]!.status) : "none",
-    DMARC: verdict(r.dmarc ? r.dmarc.status : false),
-  }));
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<InboundPayload["Authentication"]>((resolve) => {
-    timer = setTimeout(() => resolve({ SPF: "temperror", DKIM: "temperror", DMARC: "temperror" }), timeoutMs);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } catch {
-    return { SPF: "temperror", DKIM: "temperror", DMARC: "temperror" };
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** A payload as built from the raw message: `Content` empty, each inline attachment's bytes beside it, by position. */
