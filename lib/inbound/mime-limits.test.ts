@@ -23,4 +23,11 @@ describe("inbound MIME limits", () => {
     const headers = Array.from({ length: 3000 }, (_, i) => `X-H${i}: v`).join("\r\n");
     expect(await mimeLimitViolation(Buffer.from(`${headers}\r\n\r\nbody\r\n`))).toMatch(/header/);
   });
+  it("refuses more than 50 DKIM-Signature fields in the message's header, not in a forwarded message", async () => {
+    const sigs = (n: number) => Array.from({ length: n }, (_, i) => `DKIM-Signature: v=1; a=rsa-sha256; d=d${i}.example; s=s; l=${i}; bh=A; b=B`).join("\r\n");
+    expect(await mimeLimitViolation(Buffer.from(`${sigs(50)}\r\nFrom: a@example.org\r\n\r\nbody\r\n`))).toBeUndefined();
+    expect(await mimeLimitViolation(Buffer.from(`${sigs(51)}\r\nFrom: a@example.org\r\n\r\nbody\r\n`))).toBe("more than 50 DKIM-Signature fields");
+    const forwarded = `From: a@example.org\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="x"\r\n\r\n--x\r\nContent-Type: message/rfc822\r\n\r\n${sigs(60)}\r\nFrom: b@example.net\r\n\r\nold\r\n--x--\r\n`;
+    expect(await mimeLimitViolation(Buffer.from(forwarded))).toBeUndefined();
+  });
 });

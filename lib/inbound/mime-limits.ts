@@ -6,8 +6,10 @@ import { rawSlices } from "../domain/inbound/slices";
 /**
  * The structure of a message for an inbound route, checked before it is
  * stored (docs/adr/0802): at most `maxParts` MIME parts, nested at most
- * `maxDepth` deep, `maxHeaderLines` header fields in all and `maxHeadBytes`
- * of header per part. Read by mailsplit (the splitter mailparser is built
+ * `maxDepth` deep, `maxHeaderLines` header fields in all, `maxHeadBytes`
+ * of header per part and `maxDkimSignatures` DKIM-Signature fields in the
+ * message's own header (docs/adr/0808: a verifier hashes the body once per
+ * signature's length and canonicalisation). Read by mailsplit (the splitter mailparser is built
  * on), streaming in slices so that the event loop turns between them; a
  * message over a limit is refused with a clear SMTP reply and never stored.
  */
@@ -17,9 +19,10 @@ export interface MimeLimits {
   maxDepth: number;
   maxHeaderLines: number;
   maxHeadBytes: number;
+  maxDkimSignatures: number;
 }
 
-export const INBOUND_MIME_LIMITS: MimeLimits = { maxParts: 500, maxDepth: 20, maxHeaderLines: 2000, maxHeadBytes: 256 * 1024 };
+export const INBOUND_MIME_LIMITS: MimeLimits = { maxParts: 500, maxDepth: 20, maxHeaderLines: 2000, maxHeadBytes: 256 * 1024, maxDkimSignatures: 50 };
 
 const SLICE = 16 * 1024;
 
@@ -42,6 +45,10 @@ export async function mimeLimitViolation(raw: Buffer, limits: MimeLimits = INBOU
       if (depth > limits.maxDepth) return done(new LimitExceeded(`MIME parts nested more than ${limits.maxDepth} deep`));
       headerLines += node.headers ? node.headers.getList().length : 0;
       if (headerLines > limits.maxHeaderLines) return done(new LimitExceeded(`more than ${limits.maxHeaderLines} header fields`));
+      // Only the message's own header counts: a forwarded message's signatures are body to this one.
+      if (!node.parentNode && node.headers && node.headers.get("dkim-signature").length > limits.maxDkimSignatures) {
+        return done(new LimitExceeded(`more than ${limits.maxDkimSignatures} DKIM-Signature fields`));
+      }
       done();
     },
   });
