@@ -287,9 +287,9 @@ test.describe("the session secret is not in the database", () => {
     }
   }
 
-  async function forge(secret: string, email: string, sv: number): Promise<string> {
+  async function forge(secret: string, owner: { id: string; email: string; session_version: number }): Promise<string> {
     const token = await encode({
-      token: { email, name: "Admin", sub: randomBytes(8).toString("hex"), role: "admin", provider: "credentials", mustChangePassword: false, sv },
+      token: { email: owner.email, name: "Admin", sub: randomBytes(8).toString("hex"), role: "admin", provider: "credentials", mustChangePassword: false, uid: owner.id, sv: owner.session_version },
       secret,
       salt: SESSION_COOKIE,
     });
@@ -314,10 +314,10 @@ test.describe("the session secret is not in the database", () => {
     expect(secret.length).toBeGreaterThanOrEqual(32);
 
     own = openDatabase((await startEmbeddedPostgres({ dataDir, port: 0 })).url, { max: 2 });
-    const { rows: admin } = await own.pool.query<{ email: string; session_version: number }>("SELECT email, session_version FROM staff_users WHERE is_owner LIMIT 1");
+    const { rows: admin } = await own.pool.query<{ id: string; email: string; session_version: number }>("SELECT id, email, session_version FROM staff_users WHERE is_owner LIMIT 1");
     const owner = admin[0]!;
     // The control: a cookie sealed with the real secret opens the owner's Accounts page.
-    const real = await fetch(`${app.url}/accounts`, { headers: { Cookie: await forge(secret, owner.email, owner.session_version) }, redirect: "manual" });
+    const real = await fetch(`${app.url}/accounts`, { headers: { Cookie: await forge(secret, owner) }, redirect: "manual" });
     expect(real.status).toBe(200);
 
     // An old installation's row, as a backup of one would hold it: moved out on the next start, useless afterwards.
@@ -326,7 +326,7 @@ test.describe("the session secret is not in the database", () => {
     const { rows: settings } = await own.pool.query<{ key: string; value: string }>("SELECT key, value FROM instance_settings");
     expect(settings.some((r) => r.value === secret)).toBe(false);
     for (const { key, value } of settings) {
-      const res = await fetch(`${app.url}/accounts`, { headers: { Cookie: await forge(value, owner.email, owner.session_version) }, redirect: "manual" });
+      const res = await fetch(`${app.url}/accounts`, { headers: { Cookie: await forge(value, owner) }, redirect: "manual" });
       expect(res.status, `a cookie forged with instance_settings.${key}`).not.toBe(200);
       expect(res.headers.get("location") ?? "", key).toMatch(/\/login/);
     }
@@ -345,7 +345,7 @@ test.describe("the session secret is not in the database", () => {
     const after = await own.pool.query("SELECT value FROM instance_settings WHERE key = 'dashboard.auth_secret' OR value = $1", [stolen]);
     expect(after.rowCount).toBe(0);
     // Its sessions go on (the secret is the same), the database no longer holds it.
-    const moved = await fetch(`${app.url}/accounts`, { headers: { Cookie: await forge(stolen, owner.email, owner.session_version) }, redirect: "manual" });
+    const moved = await fetch(`${app.url}/accounts`, { headers: { Cookie: await forge(stolen, owner) }, redirect: "manual" });
     expect(moved.status).toBe(200);
   });
 });

@@ -67,6 +67,48 @@ describe("Auth.js configuration", () => {
     for (const bad of ["credentials", "throttled-", "throttled-12x", "throttled-1234567", undefined, ["throttled-5"]]) expect(throttledSeconds(bad)).toBeUndefined();
   });
 
+  it("binds a session to the staff row's id: another row with the same email, or a session without an id, ends it (ADR 0509)", async () => {
+    const ann = { id: "00000000-0000-4000-8000-0000000000a1", email: "ann@example.com", name: "Ann", role: "admin", createdAt: new Date(), lastLoginAt: null, mustChangePassword: false, isOwner: false, sessionVersion: 0 };
+    let rows: unknown[] = [ann];
+    let reads = 0;
+    const db = {
+      select: () => ({
+        from: () => ({
+          where: async () => {
+            reads++;
+            return rows;
+          },
+        }),
+      }),
+    };
+    setServerContext({ config: buildConfig({ AUTH_SECRET: "a-secret-of-enough-length" }), database: { db } } as unknown as AppContext);
+    const config = await buildAuthConfig();
+    type JwtArgs = Parameters<NonNullable<NonNullable<typeof config.callbacks>["jwt"]>>[0];
+    const jwt = (args: unknown) => config.callbacks!.jwt!(args as JwtArgs);
+
+    // A password sign-in carries the row it was checked against: its id and version.
+    const signedIn = await jwt({
+      token: { email: "ann@example.com" },
+      user: { id: ann.id, email: "ann@example.com", role: "admin", sessionVersion: 0 },
+      account: { provider: "credentials", type: "credentials", providerAccountId: ann.id },
+    });
+    expect(signedIn).toMatchObject({ uid: ann.id, sv: 0 });
+    expect(await jwt({ token: signedIn })).toMatchObject({ role: "admin", uid: ann.id });
+
+    // Ann removed, a new Ann added (a new row, version 0 again): her old session is not the new user's.
+    rows = [{ ...ann, id: "00000000-0000-4000-8000-0000000000b2", role: "support" }];
+    expect(await jwt({ token: signedIn })).toBeNull();
+    rows = [];
+    expect(await jwt({ token: signedIn })).toBeNull();
+
+    // A session from before ids (email and version only) is signed out without a read.
+    rows = [ann];
+    const before = reads;
+    expect(await jwt({ token: { email: "ann@example.com", role: "admin", sv: 0 } })).toBeNull();
+    expect(await jwt({ token: { email: "ann@example.com", role: "admin", sv: 0, uid: "" } })).toBeNull();
+    expect(reads).toBe(before);
+  });
+
   it("a session the database cannot check (an outage) grants nothing now but is not ended; any other error still throws", async () => {
     let answer: () => Promise<unknown[]> = async () => {
       throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
@@ -76,7 +118,7 @@ describe("Auth.js configuration", () => {
     const config = await buildAuthConfig();
     type JwtArgs = Parameters<NonNullable<NonNullable<typeof config.callbacks>["jwt"]>>[0];
     type SessionArgs = Parameters<NonNullable<NonNullable<typeof config.callbacks>["session"]>>[0];
-    const signedIn = { email: "ann@example.com", role: "admin", sv: 3 };
+    const signedIn = { email: "ann@example.com", role: "admin", uid: "00000000-0000-4000-8000-0000000000a1", sv: 3 };
 
     const during = await config.callbacks!.jwt!({ token: signedIn } as unknown as JwtArgs);
     expect(during).toMatchObject({ email: "ann@example.com", sv: 3, unchecked: true });
@@ -85,7 +127,7 @@ describe("Auth.js configuration", () => {
     expect(session.user).toMatchObject({ unchecked: true, role: undefined });
 
     // Back: the row is read again, and the session holds as before (its version unchanged).
-    answer = async () => [{ id: "u1", email: "ann@example.com", name: "Ann", role: "admin", createdAt: new Date(), lastLoginAt: null, mustChangePassword: false, isOwner: false, sessionVersion: 3 }];
+    answer = async () => [{ id: "00000000-0000-4000-8000-0000000000a1", email: "ann@example.com", name: "Ann", role: "admin", createdAt: new Date(), lastLoginAt: null, mustChangePassword: false, isOwner: false, sessionVersion: 3 }];
     const after = await config.callbacks!.jwt!({ token: during } as unknown as JwtArgs);
     expect(after).toMatchObject({ role: "admin", sv: 3 });
     expect(after).not.toHaveProperty("unchecked");

@@ -5,11 +5,11 @@ import Credentials from "next-auth/providers/credentials";
 import { requestClientIp } from "../domain/client-ip";
 import { outageMessage } from "../domain/outage-message";
 import { beginSignInAttempt, signInSucceeded } from "../domain/sign-in-throttle";
-import { getStaffUser, verifyStaffPassword } from "../domain/staff-users";
+import { getStaffUserById, verifyStaffPassword } from "../domain/staff-users";
 import { getServerContext } from "../runtime";
 import { admitOidcIdentity } from "./oidc-sign-in";
 import { isRole } from "./roles";
-import { sessionVersionAtSignIn, sessionVersionCurrent } from "./session-version";
+import { sessionBindingAtSignIn, sessionHolds, sessionUserId } from "./session-version";
 
 /**
  * The Auth.js configuration of the staff dashboard (see auth.ts):
@@ -104,29 +104,31 @@ export async function buildAuthConfig(): Promise<NextAuthConfig> {
           token.role = isRole(fromUser) ? fromUser : oidc?.role;
           token.mustChangePassword = (user as { mustChangePassword?: unknown }).mustChangePassword === true;
           token.provider = account.provider;
-          token.sv = await sessionVersionAtSignIn(ctx.database, user);
+          const binding = await sessionBindingAtSignIn(ctx.database, user, account.provider);
+          token.uid = binding?.uid;
+          token.sv = binding?.sv;
           return token;
         }
-        // Every later request: the staff user's current role, so that a role
-        // change or a removal takes effect at once (one indexed read).
-        if (typeof token.email === "string") {
-          let staff: Awaited<ReturnType<typeof getStaffUser>>;
-          try {
-            staff = await getStaffUser(ctx.database, token.email);
-          } catch (err) {
-            // The database does not answer: the session cannot be checked, so it grants nothing now, but it
-            // is not ended (an outage must not sign everybody out); the next request checks again (ADR 0513).
-            if (outageMessage(err) === undefined) throw err;
-            return { ...token, role: undefined, unchecked: true };
-          }
-          delete token.unchecked;
-          if (staff) {
-            // A password, role or membership change, or "sign out everywhere", ended this session (ADR 0507).
-            if (!sessionVersionCurrent(token, staff)) return null;
-            token.role = staff.role;
-            token.mustChangePassword = staff.mustChangePassword && token.provider !== "oidc";
-          } else token.role = undefined; // removed, or never a staff user: every OIDC sign-in has one (ADR 0511)
+        // Every later request: the staff row the session began with, by its id (ADR 0509), so that a role
+        // change or a removal takes effect at once (one indexed read). A session without an id (from before
+        // ids) is ended: an email alone may name a later user.
+        const uid = sessionUserId(token);
+        if (uid === undefined) return null;
+        let staff: Awaited<ReturnType<typeof getStaffUserById>>;
+        try {
+          staff = await getStaffUserById(ctx.database, uid);
+        } catch (err) {
+          // The database does not answer: the session cannot be checked, so it grants nothing now, but it
+          // is not ended (an outage must not sign everybody out); the next request checks again (ADR 0513).
+          if (outageMessage(err) === undefined) throw err;
+          return { ...token, role: undefined, unchecked: true };
         }
+        delete token.unchecked;
+        // Removed (a user added again with the email is another row), or a password, role or membership
+        // change, or "sign out everywhere" (ADR 0507): the session ends.
+        if (!staff || !sessionHolds(token, staff)) return null;
+        token.role = staff.role;
+        token.mustChangePassword = staff.mustChangePassword && token.provider !== "oidc";
         return token;
       },
       session({ session, token }) {

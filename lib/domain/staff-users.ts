@@ -318,6 +318,13 @@ export async function getStaffUser(q: Queryable, email: string): Promise<StaffUs
   return row ? toStaffUser(row) : undefined;
 }
 
+/** The staff user of a row id (a dashboard session's `uid`, ADR 0509); undefined when there is none. */
+export async function getStaffUserById(q: Queryable, id: string): Promise<StaffUser | undefined> {
+  if (!isUuid(id)) return undefined;
+  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.id, id));
+  return row ? toStaffUser(row) : undefined;
+}
+
 export async function countAdmins(q: Queryable): Promise<number> {
   return countAdminRows(q);
 }
