@@ -152,6 +152,8 @@ const envSchema = z.object({
   // Request rate per API key of the endpoints other than POST /email (docs/contract.md §6.4: 100/s, bursts of 200).
   MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
   MAILROOM_API_REQUEST_BURST: z.coerce.number().int().positive().default(200),
+  // Emails a day an account may send, all its keys together (docs/contract.md §6.5, docs/adr/0132); 0: no such ceiling.
+  MAILROOM_ACCOUNT_DAILY_LIMIT: z.coerce.number().int().min(0).default(0),
   MAILROOM_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
   // How long a statement may wait for its answer (lib/storage/database.ts, docs/adr/0514); "0" waits for ever.
   MAILROOM_DB_QUERY_TIMEOUT: z.string().default("60s"),
@@ -386,6 +388,8 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES,
       requestRate: { ratePerSecond: e.MAILROOM_API_REQUEST_RATE, burst: e.MAILROOM_API_REQUEST_BURST },
     },
+    /** The account-wide daily ceiling of accounts without their own (accounts.account_limit_per_day); 0: none. */
+    accountDailyLimit: e.MAILROOM_ACCOUNT_DAILY_LIMIT,
     dashboard: {
       defaultAccount: e.MAILROOM_DEFAULT_ACCOUNT,
       apiUrl: e.MAILROOM_API_URL,

@@ -132,7 +132,7 @@ export function buildAppContext(base: {
     label: { backlog: "inbound backlog (received messages waiting to be posted)", variable: "MAILROOM_INBOUND_MAX_BACKLOG" },
   });
   // Single messages and batches share one group commit (docs/adr/0102, docs/adr/0126).
-  const acceptUnit = createUnitAcceptor(base.database, base.boss);
+  const acceptUnit = createUnitAcceptor(base.database, base.boss, { accountDailyLimit: base.config.accountDailyLimit });
   const acceptor = singleAcceptor(acceptUnit);
   const { readDatabase, ...rest } = base;
   const reads = createReadRouter({
@@ -153,15 +153,16 @@ export function buildAppContext(base: {
     httpMetrics,
     metrics: createAppMetrics(httpMetrics.registry, base.database, disk, reads.health, backlog, inboundBacklog),
     // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
-    // Past MAILROOM_MAX_BACKLOG waiting messages, nothing new for the workers (docs/adr/0322); a scheduled send waits for its time anyway.
+    // Past MAILROOM_MAX_BACKLOG waiting messages, nothing new (docs/adr/0322), scheduled or not: a SendAt a second
+    // ahead would pass otherwise, and accepting costs the cores delivery lacks (docs/adr/0129).
     accept: (acceptance) => {
       disk.assertAccepting();
-      if (acceptance.sendAt === undefined) backlog.assertAccepting();
+      backlog.assertAccepting();
       return noted(acceptance.key.accountId, acceptor(acceptance));
     },
     acceptBatch: (unit) => {
       disk.assertAccepting();
-      if (unit.items.some((item) => item.sendAt === undefined)) backlog.assertAccepting();
+      backlog.assertAccepting();
       const accountId = unit.items[0]?.key.accountId;
       return accountId === undefined ? acceptUnit(unit) : noted(accountId, acceptUnit(unit));
     },

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import {
   createAccount,
   rotateSigningKey,
+  setAccountDailyCeiling,
   setAccountLimits,
   setAccountStatus,
   summarizeAccount,
@@ -153,6 +154,23 @@ export function registerAccounts(program: Command, app: CliApp): void {
           }),
         );
         emit(opts, a, () => `Limits of ${a.name}: ${formatLimits(a.limits)}`);
+      }),
+    );
+
+  withJson(accounts.command("set-daily-ceiling"))
+    .description('emails a day the account may send, all its keys together (0: none; "default": MAILROOM_ACCOUNT_DAILY_LIMIT)')
+    .argument("<account>", "account id or name")
+    .argument("<n>", 'a whole number, or "default"', limitValue)
+    .action((ref: string, perDay: Limit, opts: JsonOptions) =>
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, ref);
+        const a = await setAccountDailyCeiling(database, account.id, toOverride(perDay) ?? null);
+        const value = a.accountLimitPerDay;
+        emit(opts, { accountId: a.id, name: a.name, accountDailyLimit: value }, () =>
+          value === null
+            ? `Daily ceiling of ${a.name}: the instance's (MAILROOM_ACCOUNT_DAILY_LIMIT)`
+            : `Daily ceiling of ${a.name}: ${value === 0 ? "none" : `${value} emails a day, all its keys together`}`,
+        );
       }),
     );
 

@@ -16,8 +16,8 @@ import { estimateMimeSize } from "./email-request/message-record";
 import { logEvents, type NewEvent } from "./event-log";
 import { acceptedAnswer, refusedAnswer, type StoredAnswer } from "./idempotency-key";
 import { answerIdempotencyKey, claimIdempotencyKeys, reanswerIdempotencyKeys, releaseIdempotencyKeys, type KeyClaim } from "./idempotency-keys";
-import { consumeLimits } from "./limit-counters";
-import { hasLimits, type WindowKind, type WindowUsage } from "./limits";
+import { consumeAccountDay, consumeLimits, type ConsumeResult } from "./limit-counters";
+import { accountDailyCeiling, hasLimits, type WindowKind, type WindowUsage } from "./limits";
 
 /**
  * Durable acceptance of validated messages (docs/contract.md §5.15–§5.16
@@ -87,8 +87,14 @@ export type AcceptOutcome =
   /** Another request holds its Idempotency-Key: nothing stored or consumed. */
   | { ok: false; reason: "duplicate" };
 
+/** What the process knows of limits beyond the key: the instance's account-wide daily ceiling (MAILROOM_ACCOUNT_DAILY_LIMIT; 0: none). */
+export interface AcceptPolicy {
+  accountDailyLimit: number;
+}
+const NO_POLICY: AcceptPolicy = { accountDailyLimit: 0 };
+
 /** The units of one transaction: their messages accepted together, each unit's outcomes back in its order. */
-export async function acceptUnits(tx: Tx, boss: PgBoss, units: AcceptUnit[]): Promise<AcceptOutcome[][]> {
+export async function acceptUnits(tx: Tx, boss: PgBoss, units: AcceptUnit[], policy: AcceptPolicy = NO_POLICY): Promise<AcceptOutcome[][]> {
   const items = units.flatMap((u) => u.items);
   const batches: UnitClaim[] = [];
   let offset = 0;
@@ -96,7 +102,7 @@ export async function acceptUnits(tx: Tx, boss: PgBoss, units: AcceptUnit[]): Pr
     if (unit.claim) batches.push({ claim: unit.claim, claimId: randomUUID(), from: offset, to: offset + unit.items.length });
     offset += unit.items.length;
   }
-  const outcomes = await acceptMessages(tx, boss, items, batches);
+  const outcomes = await acceptMessages(tx, boss, items, batches, policy);
   offset = 0;
   return units.map((u) => outcomes.slice(offset, (offset += u.items.length)));
 }
@@ -110,11 +116,17 @@ interface UnitClaim {
   to: number;
 }
 
-export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[], batches: UnitClaim[] = []): Promise<AcceptOutcome[]> {
+export async function acceptMessages(
+  tx: Tx,
+  boss: PgBoss,
+  items: Acceptance[],
+  batches: UnitClaim[] = [],
+  policy: AcceptPolicy = NO_POLICY,
+): Promise<AcceptOutcome[]> {
   const outcomes: (AcceptOutcome | undefined)[] = items.map(() => undefined);
   // First, before any counter row is locked: a duplicate consumes nothing.
   const claims = await claimKeysOf(tx, items, outcomes, batches);
-  const usages = await consumeLimitsOf(tx, items, outcomes);
+  const usages = await consumeLimitsOf(tx, items, outcomes, policy);
 
   const admitted = items.filter((_, i) => outcomes[i] === undefined);
   const sizes = new Map(admitted.map((item) => [item.messageId, item.size ?? estimateMimeSize(item.content)]));
@@ -147,33 +159,46 @@ export async function acceptMessages(tx: Tx, boss: PgBoss, items: Acceptance[], 
 }
 
 /**
- * Step 16 for the messages of limited keys, in key order (so that two
- * transactions lock the counter rows of several keys in the same order and
- * never deadlock). Each message consumes its deliverable recipients under a
- * savepoint: a refusing window rolls back the windows that had admitted it.
- * The counter rows stay locked until commit (limit-counters.ts).
+ * Step 16 for the messages of limited keys and of accounts with a daily
+ * ceiling, in account then key order (so that two transactions lock the
+ * counter rows in the same order and never deadlock: an account's own row
+ * before its keys' rows). Each message consumes its deliverable recipients
+ * under a savepoint: a refusing window rolls back the windows that had
+ * admitted it. The counter rows stay locked until commit (limit-counters.ts).
  */
-async function consumeLimitsOf(tx: Tx, items: Acceptance[], outcomes: (AcceptOutcome | undefined)[]): Promise<Map<number, WindowUsage[]>> {
+async function consumeLimitsOf(
+  tx: Tx,
+  items: Acceptance[],
+  outcomes: (AcceptOutcome | undefined)[],
+  policy: AcceptPolicy,
+): Promise<Map<number, WindowUsage[]>> {
   const usages = new Map<number, WindowUsage[]>();
-  const limited = items.map((item, i) => ({ item, i })).filter(({ item, i }) => outcomes[i] === undefined && hasLimits(item.key.limits));
+  const ceilingOf = (item: Acceptance) => accountDailyCeiling(item.key.accountDailyLimit, policy.accountDailyLimit);
+  const limited = items
+    .map((item, i) => ({ item, i, ceiling: ceilingOf(item) }))
+    .filter(({ item, i, ceiling }) => outcomes[i] === undefined && (hasLimits(item.key.limits) || ceiling !== null));
   if (limited.length === 0) return usages;
-  limited.sort((a, b) => (a.item.key.keyId < b.item.key.keyId ? -1 : a.item.key.keyId > b.item.key.keyId ? 1 : a.i - b.i));
+  const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  limited.sort((a, b) => order(a.item.key.accountId, b.item.key.accountId) || order(a.item.key.keyId, b.item.key.keyId) || a.i - b.i);
 
   const pairs = limited.flatMap(({ item }) => item.recipients.map((r) => [item.key.accountId, r.normalized] as const));
   const rows = await selectSuppressedPairs(tx, pairs);
   const suppressed = new Set(rows.map((r) => `${r.account_id}|${r.email}`));
 
-  for (const { item, i } of limited) {
+  for (const { item, i, ceiling } of limited) {
     const deliverable = item.recipients.filter((r) => !suppressed.has(`${item.key.accountId}|${r.normalized}`)).length;
     if (deliverable === 0) {
       outcomes[i] = { ok: false, reason: "suppressed" };
       continue;
     }
-    const consumed = await underLimitsSavepoint(
-      tx,
-      () => consumeLimits(tx, item.key.keyId, item.key.limits, deliverable, item.now),
-      (c) => c.ok,
-    );
+    const consume = async (): Promise<ConsumeResult> => {
+      if (ceiling !== null) {
+        const account = await consumeAccountDay(tx, item.key.accountId, ceiling, deliverable, item.now);
+        if (!account.ok) return account;
+      }
+      return consumeLimits(tx, item.key.keyId, item.key.limits, deliverable, item.now);
+    };
+    const consumed = await underLimitsSavepoint(tx, consume, (c) => c.ok);
     if (consumed.ok) usages.set(i, consumed.usages);
     else outcomes[i] = { ok: false, reason: "limit", refused: consumed.refused };
   }

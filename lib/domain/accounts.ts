@@ -136,6 +136,19 @@ export async function setAccountLimits(
   return row!;
 }
 
+/**
+ * The account's own daily ceiling, shared by all its keys (docs/adr/0132):
+ * a whole number, 0 for none, or null for the instance's
+ * MAILROOM_ACCOUNT_DAILY_LIMIT. Running processes see it within the 5 s of
+ * their key cache.
+ */
+export async function setAccountDailyCeiling(q: Queryable, accountId: string, perDay: number | null): Promise<AccountRow> {
+  await requireAccount(q, accountId);
+  if (perDay !== null && (!Number.isInteger(perDay) || perDay < 0)) throw new DomainError("The account's daily ceiling must be a whole number ≥ 0");
+  const [row] = await q.db.update(accounts).set({ accountLimitPerDay: perDay, updatedAt: new Date() }).where(eq(accounts.id, accountId)).returning();
+  return row!;
+}
+
 /** A new webhook signing key; notifications signed after this use it. */
 export async function rotateSigningKey(q: Queryable, accountId: string): Promise<string> {
   await requireAccount(q, accountId);

@@ -92,6 +92,8 @@ export interface AuthenticatedKey {
   trackClicks: boolean;
   scope: ApiKeyScope;
   senderDomains: string[] | null;
+  /** The account's own daily ceiling shared by all its keys (docs/adr/0132); null or absent: the instance's. */
+  accountDailyLimit?: number | null;
 }
 
 export type AuthResult = { ok: true; key: AuthenticatedKey } | { ok: false; code: 1 | 12 | 13 };
@@ -138,6 +140,7 @@ export async function authenticateApiKey(q: Queryable, authorization: string | u
       limitPerMinute: accounts.limitPerMinute,
       limitPerHour: accounts.limitPerHour,
       limitPerDay: accounts.limitPerDay,
+      accountLimitPerDay: accounts.accountLimitPerDay,
       trackOpens: accounts.trackOpens,
       trackClicks: accounts.trackClicks,
     })
@@ -161,6 +164,7 @@ export async function authenticateApiKey(q: Queryable, authorization: string | u
         trackClicks: row.trackClicks,
         scope: row.scope,
         senderDomains: row.senderDomains,
+        accountDailyLimit: row.accountLimitPerDay,
       },
     };
   cache?.results.set(cacheKey, result, now);

@@ -9,8 +9,9 @@ import type { Logger } from "../logger";
  *
  * The depth is read on an interval by one bounded statement per process
  * (lib/storage/delivery-backlog-rows.ts), never per request: a request only
- * compares the latest sample with the maximum. Scheduled sends are not
- * refused (they wait for their time, not for a worker).
+ * compares the latest sample with the maximum. A scheduled send is refused
+ * as any other, and so is a new SendAt (PATCH): either would otherwise be a
+ * way around the pushback (docs/adr/0129).
  */
 
 /** What a refused client is told to wait: a backlog at its maximum drains in about this long at the rates measured (docs/BENCHMARKS.md). */
@@ -32,7 +33,7 @@ export interface BacklogMonitor {
   depth(): number | undefined;
   /** Whether the latest sample is at or past the maximum. */
   full(): boolean;
-  /** Throws BacklogFullError when full(): called before each acceptance that is not a scheduled send. */
+  /** Throws BacklogFullError when full(): called before each acceptance, scheduled or not, and each new SendAt. */
   assertAccepting(): void;
   /** Samples now (start() samples on the interval). */
   sample(): Promise<number | undefined>;

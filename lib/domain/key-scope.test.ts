@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { API_KEY_SCOPES, type ApiKeyScope } from "../contract/api-keys";
 import { DomainError } from "./domain-error";
-import { keyMaySendFrom, normalizeKeySenderDomains, requiredScope, scopeAllows, scopeMaySubmit, scopeRefusal } from "./key-scope";
+import { keyMaySendFrom, keyMaySendTemplates, normalizeKeySenderDomains, requiredScope, scopeAllows, scopeMaySubmit, scopeRefusal } from "./key-scope";
 
 describe("requiredScope (docs/contract.md §17.2)", () => {
   const table: [method: string, path: string, needed: ApiKeyScope][] = [
@@ -54,6 +54,13 @@ describe("sender domains of a key", () => {
     expect(keyMaySendFrom(list, "bücher.example")).toBe(true);
     expect(keyMaySendFrom(list, "c.example")).toBe(false);
     expect(keyMaySendFrom(list, "sub.a.example")).toBe(false);
+  });
+
+  it("a key limited to sender domains sends no template unless its scope reads them (full)", () => {
+    expect(keyMaySendTemplates("send", null)).toBe(true);
+    expect(keyMaySendTemplates("full", null)).toBe(true);
+    expect(keyMaySendTemplates("send", ["a.example"])).toBe(false);
+    expect(keyMaySendTemplates("full", ["a.example"])).toBe(true);
   });
 
   it("refuses what is not a domain name, and an empty list", () => {

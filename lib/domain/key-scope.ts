@@ -51,6 +51,20 @@ export function keyMaySendFrom(senderDomains: readonly string[] | null, domain: 
   return senderDomains === null || senderDomains.includes(asciiDomain(domain));
 }
 
+/**
+ * Whether the key may send with the account's templates. A template belongs
+ * to no sender domain, and sending one to oneself is reading it: a key
+ * limited to sender domains may not, unless its scope reads templates anyway
+ * (a `full` key); an unlimited `send` key reaches the whole account already.
+ */
+export function keyMaySendTemplates(scope: ApiKeyScope, senderDomains: readonly string[] | null): boolean {
+  return senderDomains === null || scopeAllows(scope, "read");
+}
+
+/** The 403 message of a template send by a key limited to sender domains (docs/contract.md §17.3). */
+export const TEMPLATE_REFUSAL_FOR_DOMAIN_KEY =
+  "API key scope does not allow this request: this key is limited to sender domains and templates belong to no domain; send with a key that is not limited";
+
 /** Checks and normalises the domains a key is limited to; a name that is not a domain is a DomainError. */
 export function normalizeKeySenderDomains(names: readonly string[]): string[] {
   const out = new Set<string>();

@@ -1,6 +1,6 @@
 import type { Queryable } from "../storage/database";
-import { selectLimitCounters, upsertLimitCounters } from "../storage/limit-counter-rows";
-import { activeWindows, type WindowKind, type WindowUsage } from "./limits";
+import { selectLimitCounters, upsertAccountDayCounter, upsertLimitCounters } from "../storage/limit-counter-rows";
+import { activeWindows, windowStart, type WindowKind, type WindowUsage } from "./limits";
 import type { Limits } from "./plans";
 
 /**
@@ -33,4 +33,14 @@ export async function readUsage(q: Queryable, keyId: string, limits: Limits, now
   const rows = await selectLimitCounters<WindowKind>(q, keyId, windows);
   const used = new Map(rows.map((r) => [r.window_kind, r.used]));
   return windows.map((w) => ({ kind: w.kind, limit: w.limit, used: used.get(w.kind) ?? 0 }));
+}
+
+/**
+ * The account-wide daily ceiling (docs/adr/0132): the same guarded upsert
+ * on the account's row of the day, so that it holds across processes and
+ * is rolled back with the rest when any window refuses. Refused: the day.
+ */
+export async function consumeAccountDay(q: Queryable, accountId: string, ceiling: number, count: number, now: number): Promise<ConsumeResult> {
+  const used = await upsertAccountDayCounter(q, accountId, windowStart("day", now), count, ceiling);
+  return used === undefined ? { ok: false, refused: ["day"] } : { ok: true, usages: [] };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { activeWindows, hasLimits, rateLimitHeaders, refusingWindow, secondsToReset, tightestWindow, windowEnd, windowStart } from "./limits";
+import { accountDailyCeiling, activeWindows, hasLimits, rateLimitHeaders, refusingWindow, secondsToReset, tightestWindow, windowEnd, windowStart } from "./limits";
 
 // 2026-01-02T03:04:05Z
 const T = Date.UTC(2026, 0, 2, 3, 4, 5) / 1000;
@@ -76,5 +76,16 @@ describe("refusingWindow", () => {
     expect(refusingWindow(["minute", "hour"])).toEqual({ kind: "hour", code: 429 });
     expect(refusingWindow(["minute", "day"])).toEqual({ kind: "day", code: 17 });
     expect(refusingWindow([])).toBeUndefined();
+  });
+});
+
+describe("accountDailyCeiling (docs/contract.md §6.5)", () => {
+  it("is the account's own value, else the instance's; 0 is none", () => {
+    expect(accountDailyCeiling(null, 0)).toBeNull();
+    expect(accountDailyCeiling(undefined, 1000)).toBe(1000);
+    expect(accountDailyCeiling(null, 1000)).toBe(1000);
+    expect(accountDailyCeiling(50, 1000)).toBe(50);
+    expect(accountDailyCeiling(50, 0)).toBe(50);
+    expect(accountDailyCeiling(0, 1000)).toBeNull();
   });
 });

@@ -89,3 +89,13 @@ export function refusingWindow(refused: WindowKind[]): { kind: WindowKind; code:
   if (refused.includes("minute")) return { kind: "minute", code: 429 };
   return undefined;
 }
+
+/**
+ * The account-wide daily ceiling that all the account's keys share
+ * (docs/contract.md §6.5, docs/adr/0132): the account's own value, else the
+ * instance's (MAILROOM_ACCOUNT_DAILY_LIMIT); 0 is none. Null: no ceiling.
+ */
+export function accountDailyCeiling(accountValue: number | null | undefined, instanceDefault: number): number | null {
+  const ceiling = accountValue ?? instanceDefault;
+  return ceiling > 0 ? ceiling : null;
+}

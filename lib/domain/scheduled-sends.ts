@@ -9,6 +9,7 @@ import {
   messageExists,
   notifyScheduled,
   releaseDueRows,
+  selectMessageFromDomain,
   selectMessageSchedule,
   selectNextScheduledMs,
   selectScheduledMessages,
@@ -18,6 +19,7 @@ import { wakeDeliverLoops } from "../storage/delivery-rows";
 import { withTransaction } from "../storage/transaction";
 import { emailDomain } from "./email-request/addresses";
 import { logEvents, nowSeconds, type NewEvent } from "./event-log";
+import { keyMaySendFrom } from "./key-scope";
 
 /**
  * Scheduled sends (docs/contract.md §15, docs/adr/0125). A message accepted
@@ -61,8 +63,28 @@ export async function messageSchedule(q: Queryable, accountId: string, messageId
   return { MessageID: messageId, Status, SendAt: Number(row.at) };
 }
 
+/** The key that changes a schedule: its account, and the sender domains it is limited to (null: none). */
+export interface ScheduleChanger {
+  accountId: string;
+  senderDomains: readonly string[] | null;
+}
+
+/**
+ * Whether the key may change the message (docs/contract.md §17.3): a key
+ * limited to sender domains only those From one of its domains; any other
+ * is answered as another account's message is (not found). A message's
+ * From never changes, so the check cannot race the guarded update.
+ */
+async function keyReaches(q: Queryable, key: ScheduleChanger, messageId: string): Promise<boolean> {
+  if (key.senderDomains === null) return true;
+  const fromDomain = await selectMessageFromDomain(q, key.accountId, messageId);
+  return fromDomain !== undefined && keyMaySendFrom(key.senderDomains, fromDomain);
+}
+
 /** PATCH: a new time for a message still scheduled; `at` undefined = now (released on the loop's next pass). */
-export async function rescheduleMessage(q: Queryable, accountId: string, messageId: string, at: number | undefined): Promise<ScheduleChange> {
+export async function rescheduleMessage(q: Queryable, key: ScheduleChanger, messageId: string, at: number | undefined): Promise<ScheduleChange> {
+  const { accountId } = key;
+  if (!(await keyReaches(q, key, messageId))) return "not-found";
   if (await updateSendAt(q, accountId, messageId, at ?? nowSeconds())) {
     // An earlier time than the loops sleep until: wake them (a later one costs them one pass).
     await announceScheduled(q);
@@ -76,7 +98,9 @@ export async function rescheduleMessage(q: Queryable, accountId: string, message
  * final `failed` event (through logEvents, so webhooks are notified), in the
  * transaction that marks the message cancelled.
  */
-export async function cancelScheduledMessage(database: Database, boss: PgBoss, accountId: string, messageId: string): Promise<ScheduleChange> {
+export async function cancelScheduledMessage(database: Database, boss: PgBoss, key: ScheduleChanger, messageId: string): Promise<ScheduleChange> {
+  const { accountId } = key;
+  if (!(await keyReaches(database, key, messageId))) return "not-found";
   const changed = await withTransaction(database, async (tx) => {
     if (!(await markScheduledCancelled(tx, accountId, messageId))) return false;
     const rows = await failPendingRecipients(tx, messageId, CANCELLED_REASON);

@@ -12,7 +12,7 @@ import { emailDomain } from "./email-request/addresses";
 import { messageHeadersOf } from "./email-request/message-record";
 import { MAX_REPORTED_ERRORS, validateEmailRequest } from "./email-request/validate";
 import { parseSendAt, SEND_AT_FIELD } from "../contract/scheduled";
-import { acceptUnits, type AcceptOutcome, type Acceptance, type AcceptRecipient, type AcceptUnit } from "./accept-messages";
+import { acceptUnits, type AcceptOutcome, type AcceptPolicy, type Acceptance, type AcceptRecipient, type AcceptUnit } from "./accept-messages";
 import { nowSeconds } from "./event-log";
 import { BacklogFullError } from "./delivery-backlog";
 import { keyMaySendFrom } from "./key-scope";
@@ -127,7 +127,7 @@ export async function prepareAcceptance(
 ): Promise<Prepared> {
   const { now } = options;
   // A template's rendered content takes the place of Subject and the bodies; any other body is passed on as it is.
-  const resolved = await resolveTemplateContent(deps.database, key.accountId, body);
+  const resolved = await resolveTemplateContent(deps.database, key, body);
   if (!resolved.ok) return { ok: false, errors: resolved.errors };
   const v = validateEmailRequest(resolved.body);
   const sendAt = parseSendAt(isRecord(body) ? body[SEND_AT_FIELD] : undefined, now);
@@ -202,8 +202,8 @@ export function createAcceptor(database: Database, boss: PgBoss): Acceptor {
  * batch one unit of all its messages, counted by its messages against the
  * transaction's bound (a batch larger than it is a transaction of its own).
  */
-export function createUnitAcceptor(database: Database, boss: PgBoss): UnitAcceptor {
-  return createGroupCommit((units: AcceptUnit[]) => withTransaction(database, (tx) => acceptUnits(tx, boss, units)), {
+export function createUnitAcceptor(database: Database, boss: PgBoss, policy?: AcceptPolicy): UnitAcceptor {
+  return createGroupCommit((units: AcceptUnit[]) => withTransaction(database, (tx) => acceptUnits(tx, boss, units, policy)), {
     ...ACCEPT_BATCH,
     isolate: isRowDataError,
     weightOf: (u) => u.items.length,

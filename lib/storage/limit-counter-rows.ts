@@ -62,3 +62,21 @@ export async function selectLimitCounters<K extends string>(q: Queryable, keyId:
   );
   return rows;
 }
+
+/**
+ * Adds `count` to the account's counter of the day starting at `dayStart`
+ * (account_limit_counters, migration 1007) only where the result stays
+ * within `limit`; the new total, or undefined when it would not. The row
+ * stays locked until the caller's transaction ends.
+ */
+export async function upsertAccountDayCounter(q: Queryable, accountId: string, dayStart: number, count: number, limit: number): Promise<number | undefined> {
+  const { rows } = await q.query<{ used: number }>(
+    `INSERT INTO account_limit_counters (account_id, window_start, used)
+     SELECT $1, $2, $3 WHERE $3 <= $4::int
+     ON CONFLICT (account_id, window_start)
+     DO UPDATE SET used = account_limit_counters.used + EXCLUDED.used WHERE account_limit_counters.used + EXCLUDED.used <= $4::int
+     RETURNING used`,
+    [accountId, dayStart, count, limit],
+  );
+  return rows[0]?.used;
+}

@@ -49,9 +49,15 @@ export async function deleteMessagesPastRetention(q: Queryable, now: Date): Prom
   }
 }
 
-/** Rate-limit counters of windows that started before `beforeSeconds` (Unix seconds). */
-export function deleteLimitCountersBefore(q: Queryable, beforeSeconds: number): Promise<number> {
-  return deleteInBatches(q, `DELETE FROM limit_counters WHERE ctid IN (SELECT ctid FROM limit_counters WHERE window_start < $1 LIMIT 5000)`, [beforeSeconds]);
+/** Rate-limit counters (per key, and the account-wide days of migration 1007) of windows that started before `beforeSeconds` (Unix seconds). */
+export async function deleteLimitCountersBefore(q: Queryable, beforeSeconds: number): Promise<number> {
+  const perKey = await deleteInBatches(q, `DELETE FROM limit_counters WHERE ctid IN (SELECT ctid FROM limit_counters WHERE window_start < $1 LIMIT 5000)`, [beforeSeconds]);
+  const perAccount = await deleteInBatches(
+    q,
+    `DELETE FROM account_limit_counters WHERE ctid IN (SELECT ctid FROM account_limit_counters WHERE window_start < $1 LIMIT 5000)`,
+    [beforeSeconds],
+  );
+  return perKey + perAccount;
 }
 
 /**

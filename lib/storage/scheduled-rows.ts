@@ -76,6 +76,12 @@ export async function failPendingRecipients(tx: Tx, messageId: string, reason: s
   return rows;
 }
 
+/** The From domain of one of the account's messages, as it was stored; undefined when the account has no such message. */
+export async function selectMessageFromDomain(q: Queryable, accountId: string, messageId: string): Promise<string | undefined> {
+  const { rows } = await q.query<{ from_domain: string }>(`SELECT from_domain FROM messages WHERE id = $1 AND account_id = $2`, [messageId, accountId]);
+  return rows[0]?.from_domain;
+}
+
 /** Whether the account has the message. */
 export async function messageExists(q: Queryable, accountId: string, messageId: string): Promise<boolean> {
   const { rows } = await q.query(`SELECT 1 FROM messages WHERE id = $1 AND account_id = $2`, [messageId, accountId]);

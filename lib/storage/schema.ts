@@ -48,6 +48,8 @@ export const accounts = pgTable("accounts", {
   limitPerMinute: integer("limit_per_minute"),
   limitPerHour: integer("limit_per_hour"),
   limitPerDay: integer("limit_per_day"),
+  /** The account-wide daily ceiling (migration 1007): NULL = MAILROOM_ACCOUNT_DAILY_LIMIT, 0 = none. */
+  accountLimitPerDay: integer("account_limit_per_day"),
   isDefault: boolean("is_default").notNull().default(false),
   createdAt: tstz("created_at").notNull().defaultNow(),
   updatedAt: tstz("updated_at").notNull().defaultNow(),

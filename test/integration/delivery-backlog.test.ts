@@ -11,8 +11,8 @@ import { startTestApp, type TestApp } from "../support/test-app";
 /**
  * docs/contract.md §18: past MAILROOM_MAX_BACKLOG messages waiting for a
  * delivery worker, POST /email, batches and SMTP submission push back (429
- * with Retry-After and the envelope; 451) and nothing is stored; scheduled
- * sends still pass; once the workers drain the backlog, mail is accepted again.
+ * with Retry-After and the envelope; 451) and nothing is stored, scheduled
+ * sends included; once the workers drain the backlog, mail is accepted again.
  * Delivery is paused (no workers) until the test starts it.
  */
 const MAX = 10;
@@ -88,10 +88,11 @@ describe("the delivery backlog pushes acceptance back", () => {
     expect(res.headers.get("x-ratelimit-remaining")).toBe("50");
   });
 
-  it("still accepts a scheduled send: it waits for its time, not for a worker", async () => {
+  it("refuses a scheduled send too (docs/adr/0129): a SendAt a second ahead would be a way around the pushback", async () => {
     const res = await post("/email", message({ SendAt: Math.floor(Date.now() / 1000) + 3600 }));
-    expect(res.status).toBe(200);
-    expect(await messageCount()).toBe(MAX + 1);
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect(await messageCount()).toBe(MAX);
   });
 
   it("SMTP submission answers MAIL FROM with a 451 while the backlog is full", async () => {

@@ -19,7 +19,9 @@ import { COMMON_ERRORS, errorResponses } from "../openapi";
 /**
  * The schedule of a message (docs/contract.md §15.2–§15.3): GET, PATCH
  * (a new SendAt) and cancel, and the list of the account's scheduled
- * messages. Another account's message, or an id that is no UUID, is 404.
+ * messages. Another account's message, or an id that is no UUID, is 404;
+ * so is, for PATCH and cancel, a message From a domain outside the sender
+ * domains of a key limited to some (docs/contract.md §17.3).
  */
 
 const messageIdParam = z.object({
@@ -107,17 +109,19 @@ export function addScheduledRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): v
     if (!input.ok) return input.response;
     const sendAt = parseSendAt(input.data.SendAt, nowSeconds());
     if (!sendAt.ok) return apiError(c, 422, SEND_AT_FIELD);
-    const change = await rescheduleMessage(ctx.database, c.get("auth").accountId, MessageID, sendAt.at);
+    // A new time is a send as far as the delivery backlog goes (docs/adr/0129): refused (429) while it is at its maximum.
+    ctx.backlog.assertAccepting();
+    const change = await rescheduleMessage(ctx.database, c.get("auth"), MessageID, sendAt.at);
     return answer(c, change, MessageID);
   });
 
   app.openapi(cancelRoute, async (c) => {
     const { MessageID } = c.req.valid("param");
     if (!isUuid(MessageID)) return apiError(c, 404);
-    const accountId = c.get("auth").accountId;
-    const change = await cancelScheduledMessage(ctx.database, ctx.boss, accountId, MessageID);
+    const key = c.get("auth");
+    const change = await cancelScheduledMessage(ctx.database, ctx.boss, key, MessageID);
     // Its `failed` events are the caller's write: its event reads wait for the replica to have them (docs/adr/0036).
-    ctx.reads.noteWrite(accountId);
+    ctx.reads.noteWrite(key.accountId);
     return answer(c, change, MessageID);
   });
 }

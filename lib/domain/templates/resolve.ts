@@ -1,7 +1,9 @@
 import { errorItem, type ApiErrorItem } from "../../contract/errors";
 import { TEMPLATE_REPLACED_FIELDS, TEMPLATE_SEND_FIELDS } from "../../contract/templates";
+import type { ApiKeyScope } from "../../contract/api-keys";
 import type { Database } from "../../storage/database";
 import { selectTemplateVersionRow } from "../../storage/template-rows";
+import { keyMaySendTemplates, TEMPLATE_REFUSAL_FOR_DOMAIN_KEY } from "../key-scope";
 import { renderTemplate } from "./render";
 import { parseTemplateId, parseVersion, partsOf, renderRefusal } from "./templates";
 
@@ -23,8 +25,20 @@ export type TemplateResolution =
 const isAbsent = (v: unknown) => v === undefined || v === null;
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export async function resolveTemplateContent(database: Database, accountId: string, body: unknown): Promise<TemplateResolution> {
+/** The sending key, as far as templates are concerned. */
+export interface TemplateSender {
+  accountId: string;
+  scope: ApiKeyScope;
+  senderDomains: readonly string[] | null;
+}
+
+export async function resolveTemplateContent(database: Database, key: TemplateSender, body: unknown): Promise<TemplateResolution> {
   if (!isPlainObject(body) || TEMPLATE_SEND_FIELDS.every((f) => isAbsent(body[f]))) return { ok: true, body };
+  // Sending a version to oneself reads it (docs/contract.md §17.3): refused before the lookup, so no id is confirmed either.
+  if (!keyMaySendTemplates(key.scope, key.senderDomains)) {
+    return { ok: false, errors: [{ ...errorItem(403, "TemplateID"), Message: TEMPLATE_REFUSAL_FOR_DOMAIN_KEY }] };
+  }
+  const { accountId } = key;
 
   const errors: ApiErrorItem[] = [];
   const templateId = parseTemplateId(body.TemplateID);
