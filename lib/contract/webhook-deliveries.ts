@@ -13,6 +13,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const DEFAULT_DELIVERIES_COUNT = 20;
 /** Deliveries one replay queues at most; call again for more. */
 export const MAX_REPLAY = 10_000;
+/** Deliveries an account's retries and replays queue at most in a UTC hour; past it they answer 429 (§16.4). */
+export const RESENDS_PER_HOUR = 10_000;
 
 const isoMillis = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const dateRange = <T extends { StartDate?: number; EndDate?: number }>(q: T) => q.StartDate === undefined || q.EndDate === undefined || q.StartDate <= q.EndDate;

@@ -208,6 +208,15 @@ export const webhookNotifications = pgTable("webhook_notifications", {
   nextAttemptAt: tstz("next_attempt_at").notNull().defaultNow(),
   createdAt: tstz("created_at").notNull().defaultNow(),
   completedAt: tstz("completed_at"),
+  /** When a retry or a replay last queued it again (migration 1008, docs/adr/0411). */
+  resentAt: tstz("resent_at"),
+});
+
+/** An account's resends of webhook deliveries in the current UTC hour (migration 1008, docs/adr/0411). */
+export const webhookResendWindows = pgTable("webhook_resend_windows", {
+  accountId: uuid("account_id").primaryKey(),
+  windowStart: bigint("window_start", { mode: "number" }).notNull(),
+  queued: integer("queued").notNull(),
 });
 
 export const webhookAttempts = pgTable("webhook_attempts", {

@@ -1,4 +1,4 @@
-import { MAX_REPLAY } from "../contract/webhook-deliveries";
+import { MAX_REPLAY, RESENDS_PER_HOUR } from "../contract/webhook-deliveries";
 import type { Queryable } from "./database";
 import { WAKE_CHANNEL } from "./notification-rows";
 
@@ -15,13 +15,19 @@ export async function wakeNotificationWorkers(q: Queryable): Promise<void> {
   await q.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
 }
 
-/** SQL that sets the rows chosen by `chosen` (a query of ids in order) pending again, each due at its place in line. */
+/** How long a succeeded delivery a retry or replay sent again is skipped by replays (docs/adr/0411). */
+export const RESEND_WINDOW_SECONDS = 3600;
+
+/**
+ * SQL that sets the rows chosen by `chosen` (a query of ids in order) pending again, each due at its
+ * place in line. A resend (retry, replay) records when (`resent_at`); an enabling resumes a schedule.
+ */
 function turnBack(chosen: string, singleAttempt: boolean): string {
   return `WITH c AS (
        SELECT id, row_number() OVER (ORDER BY id) - 1 AS place FROM (${chosen}) s
      )
      UPDATE webhook_notifications n
-        SET status = 'pending', completed_at = NULL, single_attempt = ${singleAttempt},
+        SET status = 'pending', completed_at = NULL, single_attempt = ${singleAttempt},${singleAttempt ? " resent_at = now()," : ""}
             next_attempt_at = now() + floor(c.place / ${REPLAY_PER_SECOND}) * interval '1 second'
        FROM c
       WHERE n.id = c.id AND n.status IN ('delivered', 'failed', 'cancelled', 'held')
@@ -55,7 +61,9 @@ export async function turnBackDelivery(q: Queryable, webhookId: number, delivery
 /**
  * The webhook's deliveries in one of the `stored` statuses created in
  * [startDate, endDate] (Unix seconds, inclusive, null for open), oldest
- * first, at most MAX_REPLAY, pending again (single attempts); their ids.
+ * first, at most `limit` (at most MAX_REPLAY), pending again (single
+ * attempts); their ids. A delivered row resent within RESEND_WINDOW_SECONDS
+ * is skipped: a replay of succeeded ones repeated sends nothing again.
  */
 export async function turnBackDeliveries(
   q: Queryable,
@@ -63,6 +71,7 @@ export async function turnBackDeliveries(
   stored: string[],
   startDate: number | null,
   endDate: number | null,
+  limit: number,
 ): Promise<string[]> {
   const { rows } = await q.query<{ id: string }>(
     turnBack(
@@ -70,13 +79,39 @@ export async function turnBackDeliveries(
           WHERE webhook_id = $1 AND status = ANY ($2::text[])
             AND ($3::bigint IS NULL OR created_at >= to_timestamp($3::bigint))
             AND ($4::bigint IS NULL OR created_at < to_timestamp($4::bigint + 1))
-          ORDER BY id LIMIT ${MAX_REPLAY}
+            AND (status <> 'delivered' OR resent_at IS NULL OR resent_at <= now() - ${RESEND_WINDOW_SECONDS} * interval '1 second')
+          ORDER BY id LIMIT $5
           FOR UPDATE SKIP LOCKED`,
       true,
     ),
-    [webhookId, stored, startDate, endDate],
+    [webhookId, stored, startDate, endDate, Math.max(0, Math.min(limit, MAX_REPLAY))],
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * The deliveries the account's retries and replays may still queue in the
+ * current UTC hour (RESENDS_PER_HOUR less those queued), and the seconds
+ * until the next hour starts (at least 1). Takes the account's window row
+ * until the transaction ends, so that its resends count in turn.
+ */
+export async function takeResendWindow(q: Queryable, accountId: string): Promise<{ left: number; retryAfterSeconds: number }> {
+  const { rows } = await q.query<{ queued: number; retry_after: number }>(
+    `INSERT INTO webhook_resend_windows AS w (account_id, window_start, queued)
+          VALUES ($1, floor(extract(epoch FROM now()) / 3600)::bigint * 3600, 0)
+     ON CONFLICT (account_id) DO UPDATE
+          SET queued = CASE WHEN w.window_start = EXCLUDED.window_start THEN w.queued ELSE 0 END,
+              window_start = EXCLUDED.window_start
+     RETURNING queued, greatest(1, ceil(window_start + 3600 - extract(epoch FROM now())))::int AS retry_after`,
+    [accountId],
+  );
+  const row = rows[0]!;
+  return { left: Math.max(0, RESENDS_PER_HOUR - row.queued), retryAfterSeconds: row.retry_after };
+}
+
+/** Counts `n` deliveries queued by a retry or replay in the account's current window (taken by takeResendWindow). */
+export async function countResends(q: Queryable, accountId: string, n: number): Promise<void> {
+  if (n > 0) await q.query(`UPDATE webhook_resend_windows SET queued = queued + $2 WHERE account_id = $1`, [accountId, n]);
 }
 
 /** Locks the account's webhook FOR UPDATE; false when there is none. */

@@ -2,10 +2,12 @@ import type { PgBoss } from "../queue/boss";
 import type { Database } from "../storage/database";
 import { withTransaction, type Tx } from "../storage/transaction";
 import {
+  countResends,
   deliveryStatus,
   enableWebhookRow,
   lockWebhook,
   REPLAY_PER_SECOND,
+  takeResendWindow,
   turnBackDeliveries,
   turnBackDelivery,
   turnBackHeld,
@@ -26,6 +28,11 @@ import { sendNotifyJobs } from "./notification-store";
  * The dispatcher paces them per destination (its destination limiter);
  * rows are also made due at REPLAY_PER_SECOND so that a large replay does
  * not arrive all at once.
+ *
+ * Resends are bounded (ADR 0411): an account's retries and replays queue at
+ * most RESENDS_PER_HOUR deliveries a UTC hour (ResendLimitReached past it:
+ * 429), and a replay skips a succeeded delivery already resent within the
+ * hour (asking again for one is a retry, by its id).
  */
 
 export { REPLAY_PER_SECOND };
@@ -35,6 +42,21 @@ export class WebhookDisabledError extends Error {
     super("The webhook is disabled: enable it first (enabling sends the deliveries kept meanwhile)");
     this.name = "WebhookDisabledError";
   }
+}
+
+/** The account's retries and replays queued RESENDS_PER_HOUR deliveries this hour: none more until the next. */
+export class ResendLimitReached extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`This account's retries and replays queued their deliveries for this hour: try again in ${retryAfterSeconds} s`);
+    this.name = "ResendLimitReached";
+  }
+}
+
+/** What the account may still resend this hour; throws ResendLimitReached when nothing. */
+async function resendsLeft(tx: Tx, accountId: string): Promise<number> {
+  const window = await takeResendWindow(tx, accountId);
+  if (window.left === 0) throw new ResendLimitReached(window.retryAfterSeconds);
+  return window.left;
 }
 
 /** Queues the turned-back rows: due in order, REPLAY_PER_SECOND a second, with a job each and a wake-up. */
@@ -59,14 +81,18 @@ export async function retryDelivery(database: Database, boss: PgBoss, accountId:
     if (status === undefined) return undefined;
     if ((await deliveryStatus(tx, accountId, webhookId, deliveryId)) === undefined) return undefined;
     if (status !== "Enabled") throw new WebhookDisabledError();
-    return queue(tx, boss, await turnBackDelivery(tx, webhookId, deliveryId));
+    await resendsLeft(tx, accountId);
+    const queued = await queue(tx, boss, await turnBackDelivery(tx, webhookId, deliveryId));
+    await countResends(tx, accountId, queued);
+    return queued;
   });
 }
 
 /**
  * Sends again the webhook's deliveries of a status (failed or succeeded)
  * created in [startDate, endDate] (Unix seconds, inclusive), oldest first,
- * at most MAX_REPLAY per call. Undefined when the account has no such webhook.
+ * at most MAX_REPLAY per call and what is left of the account's hour.
+ * Undefined when the account has no such webhook.
  */
 export async function replayDeliveries(
   database: Database,
@@ -81,7 +107,10 @@ export async function replayDeliveries(
     if (status !== "Enabled") throw new WebhookDisabledError();
     // A held row of an enabled webhook (a fan-out that raced the enabling, ADR 0410) is resent with the failed ones.
     const stored = filter.status === "succeeded" ? ["delivered"] : ["failed", "cancelled", "held"];
-    return queue(tx, boss, await turnBackDeliveries(tx, webhookId, stored, clampSeconds(filter.startDate), clampSeconds(filter.endDate)));
+    const left = await resendsLeft(tx, accountId);
+    const queued = await queue(tx, boss, await turnBackDeliveries(tx, webhookId, stored, clampSeconds(filter.startDate), clampSeconds(filter.endDate), left));
+    await countResends(tx, accountId, queued);
+    return queued;
   });
 }
 

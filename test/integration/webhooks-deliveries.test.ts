@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeliveriesResponse, DeliveryDetail } from "../../lib/contract/webhook-deliveries";
+import { RESENDS_PER_HOUR, type DeliveriesResponse, type DeliveryDetail } from "../../lib/contract/webhook-deliveries";
 import type { CreatedAccount } from "../../lib/domain/accounts";
 import { createApiClient } from "../../lib/api-client/client";
 import { bearer, createTestAccount } from "../support/fixtures";
@@ -125,6 +125,50 @@ describe("webhook deliveries: listing, replay, retry, Retry-After, isolation", (
     expect(one.body.AttemptLog.map((a) => a.ResponseCode)).toEqual([0, 0, 0, 200, 0]);
     await sleep(1_000);
     expect(up.requests).toHaveLength(from + 4);
+  });
+
+  it("resends are bounded: a replay of succeeded ones repeated posts nothing again; past the account's resends of the hour, 429 (ADR 0411)", async () => {
+    const { receiver, acct, webhookId, fire } = await setup("Resends bounded");
+    const t0 = Math.floor(Date.now() / 1000);
+    for (const to of ["a@example.net", "b@example.net", "c@example.net"]) await fire(to);
+    const done = await until(() => list(acct, webhookId, "?Status=succeeded"), (r) => r.body.TotalRecords === 3);
+    const ids = done.body.Deliveries.map((d) => d.DeliveryID);
+    await receiver.waitFor(3);
+    const replay = (body: unknown) => api<{ Queued: number }>(acct, `/webhooks/${webhookId}/replay`, { method: "POST", body: JSON.stringify(body) });
+
+    // The first replay of the succeeded ones sends each once more.
+    expect((await replay({ Status: "succeeded", StartDate: t0 - 5 })).body).toEqual({ Queued: 3 });
+    await receiver.waitFor(6);
+    await until(() => list(acct, webhookId, "?Status=succeeded"), (r) => r.body.Deliveries.every((d) => d.Attempts === 2));
+    // Asked again (and again) within the hour: nothing is posted again.
+    for (let i = 0; i < 3; i++) expect((await replay({ Status: "succeeded" })).body).toEqual({ Queued: 0 });
+    await sleep(1_500);
+    expect(receiver.requests).toHaveLength(6);
+    // One asked for by its id is sent again (a retry is explicit).
+    expect((await api<{ Queued: number }>(acct, `/webhooks/${webhookId}/deliveries/${ids[0]}/retry`, { method: "POST" })).body).toEqual({ Queued: 1 });
+    await receiver.waitFor(7);
+
+    // The account has queued 4 resends this hour; as if it had queued all but one of its budget:
+    const { rows } = await app.ctx.database.pool.query<{ queued: number }>("SELECT queued FROM webhook_resend_windows WHERE account_id = $1", [acct.accountId]);
+    expect(rows).toEqual([{ queued: 4 }]);
+    await app.ctx.database.pool.query("UPDATE webhook_resend_windows SET queued = $2 WHERE account_id = $1", [acct.accountId, RESENDS_PER_HOUR - 1]);
+    await until(() => api<DeliveryDetail>(acct, `/webhooks/${webhookId}/deliveries/${ids[1]}`), (r) => r.body.Status === "succeeded");
+    expect((await api<{ Queued: number }>(acct, `/webhooks/${webhookId}/deliveries/${ids[1]}/retry`, { method: "POST" })).body).toEqual({ Queued: 1 });
+    await receiver.waitFor(8);
+    await until(() => api<DeliveryDetail>(acct, `/webhooks/${webhookId}/deliveries/${ids[2]}`), (r) => r.body.Status === "succeeded");
+    for (const res of [
+      await app.fetch(`/api/v1/webhooks/${webhookId}/deliveries/${ids[2]}/retry`, { method: "POST", headers: bearer(acct.apiKey) }),
+      await app.fetch(`/api/v1/webhooks/${webhookId}/replay`, { method: "POST", headers: bearer(acct.apiKey), body: JSON.stringify({ Status: "failed" }) }),
+    ]) {
+      expect(res.status).toBe(429);
+      const retryAfter = Number(res.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      expect(await res.json()).toEqual({ Errors: [{ Code: 429, Message: "Too many requests" }] });
+    }
+    await sleep(1_000);
+    expect(receiver.requests).toHaveLength(8);
+    verifiedIds(receiver, acct);
   });
 
   it("honours a 429's Retry-After: the next attempt waits for it", async () => {

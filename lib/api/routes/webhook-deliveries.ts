@@ -16,7 +16,7 @@ import { apiError } from "../../http/errors";
 import { queryInput } from "../../http/query";
 import { readValidJson } from "../../http/validation";
 import { getDelivery, listDeliveries } from "../../webhooks/delivery-log";
-import { enableWebhook, replayDeliveries, retryDelivery, WebhookDisabledError } from "../../webhooks/replay";
+import { enableWebhook, replayDeliveries, ResendLimitReached, retryDelivery, WebhookDisabledError } from "../../webhooks/replay";
 import { bodyOf, COMMON_ERRORS, errorResponses } from "../openapi";
 
 /**
@@ -49,7 +49,7 @@ const retryRoute = createRoute({
   method: "post",
   path: "/webhooks/{id}/deliveries/{DeliveryID}/retry",
   operationId: "retryWebhookDelivery",
-  summary: "Send a finished delivery again now (same webhook-id); Queued 0 when it is pending already",
+  summary: "Send a finished delivery again now (same webhook-id); Queued 0 when it is pending already; 429 past the account's resends of the hour",
   request: { params: deliveryParams },
   responses: { 200: json("Queued", queuedResponseSchema), ...errorResponses(404, 422, ...COMMON_ERRORS) },
 });
@@ -58,7 +58,7 @@ const replayRoute = createRoute({
   method: "post",
   path: "/webhooks/{id}/replay",
   operationId: "replayWebhookDeliveries",
-  summary: "Send again the deliveries of a status in a date range",
+  summary: "Send again the deliveries of a status in a date range (succeeded ones resent within the hour skipped; 429 past the account's resends of the hour)",
   request: { params: webhookParam, body: bodyOf("ReplayRequest") },
   responses: { 200: json("How many were queued", queuedResponseSchema), ...errorResponses(404, 422, ...COMMON_ERRORS) },
 });
@@ -110,6 +110,7 @@ export function addWebhookDeliveryRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppConte
       return c.json({ Queued: queued } satisfies QueuedResponse, 200);
     } catch (err) {
       if (err instanceof WebhookDisabledError) return apiError(c, 422, "id");
+      if (err instanceof ResendLimitReached) return apiError(c, 429, undefined, { "Retry-After": String(err.retryAfterSeconds) });
       throw err;
     }
   });
@@ -128,6 +129,7 @@ export function addWebhookDeliveryRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppConte
       return c.json({ Queued: queued } satisfies QueuedResponse, 200);
     } catch (err) {
       if (err instanceof WebhookDisabledError) return apiError(c, 422, "id");
+      if (err instanceof ResendLimitReached) return apiError(c, 429, undefined, { "Retry-After": String(err.retryAfterSeconds) });
       throw err;
     }
   });
