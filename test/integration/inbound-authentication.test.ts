@@ -35,10 +35,12 @@ function junkSignatures(count: number): string {
   return Array.from({ length: count }, (_, i) => `DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/${i % 2 ? "relaxed" : "simple"}; d=s${i}.example; s=s; l=${BODY.length - i}; h=from; bh=AAAA; b=BBBB\r\n`).join("");
 }
 
+const key = { signingDomain: testDkimKey.domainName, selector: testDkimKey.keySelector, privateKey: testDkimKey.privateKey };
+
 /** A message of `head` fields and `body`, signed by example.com (the signature put first). */
 async function signed(head: string, subject: string, body = BODY): Promise<Buffer> {
   const message = `${head}To: support@auth-in.example\r\nSubject: ${subject}\r\n\r\n${body}`;
-  const { signatures } = await dkimSign(message, { signatureData: [{ ...testDkimKey, signingDomain: testDkimKey.domainName, selector: testDkimKey.keySelector }] });
+  const { signatures } = await dkimSign(message, { ...key, signatureData: [key] });
   return Buffer.from(signatures + message);
 }
 

@@ -2,7 +2,6 @@ import { createRequire } from "node:module";
 import { MessageChannel, Worker } from "node:worker_threads";
 import type { DNSResolver } from "mailauth";
 import { WorkerPool } from "../../worker-pool";
-import type { MailauthVerdicts } from "./authentication";
 
 /**
  * Worker threads for the sender authentication of large messages
@@ -67,6 +66,15 @@ parentPort.on("message", async ({ raw, options, port, cpuBudgetMs }) => {
   }
 });
 `;
+
+/** What mailauth said, reduced to what the verdicts need (it crosses from the worker as is). */
+export interface MailauthVerdicts {
+  spf: string | undefined;
+  dkim: { result: string; aligned: boolean }[];
+  /** Addresses in the From fields, as mailauth read them. */
+  fromAddresses: number;
+  dmarc: string | undefined;
+}
 
 export class AuthenticationTimeout extends Error {}
 

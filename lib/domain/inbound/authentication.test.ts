@@ -11,9 +11,11 @@ async function dns(name: string, rrtype: string): Promise<string[][]> {
   return testDkimResolver(name, rrtype);
 }
 
+const key = { signingDomain: testDkimKey.domainName, selector: testDkimKey.keySelector, privateKey: testDkimKey.privateKey };
+
 async function signed(head: string, body = "Hello.\r\n"): Promise<Buffer> {
   const message = `${head}To: support@a-mail.example\r\nSubject: Hi\r\n\r\n${body}`;
-  const { signatures } = await dkimSign(message, { signatureData: [{ ...testDkimKey, signingDomain: testDkimKey.domainName, selector: testDkimKey.keySelector }] });
+  const { signatures } = await dkimSign(message, { ...key, signatureData: [key] });
   return Buffer.from(signatures + message);
 }
 

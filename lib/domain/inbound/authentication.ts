@@ -3,7 +3,9 @@ import { authenticate, type DNSResolver } from "mailauth";
 import { Headers } from "@zone-eu/mailsplit";
 import addressparser from "nodemailer/lib/addressparser";
 import { rawSlices, SLICE_BYTES } from "./slices";
-import { authenticateOnWorker } from "./authentication-pool";
+import { authenticateOnWorker, type MailauthVerdicts } from "./authentication-pool";
+
+export type { MailauthVerdicts };
 
 /**
  * SPF, DKIM and DMARC of a received message (docs/contract.md §13.4), bounded
@@ -101,15 +103,6 @@ function singleAddressDomain(value: string): string | undefined {
   const list = addressparser(value, { flatten: true });
   const address = list.length === 1 ? list[0]!.address : undefined;
   return address && address.includes("@") ? address.slice(address.lastIndexOf("@") + 1).toLowerCase() : undefined;
-}
-
-/** What mailauth said, reduced to what the verdicts need (it crosses from the worker as is). */
-export interface MailauthVerdicts {
-  spf: string | undefined;
-  dkim: { result: string; aligned: boolean }[];
-  /** Addresses in the From fields, as mailauth read them. */
-  fromAddresses: number;
-  dmarc: string | undefined;
 }
 
 /**
