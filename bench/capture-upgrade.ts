@@ -81,7 +81,7 @@ async function main() {
         ]);
         const receivedAt = new Date();
         await insertInboundMessages(database, [
-          { id: randomUUID(), accountId, routeId, webhookUrl: "http://127.0.0.1:9/", originalRecipient: "in@bench.test", mailboxHash: "", mailFrom: "", remoteIp: "", helo: "", raw, receivedAt, expiresAt: new Date(receivedAt.getTime() + 86_400_000) },
+          { id: randomUUID(), accountId, routeId, webhookUrl: "http://127.0.0.1:9/", originalRecipient: "in@bench.test", mailboxHash: "", recipients: [{ Email: "in@bench.test", MailboxHash: "" }], mailFrom: "", remoteIp: "", helo: "", size: raw.length, raw, receivedAt, expiresAt: new Date(receivedAt.getTime() + 86_400_000) },
         ]);
         longest = Math.max(longest, performance.now() - s);
         writes++;

@@ -107,6 +107,9 @@ const envSchema = z.object({
   MAILROOM_INBOUND_INLINE_BYTES: z.coerce.number().int().min(0).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
   // Received messages waiting to be posted past which mail for routes is answered 451 (docs/contract.md §13.3, docs/adr/0049); 0: never.
   MAILROOM_INBOUND_MAX_BACKLOG: z.coerce.number().int().min(0).default(10_000),
+  // Bytes of raw MIME stored per client address (IPv6: its /64) and per account per UTC hour; past either, 452 4.3.1 (docs/adr/0807); 0: no budget.
+  MAILROOM_INBOUND_BYTES_PER_ADDRESS_HOUR: z.coerce.number().int().min(0).default(200 * 1024 * 1024),
+  MAILROOM_INBOUND_BYTES_PER_ACCOUNT_HOUR: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
   // SMTP submission (lib/submission, docs/smtp.md); unset ports take the defaults of lib/submission/ports.ts.
   MAILROOM_SUBMISSION_HOST: z.string().optional(),
   MAILROOM_SUBMISSION_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -357,8 +360,10 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
       retentionMs: requireDuration("MAILROOM_INBOUND_RETENTION", e.MAILROOM_INBOUND_RETENTION),
       /** Attachments larger than this are posted as a signed, expiring download URL instead of base64. */
       inlineBytes: e.MAILROOM_INBOUND_INLINE_BYTES,
-      /** Received messages waiting for a post (due inbound-post jobs) past which mail for routes is answered 451; 0 turns it off. */
+      /** Received messages waiting for their post (first or next, due or not) past which mail for routes is answered 451; 0 turns it off. */
       maxBacklog: e.MAILROOM_INBOUND_MAX_BACKLOG,
+      /** Bytes of raw MIME stored per client address and per account per UTC hour, 0: no budget (docs/adr/0807). */
+      budgets: { perAddressHour: e.MAILROOM_INBOUND_BYTES_PER_ADDRESS_HOUR, perAccountHour: e.MAILROOM_INBOUND_BYTES_PER_ACCOUNT_HOUR },
     },
     submission: {
       host: e.MAILROOM_SUBMISSION_HOST ?? e.HOST,

@@ -2,8 +2,8 @@ import nodemailer from "nodemailer";
 import { SMTPServer } from "smtp-server";
 import type { AppContext } from "../context";
 import { handleInboundMessage } from "./handle-message";
-import { ConcurrentConnections, ConnectionRate, openConnectionOf, readBoundedMessage } from "./smtp-limits";
-import { createInboundStore, decideRecipient, storeRoutedMessage, type RcptDecision } from "./route-recipient";
+import { ConcurrentConnections, ConnectionRate, openConnectionOf, rateKeyOf, readBoundedMessage, SpentBudgets } from "./smtp-limits";
+import { budgetRefusal, createInboundStore, decideRecipient, DISK_FULL_REFUSAL, diskTooFull, storeRoutedMessage, type RcptDecision } from "./route-recipient";
 
 /**
  * The inbound SMTP server (MAILROOM_INBOUND_HOST:MAILROOM_INBOUND_PORT):
@@ -13,11 +13,17 @@ import { createInboundStore, decideRecipient, storeRoutedMessage, type RcptDecis
  * (550 5.1.1). Reports are decided after reading: what cannot be
  * attributed is dropped with a log line (refusing would only make the
  * sender bounce the bounce). Mail for a route is stored before the 250
- * (lib/inbound/route-recipient.ts). It never crashes on input.
+ * (lib/inbound/route-recipient.ts), once per transaction, within the byte
+ * budgets of its client address and accounts (docs/adr/0807). It never
+ * crashes on input.
  */
 
 /** Recipients of one transaction; more are answered 452 (RFC 5321 asks servers to take at least 100). */
 const MAX_RECIPIENTS = 100;
+/** Refused recipients (550) of one session, each a lookup; the next RCPT is answered 421 and the connection closed. */
+export const MAX_REFUSED_RECIPIENTS = 20;
+
+const refusal = (r: { code: number; message: string }) => Object.assign(new Error(r.message), { responseCode: r.code });
 
 export interface InboundServer {
   host: string;
@@ -33,6 +39,10 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
   const slotOf = new WeakMap<object, string>();
   // What RCPT decided for each accepted recipient of a session's transaction.
   const decisions = new WeakMap<object, Map<string, RcptDecision>>();
+  // Recipients refused so far in each session (finding no route costs a lookup each).
+  const refusedOf = new WeakMap<object, number>();
+  // Budgets found spent this hour: later transactions are refused at MAIL or RCPT, before their DATA.
+  const spent = new SpentBudgets();
   // Messages for routes received at the same time commit together (group commit, as acceptances do).
   const store = createInboundStore(ctx);
   const server = new SMTPServer({
@@ -71,15 +81,29 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
     },
     onMailFrom(_address, session, callback) {
       decisions.set(session, new Map());
+      // Reports come from the same kind of clients, but a client that spent its budget this hour sends no more now.
+      if (spent.isSpent("address", rateKeyOf(session.remoteAddress))) return callback(refusal(budgetRefusal("address")));
       callback();
     },
     onRcptTo(address, session, callback) {
       const mine = decisions.get(session) ?? new Map<string, RcptDecision>();
       decisions.set(session, mine);
+      const refused = refusedOf.get(session) ?? 0;
+      if (refused >= MAX_REFUSED_RECIPIENTS) {
+        ctx.log.warn({ remote: session.remoteAddress, refused }, "inbound SMTP session closed: too many refused recipients");
+        // smtp-server closes the connection after a 421.
+        return callback(Object.assign(new Error("4.7.0 Too many unknown recipients, closing connection"), { responseCode: 421 }));
+      }
       if (mine.size >= MAX_RECIPIENTS) return callback(Object.assign(new Error("4.5.3 Too many recipients"), { responseCode: 452 }));
       decideRecipient(ctx, secret, address.address).then(
         (decision) => {
-          if (!decision) return callback(Object.assign(new Error("5.1.1 No such recipient here"), { responseCode: 550 }));
+          if (!decision) {
+            refusedOf.set(session, refused + 1);
+            return callback(Object.assign(new Error("5.1.1 No such recipient here"), { responseCode: 550 }));
+          }
+          // Mail for a route is stored: not below the disk's reserve, nor past its account's byte budget (docs/adr/0807).
+          if (decision.kind === "route" && diskTooFull(ctx)) return callback(refusal(DISK_FULL_REFUSAL));
+          if (decision.kind === "route" && spent.isSpent("account", decision.recipient.route.account_id)) return callback(refusal(budgetRefusal("account")));
           // Too many received messages wait for their posts (docs/adr/0049): the sender keeps this one and tries later.
           // Reports (bounces, complaints, unsubscribes) are not posted anywhere and are always taken.
           if (decision.kind === "route" && ctx.inboundBacklog.full()) {
@@ -110,7 +134,7 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
         if (routed.length > 0) {
           let refusal: { code: number; message: string } | undefined;
           try {
-            refusal = await storeRoutedMessage(ctx, store, raw, routed, { mailFrom: envelope.from, remoteIp: session.remoteAddress, helo: session.hostNameAppearsAs ?? "" });
+            refusal = await storeRoutedMessage(ctx, store, spent, raw, routed, { mailFrom: envelope.from, remoteIp: session.remoteAddress, helo: session.hostNameAppearsAs ?? "" });
           } catch (err) {
             const fault = ctx.outage.report("inbound", err, { from: envelope.from, to: routed.map((r) => r.address) });
             if (!fault) ctx.log.error({ err, from: envelope.from }, "inbound message could not be stored");

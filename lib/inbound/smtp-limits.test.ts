@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ConcurrentConnections, ConnectionRate, rateKeyOf, readBoundedMessage } from "./smtp-limits";
+import { ConcurrentConnections, ConnectionRate, rateKeyOf, readBoundedMessage, SpentBudgets } from "./smtp-limits";
 
 describe("ConcurrentConnections", () => {
   it("admits perAddress open connections per address, and one more once one closes", () => {
@@ -67,5 +67,23 @@ describe("readBoundedMessage", () => {
     expect(await readBoundedMessage(Readable.from([Buffer.from("abc"), Buffer.from("def")]), 6)).toEqual({ raw: Buffer.from("abcdef"), exceeded: false });
     const big = await readBoundedMessage(Readable.from([Buffer.alloc(4), Buffer.alloc(4), Buffer.alloc(4)]), 6);
     expect(big).toEqual({ raw: Buffer.alloc(0), exceeded: true });
+  });
+});
+
+describe("SpentBudgets", () => {
+  const hour = Date.UTC(2026, 0, 1, 10);
+  it("remembers a spent budget until the hour ends, per scope and key", () => {
+    const spent = new SpentBudgets();
+    spent.note("address", "192.0.2.1", hour + 10);
+    expect(spent.isSpent("address", "192.0.2.1", hour + 3_599_999)).toBe(true);
+    expect(spent.isSpent("account", "192.0.2.1", hour + 20)).toBe(false);
+    expect(spent.isSpent("address", "192.0.2.2", hour + 20)).toBe(false);
+    expect(spent.isSpent("address", "192.0.2.1", hour + 3_600_000)).toBe(false);
+  });
+
+  it("remembers at most maxKeys", () => {
+    const spent = new SpentBudgets(2);
+    for (const key of ["a", "b", "c"]) spent.note("account", key, hour);
+    expect(["a", "b", "c"].map((k) => spent.isSpent("account", k, hour))).toEqual([true, true, false]);
   });
 });

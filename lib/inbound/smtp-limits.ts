@@ -139,3 +139,37 @@ export function openConnectionOf(servers: readonly (SMTPServer | undefined)[], s
   }
   return undefined;
 }
+
+/**
+ * The byte budgets (docs/adr/0807) this server found spent in the current
+ * UTC hour: a message refused with 452 at the end of DATA marks its client
+ * address or account, and the next transaction of that address (at MAIL) or
+ * recipient of that account (at RCPT) is refused before its DATA is sent.
+ * The counters in the database decide; this only answers earlier. Memory is
+ * bounded: at most `maxKeys` remembered (past that, nothing new is), and a
+ * new hour forgets them all.
+ */
+export class SpentBudgets {
+  private hour = -1;
+  private spent = new Set<string>();
+
+  constructor(private readonly maxKeys = 10_000) {}
+
+  private current(nowMs: number): Set<string> {
+    const hour = Math.floor(nowMs / 3_600_000);
+    if (hour !== this.hour) {
+      this.hour = hour;
+      this.spent = new Set();
+    }
+    return this.spent;
+  }
+
+  note(scope: "address" | "account", key: string, nowMs: number = Date.now()): void {
+    const spent = this.current(nowMs);
+    if (spent.size < this.maxKeys) spent.add(`${scope}:${key}`);
+  }
+
+  isSpent(scope: "address" | "account", key: string, nowMs: number = Date.now()): boolean {
+    return this.current(nowMs).has(`${scope}:${key}`);
+  }
+}

@@ -26,11 +26,14 @@ export async function waitingDeliverEntries(q: Queryable, deliverQueueName: stri
 }
 
 /**
- * How many jobs of a queue are due and not yet fetched, counted up to
- * `bound` by the same walk of pg-boss's partial index: the received messages
- * waiting to be posted (`inbound-post`, one job each; docs/adr/0049).
+ * How many jobs of a queue are not yet fetched, due or not, counted up to
+ * `bound` by a walk of the same partial index: the received messages waiting
+ * for their post, first or next (`inbound-post`, one job each; docs/adr/0049).
+ * Unlike delivery's, a post waiting for its retry counts (docs/adr/0807): its
+ * message is stored, and every retry parses it again.
  */
-const WAITING_JOBS = `SELECT count(*)::int AS n FROM (${dueJobs("1")}) due`;
+const WAITING_JOBS = `SELECT count(*)::int AS n FROM (
+  SELECT 1 FROM pgboss.job WHERE name = $1 AND state < 'active' ORDER BY start_after LIMIT $2) waiting`;
 
 export async function waitingJobs(q: Queryable, queueName: string, bound: number): Promise<number> {
   const { rows } = await q.query<{ n: number }>(WAITING_JOBS, [queueName, bound]);

@@ -67,10 +67,16 @@ export interface NewInboundMessage {
   webhookUrl: string;
   originalRecipient: string;
   mailboxHash: string;
+  /** Every recipient of the route in the transaction (the first is originalRecipient). */
+  recipients: { Email: string; MailboxHash: string }[];
   mailFrom: string;
   remoteIp: string;
   helo: string;
+  /** The message's size; `raw` is empty on a row that names the one holding it (rawOf). */
+  size: number;
   raw: Buffer;
+  /** The row of the same transaction (and so of the same received_at) that holds the raw MIME. */
+  rawOf?: string;
   /** The time it was received: also the day table it is filed in (docs/adr/0041). */
   receivedAt: Date;
   expiresAt: Date;
@@ -81,7 +87,7 @@ const INSERT_MAX_ROWS = 500;
 const INSERT_MAX_BYTES = 8 * 1024 * 1024;
 const PREPARED_MAX_ROWS = 16;
 
-const INSERT_INBOUND_MESSAGES = `INSERT INTO inbound_messages (id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, size, raw, expires_at, received_at, next_attempt_at)
+const INSERT_INBOUND_MESSAGES = `INSERT INTO inbound_messages (id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, size, raw, expires_at, received_at, recipients, raw_of, next_attempt_at)
        VALUES`;
 
 /** How many of `messages`, from `start`, one INSERT takes (at least one). */
@@ -92,15 +98,19 @@ function rowsOfOneInsert(messages: NewInboundMessage[], start: number): number {
   return end - start;
 }
 
-/** Where m.routeId is among a row's values (valuesOf), as route_id is among INSERT_INBOUND_MESSAGES' columns. */
+/** Where m.routeId, m.recipients and m.rawOf are among a row's values (valuesOf), as their columns are among INSERT_INBOUND_MESSAGES'. */
 const ROUTE_ID_VALUE = 2;
+const RECIPIENTS_VALUE = 13;
+const RAW_OF_VALUE = 14;
 
 /** The VALUES tuples of `messages`, their values appended to `values` (placeholders numbered after those already there). */
 function valuesOf(messages: NewInboundMessage[], values: unknown[]): string {
   const tuples = messages.map((m) => {
     const at = values.length;
-    values.push(m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.raw.length, m.raw, m.expiresAt, m.receivedAt);
-    const p = Array.from({ length: 13 }, (_, i) => `$${at + i + 1}`);
+    values.push(m.id, m.accountId, m.routeId, m.webhookUrl, m.originalRecipient, m.mailboxHash, m.mailFrom, m.remoteIp, m.helo, m.size, m.raw, m.expiresAt, m.receivedAt, JSON.stringify(m.recipients), m.rawOf ?? null);
+    const p = Array.from({ length: 15 }, (_, i) => `$${at + i + 1}`);
+    p[RECIPIENTS_VALUE] = `${p[RECIPIENTS_VALUE]}::jsonb`;
+    p[RAW_OF_VALUE] = `${p[RAW_OF_VALUE]}::uuid`;
     // The route as it is now: a route deleted since the session matched it (its DELETE committed, or committing
     // while this waits for its lock) gives NULL, as ON DELETE SET NULL does for the messages stored before it,
     // instead of a foreign-key error that would fail every session of the group commit. A route still there is
@@ -147,6 +157,8 @@ export interface InboundMessageRow {
   webhook_url: string;
   original_recipient: string;
   mailbox_hash: string;
+  /** Every recipient of the route in its transaction; null on rows stored before migration 1006 (one recipient each). */
+  recipients: { Email: string; MailboxHash: string }[] | null;
   mail_from: string;
   remote_ip: string;
   helo: string;
@@ -165,7 +177,7 @@ export interface InboundMessageRow {
 /** The posted JSON's text: as posted since migration 1005, jsonb's text for rows stored before (docs/adr/0046). */
 const payloadText = (alias = "") => `COALESCE(${alias}payload_text, ${alias}payload::text) AS payload`;
 
-const MESSAGE_COLUMNS = `id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, mail_from, remote_ip, helo, subject, from_email,
+const MESSAGE_COLUMNS = `id, account_id, route_id, webhook_url, original_recipient, mailbox_hash, recipients, mail_from, remote_ip, helo, subject, from_email,
   size, payload, replied_to_message_id, status, attempts, next_attempt_at, received_at, expires_at`;
 
 /** A message of the account, `payload` as its JSON text (or null before its first post): read back, never parsed here. */
@@ -177,9 +189,17 @@ export async function findInboundMessage(q: Queryable, accountId: string, id: st
   return rows[0];
 }
 
+/**
+ * A message's raw MIME: its own, or that of the row of its transaction that
+ * holds it (raw_of, the same received_at: one day table). Undefined when
+ * the message is not there, or its holder has gone first (both expire together).
+ */
+const RAW_OF_MESSAGE = `SELECT CASE WHEN m.raw_of IS NULL THEN m.raw ELSE h.raw END AS raw
+   FROM inbound_messages m LEFT JOIN inbound_messages h ON h.id = m.raw_of AND h.received_at = m.received_at`;
+
 export async function findInboundRaw(q: Queryable, accountId: string, id: string): Promise<Buffer | undefined> {
-  const { rows } = await q.query<{ raw: Buffer }>("SELECT raw FROM inbound_messages WHERE id = $1 AND account_id = $2", [id, accountId]);
-  return rows[0]?.raw;
+  const { rows } = await q.query<{ raw: Buffer | null }>(`${RAW_OF_MESSAGE} WHERE m.id = $1 AND m.account_id = $2`, [id, accountId]);
+  return rows[0]?.raw ?? undefined;
 }
 
 /** Raw MIME read in pieces of this many bytes: bytea arrives as hex text, and one 10 MB read would be decoded in one block. */
@@ -206,7 +226,7 @@ function dayBoundsOf(receivedAt: Date | undefined): [Date | string, Date | strin
 }
 
 const LOAD_COLUMNS = `${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1").replace("m.payload", payloadText("m."))},
-            CASE WHEN m.size <= ${RAW_PIECE_BYTES} THEN m.raw END AS raw, a.webhook_signing_key AS signing_key`;
+            CASE WHEN m.size <= ${RAW_PIECE_BYTES} AND m.raw_of IS NULL THEN m.raw END AS raw, m.raw_of, a.webhook_signing_key AS signing_key`;
 
 export const LOAD_FOR_POST = `SELECT ${LOAD_COLUMNS}
        FROM inbound_messages m JOIN accounts a ON a.id = m.account_id WHERE m.id = $1 AND m.received_at >= $2 AND m.received_at < $3`;
@@ -243,8 +263,8 @@ async function onDayTableFirst<R extends { rowCount: number | null }>(receivedAt
   return onParent();
 }
 
-/** A row as the posting job loads it: `raw` null when it is read in pieces (withWholeRaw). */
-export type LoadedInboundRow = InboundMessageRow & { payload: string | null; raw: Buffer | null; signing_key: string };
+/** A row as the posting job loads it: `raw` null when it is read in pieces (withWholeRaw), from the row `raw_of` names when set. */
+export type LoadedInboundRow = InboundMessageRow & { payload: string | null; raw: Buffer | null; raw_of: string | null; signing_key: string };
 /** What the posting job needs: the row (`payload` as its JSON text), its raw MIME and the account's signing key. */
 export type InboundForPost = InboundMessageRow & { payload: string | null; raw: Buffer; signing_key: string };
 
@@ -267,15 +287,20 @@ export async function loadInboundRowForPost(q: Queryable, key: InboundKey, dayTa
   return rows[0];
 }
 
-/** The row with its raw MIME: a message over RAW_PIECE_BYTES is read in pieces, one statement each. Undefined when it is gone meanwhile. */
+/**
+ * The row with its raw MIME: a message over RAW_PIECE_BYTES, or one whose raw
+ * another row of its transaction holds (same received_at), is read in pieces,
+ * one statement each. Undefined when it is gone meanwhile.
+ */
 export async function withWholeRaw(q: Queryable, row: LoadedInboundRow, key: InboundKey): Promise<InboundForPost | undefined> {
   if (row.raw) return { ...row, raw: row.raw };
-  const [from_, to] = dayBoundsOf(key.receivedAt);
+  const [from_, to] = dayBoundsOf(key.receivedAt ?? row.received_at);
+  const holder = row.raw_of ?? key.id;
   const pieces: Buffer[] = [];
   for (let from = 0; from < row.size; from += RAW_PIECE_BYTES) {
     const piece = await q.query<{ raw: Buffer }>(
       "SELECT substring(raw FROM $2 FOR $3) AS raw FROM inbound_messages WHERE id = $1 AND received_at >= $4 AND received_at < $5",
-      [key.id, from + 1, RAW_PIECE_BYTES, from_, to],
+      [holder, from + 1, RAW_PIECE_BYTES, from_, to],
     );
     if (!piece.rows[0]) return undefined;
     pieces.push(piece.rows[0].raw);
@@ -380,14 +405,34 @@ export async function listInboundAttempts(q: Queryable, id: string): Promise<Inb
   return rows;
 }
 
-/** Puts a message back to pending, due now; its attempts so far and when it was received, or undefined when it is not the account's. */
-export async function markForRetry(q: Queryable, accountId: string, id: string): Promise<{ attempts: number; receivedAt: Date } | undefined> {
-  const { rows } = await q.query<{ attempts: number; received_at: Date }>(
-    "UPDATE inbound_messages SET status = 'pending', next_attempt_at = now() WHERE id = $1 AND account_id = $2 RETURNING attempts, received_at",
+/**
+ * A post counts as lost (its job gone: the queue gave up on a worker that kept
+ * failing) when it has been due this long; a retry then posts it again.
+ */
+const POST_LOST_AFTER = "1 hour";
+
+/**
+ * Puts a message back to pending, due now, unless a post of it is already
+ * due or running (pending, due at or before this moment, not lost):
+ * `marked` false then, nothing to enqueue. Concurrent retries serialise on
+ * the row, and the later sees the earlier's due time (clock_timestamp, not
+ * its own transaction's start), so one of them marks it. Undefined when the
+ * account has no such message.
+ */
+export async function markForRetry(q: Queryable, accountId: string, id: string): Promise<{ marked: boolean; attempts: number; receivedAt: Date } | undefined> {
+  const { rows } = await q.query<{ marked: boolean; attempts: number; received_at: Date }>(
+    `WITH target AS (SELECT id, received_at, attempts FROM inbound_messages WHERE id = $1 AND account_id = $2),
+          marked AS (
+            UPDATE inbound_messages m SET status = 'pending', next_attempt_at = now()
+              FROM target WHERE m.id = target.id AND m.received_at = target.received_at
+               AND (m.status <> 'pending' OR m.next_attempt_at IS NULL OR m.next_attempt_at > clock_timestamp()
+                    OR m.next_attempt_at < clock_timestamp() - interval '${POST_LOST_AFTER}')
+            RETURNING m.attempts)
+     SELECT EXISTS (SELECT 1 FROM marked) AS marked, coalesce((SELECT attempts FROM marked), target.attempts) AS attempts, target.received_at FROM target`,
     [id, accountId],
   );
   const row = rows[0];
-  return row && { attempts: row.attempts, receivedAt: row.received_at };
+  return row && { marked: row.marked, attempts: row.attempts, receivedAt: row.received_at };
 }
 
 export interface InboundListFilter {
@@ -407,11 +452,12 @@ export async function listInboundMessages(q: Queryable, f: InboundListFilter): P
   const values: unknown[] = [f.accountId];
   const add = (sql: string, value: unknown) => {
     values.push(value);
-    where.push(sql.replace("?", `$${values.length}`));
+    where.push(sql.replaceAll("?", `$${values.length}`));
   };
   if (f.fromDate) add("received_at >= ?", f.fromDate);
   if (f.toDate) add("received_at < ?", f.toDate);
-  if (f.recipient) add("lower(original_recipient) = ?", f.recipient.toLowerCase());
+  // Any recipient of the message (its transaction's for the route, migration 1006), the first one on older rows.
+  if (f.recipient) add("(lower(original_recipient) = ? OR EXISTS (SELECT 1 FROM jsonb_array_elements(recipients) r WHERE lower(r->>'Email') = ?))", f.recipient.toLowerCase());
   if (f.status) add("status = ?", f.status);
   const clause = where.join(" AND ");
   const total = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbound_messages WHERE ${clause}`, values);
@@ -494,6 +540,6 @@ export async function findAccountMessage(q: Queryable, accountId: string, id: st
 
 /** The raw MIME of a message whatever its account (the signed download route, whose token names it). */
 export async function findInboundRawById(q: Queryable, id: string): Promise<Buffer | undefined> {
-  const { rows } = await q.query<{ raw: Buffer }>("SELECT raw FROM inbound_messages WHERE id = $1", [id]);
-  return rows[0]?.raw;
+  const { rows } = await q.query<{ raw: Buffer | null }>(`${RAW_OF_MESSAGE} WHERE m.id = $1`, [id]);
+  return rows[0]?.raw ?? undefined;
 }

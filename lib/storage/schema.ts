@@ -430,8 +430,9 @@ export const inboundRoutes = pgTable("inbound_routes", {
 });
 
 /**
- * Received messages, one row per accepted recipient, raw MIME until expiry (migration 0900);
+ * Received messages, one row per route of an SMTP transaction, raw MIME until expiry (migration 0900);
  * partitioned by day on received_at (migration 0982, docs/adr/0041): no primary key, a unique id per day table.
+ * One raw copy per transaction (migration 1006, docs/adr/0807): the other rows name its row in rawOf.
  */
 export const inboundMessages = pgTable("inbound_messages", {
   id: uuid("id").notNull(),
@@ -447,6 +448,10 @@ export const inboundMessages = pgTable("inbound_messages", {
   fromEmail: text("from_email").notNull().default(""),
   size: integer("size").notNull(),
   raw: bytea("raw").notNull(),
+  /** The row of the same transaction that holds the raw MIME (this row's raw is empty); null when this row holds it. */
+  rawOf: uuid("raw_of"),
+  /** Every recipient of the route in the transaction, [{Email, MailboxHash}]; null on rows stored before migration 1006. */
+  recipients: jsonb("recipients").$type<{ Email: string; MailboxHash: string }[]>(),
   /** Rows stored before migration 1005; newer ones keep the posted text in payloadText. */
   payload: jsonb("payload"),
   payloadText: text("payload_text"),
@@ -457,6 +462,18 @@ export const inboundMessages = pgTable("inbound_messages", {
   receivedAt: tstz("received_at").notNull().defaultNow(),
   expiresAt: tstz("expires_at").notNull(),
 });
+
+/** Bytes of raw MIME received per client address or account per UTC hour (migration 1006, docs/adr/0807). */
+export const inboundByteCounters = pgTable(
+  "inbound_byte_counters",
+  {
+    scope: text("scope").$type<"address" | "account">().notNull(),
+    key: text("key").notNull(),
+    hourStart: bigint("hour_start", { mode: "number" }).notNull(),
+    bytes: bigint("bytes", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.key, t.hourStart] })],
+);
 
 /** Each POST of an inbound message to its route's URL (migration 0900); no foreign key since 0982 (the purge deletes them, docs/adr/0041). */
 export const inboundAttempts = pgTable("inbound_attempts", {

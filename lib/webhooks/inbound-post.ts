@@ -229,8 +229,9 @@ async function recordAttempt(q: Queryable, inTransaction: boolean, key: InboundK
 async function buildPayload(ctx: AppContext, row: InboundForPost, options: InboundPostOptions): Promise<PayloadToSave> {
   // The process's one read of the secret (two statements per message before: the profile of bench:inbound showed them).
   const secret = await ctx.trackingSecret();
-  // In-Reply-To/References win; a verified reply address answers when they name no message of the account.
-  const byAddress = messageOfReplyTag(secret, row.mailbox_hash);
+  // In-Reply-To/References win; a verified reply address (any recipient's) answers when they name no message of the account.
+  const recipients = row.recipients ?? [{ Email: row.original_recipient, MailboxHash: row.mailbox_hash }];
+  const byAddress = recipients.map((r) => messageOfReplyTag(secret, r.MailboxHash)).find((id) => id !== undefined);
   try {
     const built: BuiltInboundPayload = await buildInboundPayload({
       id: row.id,
@@ -238,6 +239,7 @@ async function buildPayload(ctx: AppContext, row: InboundForPost, options: Inbou
       raw: row.raw,
       originalRecipient: row.original_recipient,
       mailboxHash: row.mailbox_hash,
+      recipients,
       envelope: { mailFrom: row.mail_from, remoteIp: row.remote_ip, helo: row.helo },
       inlineBytes: ctx.config.inbound.inlineBytes,
       downloadUrl: (index) => `${ctx.publicUrl}/t/inbound/${signDownloadToken(secret, row.id, index, row.expires_at)}`,

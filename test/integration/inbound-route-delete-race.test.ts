@@ -36,10 +36,16 @@ describe("deleting an inbound route while a message to it is stored", () => {
     const toGone = (await routeOf(app.ctx.database, `in@${name}-gone.example`))!;
     const toKept = (await routeOf(app.ctx.database, `in@${name}-kept.example`))!;
     const messages: ReceivedMessage[] = [
-      { raw, recipients: [toGone], envelope },
-      { raw, recipients: [toKept], envelope },
+      { raw, recipients: [toGone], envelope, addressKey: envelope.remoteIp },
+      { raw, recipients: [toKept], envelope, addressKey: envelope.remoteIp },
     ];
     return { gone, goneRoute, toKept, messages };
+  }
+
+  /** The rows' ids of each message (none is past a byte budget: there are none). */
+  async function storedIds(messages: ReceivedMessage[]): Promise<string[][]> {
+    const outcomes = await storeInbound(app.ctx, messages, { retentionMs: RETENTION_MS, budgets: { perAddressHour: 0, perAccountHour: 0 } });
+    return outcomes.map((o) => ("ids" in o ? o.ids : []));
   }
 
   async function storedRows(ids: string[][]) {
@@ -54,7 +60,7 @@ describe("deleting an inbound route while a message to it is stored", () => {
     const { gone, goneRoute, toKept, messages } = await routedPair("before");
     expect(await deleteRoute(app.ctx.database, gone.accountId, goneRoute.id)).toBe(true);
 
-    const ids = await storeInbound(app.ctx, messages, RETENTION_MS);
+    const ids = await storedIds(messages);
     expect(await storedRows(ids)).toEqual([
       { id: ids[0]![0], route_id: null, webhook_url: "http://127.0.0.1:9/gone" },
       { id: ids[1]![0], route_id: toKept.route.id, webhook_url: "http://127.0.0.1:9/kept" },
@@ -68,7 +74,7 @@ describe("deleting an inbound route while a message to it is stored", () => {
     try {
       await deleter.query("BEGIN");
       await deleter.query("DELETE FROM inbound_routes WHERE id = $1", [goneRoute.id]);
-      const stored = storeInbound(app.ctx, messages, RETENTION_MS);
+      const stored = storedIds(messages);
       // The store is under way and waits for the route row the DELETE holds.
       await until(
         async () => (await pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0].n,
@@ -87,7 +93,7 @@ describe("deleting an inbound route while a message to it is stored", () => {
 
   it("keeps the route of a message whose store committed first; the later delete clears it", async () => {
     const { gone, goneRoute, messages } = await routedPair("after");
-    const ids = await storeInbound(app.ctx, messages, RETENTION_MS);
+    const ids = await storedIds(messages);
     expect((await storedRows(ids))[0]!.route_id).toBe(goneRoute.id);
     expect(await deleteRoute(app.ctx.database, gone.accountId, goneRoute.id)).toBe(true);
     expect((await storedRows(ids))[0]!.route_id).toBeNull();

@@ -325,7 +325,7 @@ describe("inbound routes: receive, store, post", () => {
     await r.waitFor(6);
   });
 
-  it("takes at most 100 recipients per message (452 past it): one stored message per accepted recipient", async () => {
+  it("takes at most 100 recipients per message (452 past it): one stored message per route, listing its recipients, one raw copy", async () => {
     const r = await receiver();
     expect((await addRoute(b.apiKey, "*@many.b-mail.example", `${r.url}/many`)).status).toBe(403); // a subdomain is another domain
     expect((await addRoute(b.apiKey, "*@b-mail.example", `${r.url}/many`)).status).toBe(200);
@@ -333,12 +333,38 @@ describe("inbound routes: receive, store, post", () => {
     const t = smtp();
     const to = Array.from({ length: 101 }, (_, i) => `r${i}@b-mail.example`);
     const info = await t.sendMail({ envelope: { from: "x@sender.example", to }, raw: "From: x@sender.example\r\nSubject: many\r\n\r\nhi\r\n" });
-    t.close();
     expect(info.accepted).toHaveLength(100);
     expect(info.rejected).toEqual(["r100@b-mail.example"]);
-    expect(await countStored()).toBe(before + 100);
-    await r.waitFor(100, 60_000);
-    expect((await api(b.apiKey, `/api/v1/inbound/routes`)).json).toMatchObject({ Routes: expect.arrayContaining([expect.objectContaining({ Match: "*@b-mail.example" })]) });
+    expect(await countStored()).toBe(before + 1);
+    const [many] = await r.waitFor(1, 60_000);
+    const p = verified(many!, b) as InboundJson & { OriginalRecipients: { Email: string; MailboxHash: string }[] };
+    expect(p.OriginalRecipient).toBe("r0@b-mail.example");
+    expect(p.OriginalRecipients).toEqual(to.slice(0, 100).map((Email) => ({ Email, MailboxHash: "" })));
+    // Any of its recipients finds it in the list.
+    expect((await api<{ TotalRecords: number }>(b.apiKey, "/api/v1/inbound/messages?Recipient=r57@b-mail.example")).json.TotalRecords).toBe(1);
+
+    // Two routes (of two accounts) in one transaction: a message each, posted each, one raw copy that both read.
+    const other = await receiver();
+    expect((await addRoute(a.apiKey, "two@a-mail.example", `${other.url}/two`)).status).toBe(200);
+    const both = await t.sendMail({ envelope: { from: "x@sender.example", to: ["two@a-mail.example", "s1@b-mail.example", "s2@b-mail.example"] }, raw: "From: x@sender.example\r\nSubject: both\r\n\r\nfor two routes\r\n" });
+    t.close();
+    expect(both.accepted).toHaveLength(3);
+    const [toA] = await other.waitFor(1);
+    const [, toB] = await r.waitFor(2);
+    const pa = verified(toA!, a) as InboundJson & { OriginalRecipients: unknown[] };
+    const pb = verified(toB!, b) as InboundJson & { OriginalRecipients: unknown[] };
+    expect(pa.OriginalRecipients).toEqual([{ Email: "two@a-mail.example", MailboxHash: "" }]);
+    expect(pb.OriginalRecipients).toEqual([{ Email: "s1@b-mail.example", MailboxHash: "" }, { Email: "s2@b-mail.example", MailboxHash: "" }]);
+    const rows = await app.ctx.database.pool.query<{ raw_of: string | null; stored: number }>(
+      "SELECT raw_of, octet_length(raw) AS stored FROM inbound_messages WHERE id = ANY($1::uuid[]) ORDER BY raw_of NULLS FIRST",
+      [[pa.MessageID, pb.MessageID]],
+    );
+    expect(rows.rows.map((row) => row.stored > 0)).toEqual([true, false]);
+    expect(rows.rows[1]!.raw_of).not.toBeNull();
+    for (const [key, id] of [[a.apiKey, pa.MessageID], [b.apiKey, pb.MessageID]] as const) {
+      const raw = await app.fetch(`/api/v1/inbound/messages/${id}/raw`, { headers: bearer(key) });
+      expect(await raw.text()).toContain("for two routes");
+    }
   }, 90_000);
 
   it("takes 8-bit UTF-8 from Python's smtplib, and broken base64 or an unknown charset without a crash", async () => {

@@ -26,6 +26,7 @@ const payload = (attachments: InboundPayload["Attachments"]): InboundPayload => 
   Attachments: attachments,
   RepliedToMessageID: null,
   Authentication: { SPF: "none", DKIM: "none", DMARC: "none" },
+  OriginalRecipients: [{ Email: "c@d.example", MailboxHash: "" }],
 });
 
 describe("payloadJsonBytes", () => {

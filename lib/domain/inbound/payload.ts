@@ -66,6 +66,8 @@ export interface InboundPayload {
   Attachments: InboundAttachment[];
   RepliedToMessageID: string | null;
   Authentication: Authentication;
+  /** Every RCPT address of the transaction that the route received (OriginalRecipient is the first), with its `+tag` (docs/adr/0807). */
+  OriginalRecipients: { Email: string; MailboxHash: string }[];
 }
 
 export interface PayloadInput {
@@ -74,6 +76,8 @@ export interface PayloadInput {
   raw: Buffer;
   originalRecipient: string;
   mailboxHash: string;
+  /** Every recipient of the route in the transaction; absent (a row stored before them), the original recipient alone. */
+  recipients?: { Email: string; MailboxHash: string }[];
   envelope: { mailFrom: string; remoteIp: string; helo: string };
   inlineBytes: number;
   /** The signed URL of the attachment at `index` (its position in Attachments). */
@@ -171,6 +175,7 @@ export async function buildInboundPayload(input: PayloadInput): Promise<BuiltInb
     })),
     RepliedToMessageID: replied ?? null,
     Authentication: auth,
+    OriginalRecipients: input.recipients ?? [{ Email: input.originalRecipient, MailboxHash: input.mailboxHash }],
   };
   return { payload, inlineContents: parsed.attachments.map((a) => (inline(a) ? a.content : undefined)) };
 }
