@@ -3,6 +3,9 @@
 // failed and were run once more on a fresh database (scripts/test-all.sh):
 // their second run replaces their first, and each file that passed only the
 // second time is named, so a flaky test is seen rather than hidden.
+// Before that line it prints the wall time of each pass, which test-all.sh
+// writes to `<dir>/timings` ("seconds<TAB>pass" a line, "-" when skipped).
+// The closing line stays the last one: CI reads it.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -19,6 +22,31 @@ function countFile(result) {
   if (result.status === "failed" && tests.length === 0) return { passed: 0, failed: 1, skipped: 0 };
   const by = (...states) => tests.filter((t) => states.includes(t.status)).length;
   return { passed: by("passed"), failed: by("failed"), skipped: by("pending", "skipped", "todo") };
+}
+
+/** 75 → "1m 15s". */
+function duration(seconds) {
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s`;
+}
+
+/** The passes' wall times as a table, with their sum; nothing when test-all.sh wrote none. */
+function printTimings() {
+  const file = path.join(dir, "timings");
+  if (!fs.existsSync(file)) return;
+  const passes = fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.includes("\t"))
+    .map((line) => {
+      const [seconds, label] = line.split("\t");
+      return { label, seconds: seconds === "-" ? undefined : Number(seconds) };
+    });
+  if (passes.length === 0) return;
+  const total = passes.reduce((sum, p) => sum + (p.seconds ?? 0), 0);
+  const rows = [...passes.map((p) => [p.label, p.seconds === undefined ? "skipped" : duration(p.seconds)]), ["all passes", duration(total)]];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  console.log("\ntime of each pass:");
+  for (const [label, time] of rows) console.log(`  ${label.padEnd(width)}  ${time.padStart(7)}`);
 }
 
 for (const file of files) {
@@ -46,5 +74,6 @@ for (const file of files) {
     skipped += report.stats.skipped ?? 0;
   }
 }
+printTimings();
 console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

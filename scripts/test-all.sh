@@ -7,19 +7,35 @@
 #      machine's PostgreSQL if one is installed; else skipped with a notice)
 #   4. end-to-end tests in Chromium against the built app (skipped with a
 #      notice when no Chromium is installed, unless CI=true)
-# It ends with one line "tests: N passed, N failed".
+# It ends with the wall time of each pass, then one line "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 results=.test-results
 rm -rf "$results" && mkdir -p "$results"
 status=0
-run() { echo; echo "=== $1"; shift; "$@" || status=1; }
+# Each pass's wall time in whole seconds ("-" when skipped), "seconds<TAB>pass" a line;
+# scripts/summarize-tests.mjs prints them as a table before the closing line.
+timings="$results/timings"
+record_time() { printf '%s\t%s\n' "$(( SECONDS - $1 ))" "$2" >>"$timings"; }
+record_skip() { printf -- '-\t%s\n' "$1" >>"$timings"; }
+run() {
+  local label=$1 started=$SECONDS; shift
+  echo; echo "=== $label"
+  "$@" || status=1
+  record_time "$started" "$label"
+}
 # An integration run whose files failed runs those files once more, each on a fresh
 # database (every file makes its own): real processes and wall-clock waits on two
 # cores can miss once under load, and a genuine defect fails twice. The summary
 # names each file that passed only the second time. (Vitest's own per-test retry
 # ran a test again on what its first attempt left behind, and often failed on that.)
 integration() {
+  local started=$SECONDS
+  integration_pass "$@"
+  record_time "$started" "$1"
+}
+# One integration pass with its rerun of the failed files (timed by integration above).
+integration_pass() {
   local label=$1 report=$2; shift 2
   local unhandled="$results/$report.unhandled"
   echo; echo "=== $label"
@@ -65,6 +81,7 @@ if [ -n "$server_url" ]; then
   integration "integration (PostgreSQL server via DATABASE_URL)" integration-server env DATABASE_URL="$server_url" npx vitest run --project integration --exclude "$stall"
 else
   echo; echo "=== integration (PostgreSQL server): skipped, no PostgreSQL server installed (set TEST_SERVER_DATABASE_URL)"
+  record_skip "integration (PostgreSQL server via DATABASE_URL)"
 fi
 if [ -n "$cluster_dir" ]; then
   "${as_pg[@]}" "$pgbin/pg_ctl" -D "$cluster_dir/data" -m fast stop >/dev/null 2>&1
@@ -76,6 +93,7 @@ if [ -f playwright.config.ts ]; then
     run "end-to-end (Chromium)" env PLAYWRIGHT_JSON_OUTPUT_NAME="$results/e2e.json" npx playwright test --reporter=list,json
   else
     echo; echo "=== end-to-end: skipped, /usr/bin/chromium is not installed (apt-get install chromium)"
+    record_skip "end-to-end (Chromium)"
   fi
 fi
 
