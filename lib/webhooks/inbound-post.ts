@@ -1,9 +1,9 @@
 import dns from "node:dns/promises";
 import type { DNSResolver } from "mailauth";
 import { cachedResolver } from "../net/dns-answer-cache";
-import { utf8InTurns } from "../bytes-in-turns";
 import type { AppContext } from "../context";
 import { buildInboundPayload, payloadJsonBytes, type BuiltInboundPayload } from "../domain/inbound/payload";
+import { keptPayloadJson, postedPayloadJson } from "../domain/inbound/stored-payload";
 import { signDownloadToken } from "../domain/inbound/download-token";
 import { messageOfReplyTag } from "../domain/inbound/reply-address";
 import { INBOUND_WAKE_CHANNEL } from "../domain/inbound/receive";
@@ -169,15 +169,14 @@ async function attemptPost(
 ): Promise<void> {
   const row = await withWholeRaw(ctx.database, loaded, jobKey);
   if (!row) return;
-  // The JSON as first built, bytes straight to the post (and stored with its attempt); a retry reads the
-  // stored jsonb back as text (never parsed here).
+  // The JSON as first built, bytes straight to the post (kept with its attempt, large attachments left out);
+  // a retry posts the kept text, those attachments put back from the raw message (docs/adr/0807).
   let body: Buffer | PayloadError;
   let toSave: PayloadToSave | undefined;
   try {
     if (row.payload === null) {
-      toSave = await buildPayload(ctx, row, options);
-      body = toSave.payloadJson;
-    } else body = await utf8InTurns(row.payload);
+      ({ toSave, posted: body } = await buildPayload(ctx, row, options));
+    } else body = await retryBody(row.payload, row.raw);
   } catch (err) {
     // A message that cannot be made into its JSON counts as a failed attempt with the reason, on the retry
     // schedule, so that it ends `failed` rather than pending for ever; the database gone is an outage (rethrown).
@@ -225,8 +224,17 @@ async function recordAttempt(q: Queryable, inTransaction: boolean, key: InboundK
   else await recordInboundAttempt(q, inTransaction, key, attempt, state);
 }
 
-/** The first attempt's JSON, built from the raw message, with the fields the lists show. */
-async function buildPayload(ctx: AppContext, row: InboundForPost, options: InboundPostOptions): Promise<PayloadToSave> {
+/** A retry's bytes from the kept JSON (its large attachments again from the raw message); a failure is the message's, not the database's. */
+async function retryBody(kept: string, raw: Buffer): Promise<Buffer> {
+  try {
+    return await postedPayloadJson(kept, raw);
+  } catch (err) {
+    throw new PayloadError(err);
+  }
+}
+
+/** The first attempt's JSON, built from the raw message: the bytes to post, and what is kept of them with the fields the lists show. */
+async function buildPayload(ctx: AppContext, row: InboundForPost, options: InboundPostOptions): Promise<{ posted: Buffer; toSave: PayloadToSave }> {
   // The process's one read of the secret (two statements per message before: the profile of bench:inbound showed them).
   const secret = await ctx.trackingSecret();
   // In-Reply-To/References win; a verified reply address (any recipient's) answers when they name no message of the account.
@@ -249,7 +257,9 @@ async function buildPayload(ctx: AppContext, row: InboundForPost, options: Inbou
       mta: ctx.config.delivery.heloName,
     });
     const { payload } = built;
-    return { payloadJson: await payloadJsonBytes(built), subject: payload.Subject.slice(0, 998), fromEmail: payload.From.slice(0, 320), repliedToMessageId: payload.RepliedToMessageID };
+    const posted = await payloadJsonBytes(built);
+    const kept = await keptPayloadJson(built, posted);
+    return { posted, toSave: { payloadJson: kept, subject: payload.Subject.slice(0, 998), fromEmail: payload.From.slice(0, 320), repliedToMessageId: payload.RepliedToMessageID } };
   } catch (err) {
     if (databaseFaultOf(err)) throw err; // findReplied's queries: an outage, not the message
     throw new PayloadError(err);

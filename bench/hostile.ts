@@ -1,0 +1,244 @@
+/**
+ * `npm run bench:hostile`: what a stranger's worst input costs the instance
+ * (docs/BENCHMARKS.md, "Hostile input"). Starts Mailroom in a child process
+ * (bench/hostile-server.ts: API, inbound SMTP, workers inline, embedded
+ * PostgreSQL) with an HTTP receiver for its inbound routes in this process,
+ * then runs, one after the other:
+ *
+ * - recipients: one 10 MB message to support+1@ … support+100@ of one
+ *   route, in one SMTP transaction;
+ * - signatures: one 10 MB message with 1,980 DKIM-Signature fields (the most the header-field limit of docs/adr/0802 lets through), each
+ *   with its own l=, and 1 s later an ordinary message of another account
+ *   (how long until that one is posted);
+ * - renders: 100 concurrent POST /email with a template of five nested
+ *   sections over a 30-item list (a `send` key), while another account
+ *   sends ordinary messages, 20 a second (their latency percentiles).
+ *
+ * For each: the CPU time of every process of the server's tree (utime +
+ * stime from /proc, PostgreSQL's exited backends through their parent),
+ * counted until the tree has been idle for a second (work that goes on
+ * after the answer counts), the inbound tables' bytes and rows added, and
+ * the posts that reached the receiver. Env: BENCH_ONLY=recipients,signatures,renders.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import path from "node:path";
+import nodemailer from "nodemailer";
+import { processTree } from "../test/support/proc-stats";
+
+interface Ready {
+  host: string;
+  port: number;
+  api: string;
+  attackerKey: string;
+  templateId: number;
+  otherKey: string;
+}
+
+const only = new Set((process.env.BENCH_ONLY ?? "recipients,signatures,renders").split(","));
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A 10 MB message: headers, a line of text, a 7.5 MB attachment of random bytes (nothing to compress) in base64, 76-character lines. */
+function bigMessage(subject: string, extraHeaders: string[] = [], bytes = 7_500_000): Buffer {
+  const attachment = randomBytes(bytes).toString("base64").replace(/.{76}/g, "$&\r\n");
+  const head = [
+    ...extraHeaders,
+    "From: Stranger <stranger@sender.example>",
+    "To: support@in.example.com",
+    `Subject: ${subject}`,
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: <${subject}@sender.example>`,
+    "MIME-Version: 1.0",
+    'Content-Type: multipart/mixed; boundary="b"',
+  ].join("\r\n");
+  const body = `--b\r\nContent-Type: text/plain\r\n\r\nSee the attachment.\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="a.bin"\r\nContent-Transfer-Encoding: base64\r\n\r\n${attachment}\r\n--b--\r\n`;
+  return Buffer.from(`${head}\r\n\r\n${body}`);
+}
+
+function dkimFields(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=sender.example; s=s; h=from; l=${9_000_000 + i}; bh=AAAA; b=AAAA`);
+}
+
+async function main() {
+  const posts: { subject: string; at: number; recipients: number }[] = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      try {
+        const p = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { Subject: string; OriginalRecipients?: unknown[] };
+        posts.push({ subject: p.Subject, at: performance.now(), recipients: Array.isArray(p.OriginalRecipients) ? p.OriginalRecipients.length : 1 });
+      } catch {
+        // not ours
+      }
+      res.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/inbound`;
+
+  const child: ChildProcess = fork(path.join(import.meta.dirname, "hostile-server.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    env: { ...process.env, BENCH_RECEIVER_URL: receiverUrl },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const ask = <T>(type: string, answer: string) =>
+    new Promise<T>((resolve) => {
+      const on = (msg: { type: string }) => {
+        if (msg.type !== answer) return;
+        child.off("message", on);
+        resolve(msg as T);
+      };
+      child.on("message", on);
+      if (type) child.send({ type });
+    });
+  const ready = await Promise.race([
+    ask<Ready>("", "ready"),
+    new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`hostile-server.ts exited with ${code}`)))),
+  ]);
+  const treeCpuMs = () => processTree(child.pid!).reduce((sum, s) => sum + s.cpuMs + s.childrenCpuMs, 0);
+  /** CPU of the tree from `start` until it used under 30 ms in a second (at most `maxS` seconds). */
+  const cpuUntilIdle = async (start: number, maxS = 240) => {
+    let last = treeCpuMs();
+    for (let i = 0; i < maxS; i++) {
+      await sleep(1000);
+      const now = treeCpuMs();
+      if (now - last < 30) return { cpuMs: now - start, idle: true };
+      last = now;
+    }
+    return { cpuMs: treeCpuMs() - start, idle: false };
+  };
+  const stored = () => ask<{ bytes: number; rows: number }>("stored", "stored");
+  const smtp = () => nodemailer.createTransport({ host: ready.host, port: ready.port, secure: false, ignoreTLS: true, socketTimeout: 300_000, greetingTimeout: 30_000 });
+  const smtpSend = async (to: string[], raw: Buffer) => {
+    const t = smtp();
+    const t0 = performance.now();
+    try {
+      const info = await t.sendMail({ envelope: { from: "stranger@sender.example", to }, raw });
+      return { reply: info.response, ms: performance.now() - t0 };
+    } catch (err) {
+      return { reply: `refused: ${(err as Error).message}`, ms: performance.now() - t0 };
+    } finally {
+      t.close();
+    }
+  };
+  await sleep(2000); // the start's own work settles
+  const results: Record<string, unknown> = {};
+
+  if (only.has("recipients")) {
+    const raw = bigMessage("hostile-recipients");
+    const before = await stored();
+    const cpu0 = treeCpuMs();
+    const to = Array.from({ length: 100 }, (_, i) => `support+${i + 1}@in.example.com`);
+    const sent = await smtpSend(to, raw);
+    const cpu = await cpuUntilIdle(cpu0);
+    const after = await stored();
+    const mine = posts.filter((p) => p.subject === "hostile-recipients");
+    results.recipients = {
+      messageBytes: raw.length,
+      reply: sent.reply,
+      replyMs: Math.round(sent.ms),
+      storedBytes: after.bytes - before.bytes,
+      storedPerMessage: Number(((after.bytes - before.bytes) / raw.length).toFixed(2)),
+      rows: after.rows - before.rows,
+      posts: mine.length,
+      recipientsPosted: mine.reduce((n, p) => n + p.recipients, 0),
+      cpuMs: Math.round(cpu.cpuMs),
+      idle: cpu.idle,
+    };
+    console.log("recipients", JSON.stringify(results.recipients));
+  }
+
+  if (only.has("signatures")) {
+    const raw = bigMessage("hostile-signatures", dkimFields(1980), 7_300_000);
+    const ordinary = Buffer.from(
+      `From: Friend <friend@sender.example>\r\nTo: help@other.example.com\r\nSubject: ordinary\r\nMessage-ID: <ordinary@sender.example>\r\nDate: ${new Date().toUTCString()}\r\n\r\nHello.\r\n`,
+    );
+    const cpu0 = treeCpuMs();
+    const hostile = smtpSend(["support@in.example.com"], raw);
+    await sleep(1000);
+    const t0 = performance.now();
+    const ordinarySent = await smtpSend(["help@other.example.com"], ordinary);
+    let ordinaryPostedMs: number | undefined;
+    for (let i = 0; i < 600 && ordinaryPostedMs === undefined; i++) {
+      const p = posts.find((x) => x.subject === "ordinary");
+      if (p) ordinaryPostedMs = p.at - t0;
+      else await sleep(100);
+    }
+    const sent = await hostile;
+    const cpu = await cpuUntilIdle(cpu0);
+    results.signatures = {
+      messageBytes: raw.length,
+      reply: sent.reply,
+      replyMs: Math.round(sent.ms),
+      posted: posts.some((p) => p.subject === "hostile-signatures"),
+      ordinaryReply: ordinarySent.reply,
+      ordinaryPostedMs: ordinaryPostedMs === undefined ? "not within 60 s" : Math.round(ordinaryPostedMs),
+      cpuMs: Math.round(cpu.cpuMs),
+      idle: cpu.idle,
+    };
+    console.log("signatures", JSON.stringify(results.signatures));
+  }
+
+  if (only.has("renders")) {
+    const post = async (key: string, body: unknown) => {
+      const t0 = performance.now();
+      const res = await fetch(`${ready.api}/api/v1/email`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const text = await res.text();
+      if (res.status !== 200 && process.env.BENCH_DEBUG) console.log(res.status, text.slice(0, 300));
+      return { status: res.status, ms: performance.now() - t0 };
+    };
+    const model = { l: Array.from({ length: 30 }, (_, i) => i) };
+    const hostileBody = { From: { email: "a@in.example.com" }, To: [{ email: "x@in.example.com" }], TemplateID: ready.templateId, TemplateModel: model };
+    const plain = (i: number) => ({ From: { email: "b@other.example.com" }, To: [{ email: `r${i}@other.example.com` }], Subject: "Receipt", ContentType: "Text", PlainContent: "Thank you." });
+    for (let i = 0; i < 5; i++) await post(ready.otherKey, plain(i)); // warm
+    const cpu0 = treeCpuMs();
+    const hostile = Promise.all(Array.from({ length: 100 }, () => post(ready.attackerKey, hostileBody)));
+    let done = false;
+    void hostile.then(() => (done = true));
+    const other: Promise<{ status: number; ms: number }>[] = [];
+    // Another tenant's sends, 20 a second (open loop), while the renders run and at least 2 s.
+    const started = performance.now();
+    for (let i = 0; !done || performance.now() - started < 2000; i++) {
+      other.push(post(ready.otherKey, plain(100 + i)));
+      await sleep(50);
+      if (performance.now() - started > 120_000) break;
+    }
+    const hostileResults = await hostile;
+    const otherResults = await Promise.all(other);
+    const cpu = await cpuUntilIdle(cpu0);
+    const lat = otherResults.map((r) => r.ms).sort((a, b) => a - b);
+    const statuses: Record<number, number> = {};
+    for (const r of hostileResults) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    results.renders = {
+      hostileStatuses: statuses,
+      hostileSeconds: Number(((Math.max(...hostileResults.map((r) => r.ms))) / 1000).toFixed(1)),
+      otherSends: otherResults.length,
+      otherFailed: otherResults.filter((r) => r.status !== 200).length,
+      otherP50: Math.round(percentile(lat, 50)),
+      otherP99: Math.round(percentile(lat, 99)),
+      otherMax: Math.round(lat[lat.length - 1] ?? NaN),
+      cpuMs: Math.round(cpu.cpuMs),
+      idle: cpu.idle,
+    };
+    console.log("renders", JSON.stringify(results.renders));
+  }
+
+  if (process.env.BENCH_JSON) console.log(JSON.stringify(results));
+  child.send({ type: "stop" });
+  await new Promise<void>((r) => {
+    child.once("exit", () => r());
+    setTimeout(() => {
+      child.kill("SIGKILL");
+      r();
+    }, 30_000);
+  });
+  receiver.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
