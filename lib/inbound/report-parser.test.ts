@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildArfReport } from "./arf";
-import { angleAddress, parseFieldGroups, parseReport } from "./report-parser";
+import { angleAddress, parseFieldGroups, parseReport, REPORT_READ_BYTES } from "./report-parser";
 
 const original = Buffer.from(
   "From: a@example.com\r\nTo: Bob <complaint@example.org>\r\nSubject: Hi\r\nMessage-ID: <0f8fad5b-d9cb-469f-a165-70867728950e@example.com>\r\n\r\nbody\r\n",
@@ -101,5 +101,40 @@ describe("hostile reports are read in linear time", () => {
     expect((await parseReport(report)).kind).toBe("unknown");
     const hostile = Buffer.from(`Content-Type: multipart/report; boundary=b\r\n\r\n--b\r\nContent-Type: message/rfc822\r\n\r\nTo: ${"<".repeat(n)}\r\n\r\n--b--\r\n`);
     expect(ms(() => void parseReport(hostile))).toBeLessThan(1000);
+  });
+
+  it("reads only a report's first REPORT_READ_BYTES: a 10 MB returned original costs no more than its header", async () => {
+    const dsn = (firstPart: string, returned: string) =>
+      Buffer.from(
+        [
+          "Content-Type: multipart/report; report-type=delivery-status; boundary=\"b1\"",
+          "",
+          "--b1",
+          "Content-Type: text/plain",
+          "",
+          firstPart,
+          "--b1",
+          "Content-Type: message/delivery-status",
+          "",
+          "Reporting-MTA: dns; mx.example.org",
+          "",
+          "Final-Recipient: rfc822; gone@example.org",
+          "Action: failed",
+          "Status: 5.1.1",
+          "",
+          "--b1",
+          "Content-Type: message/rfc822",
+          "",
+          `${original.toString().split("\r\n\r\n")[0]}\r\n\r\n${returned}`,
+          "--b1--",
+          "",
+        ].join("\r\n"),
+      );
+    const big = await parseReport(dsn("sorry", "x".repeat(10 * 1024 * 1024)));
+    expect(big.kind).toBe("dsn");
+    expect(big.recipients.map((r) => [r.recipient, r.status])).toEqual([["gone@example.org", "5.1.1"]]);
+    expect(big.original.messageId).toBe("0f8fad5b-d9cb-469f-a165-70867728950e@example.com");
+    // Its status part past the prefix: not read at all (the bound is real, not a timing).
+    expect((await parseReport(dsn("y".repeat(REPORT_READ_BYTES), "body"))).kind).toBe("unknown");
   });
 });

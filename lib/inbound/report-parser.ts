@@ -141,7 +141,18 @@ export function splitMultipart(raw: Buffer): { contentType: string; params: Reco
   return { contentType: type, params, parts };
 }
 
-export async function parseReport(raw: Buffer): Promise<ParsedReport> {
+/**
+ * What of a report is read: its status or feedback part and the returned
+ * original's header come first, and a report is up to the inbound SMTP
+ * server's message size (10 MB), which the regular expressions and copies
+ * below would walk whole on the event loop of the server that received it.
+ * Reading a prefix makes one report's cost a constant, whatever its sender
+ * returned of the original (docs/adr/0807).
+ */
+export const REPORT_READ_BYTES = 256 * 1024;
+
+export async function parseReport(whole: Buffer): Promise<ParsedReport> {
+  const raw = whole.length > REPORT_READ_BYTES ? whole.subarray(0, REPORT_READ_BYTES) : whole;
   const out: ParsedReport = { kind: "unknown", recipients: [], original: { messageId: "", to: [], returnPath: "", listUnsubscribe: "" }, subject: "" };
   let top;
   try {
