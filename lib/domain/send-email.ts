@@ -74,14 +74,19 @@ export async function sendClaiming(
   claim?: { key: string; requestHash: Buffer },
 ): Promise<SendResult | typeof CLAIM_LOST> {
   const now = options.now ?? nowSeconds();
-  const refuse = async (errors: ApiErrorItem[]): Promise<SendResult> => ({ ok: false, errors, rateLimit: await currentHeaders(deps, key, now) });
+  const refuse = async (errors: ApiErrorItem[], retryAfter?: number): Promise<SendResult> => ({
+    ok: false,
+    errors,
+    ...(retryAfter !== undefined && { retryAfter }),
+    rateLimit: await currentHeaders(deps, key, now),
+  });
 
   const prepared = await prepareAcceptance(deps, key, body, { ...options, now });
   if (!prepared.ok) {
     if (prepared.decided && claim && !(await storeIdempotentAnswer(deps.database, { apiKeyId: key.keyId, ...claim, answer: refusedAnswer(prepared.errors) }))) {
       return CLAIM_LOST;
     }
-    return refuse(prepared.errors);
+    return refuse(prepared.errors, prepared.retryAfter);
   }
   const messageId = prepared.acceptance.messageId;
   let outcome: AcceptOutcome;
@@ -108,8 +113,8 @@ export function refusalOf(outcome: Exclude<AcceptOutcome, { ok: true }>, now: nu
 
 export type Prepared =
   | { ok: true; acceptance: Acceptance }
-  /** `decided`: refused after validation (the From domain, step 14), an answer an Idempotency-Key keeps (docs/adr/0110). */
-  | { ok: false; errors: ApiErrorItem[]; decided?: boolean };
+  /** `decided`: refused after validation (the From domain, step 14), an answer an Idempotency-Key keeps (docs/adr/0110). `retryAfter`: a 429's, seconds. */
+  | { ok: false; errors: ApiErrorItem[]; decided?: boolean; retryAfter?: number };
 
 /**
  * One email request up to its acceptance: validation (steps 1–13 and
@@ -127,8 +132,8 @@ export async function prepareAcceptance(
 ): Promise<Prepared> {
   const { now } = options;
   // A template's rendered content takes the place of Subject and the bodies; any other body is passed on as it is.
-  const resolved = await resolveTemplateContent(deps.database, key, body);
-  if (!resolved.ok) return { ok: false, errors: resolved.errors };
+  const resolved = await resolveTemplateContent(deps.database, key, body, now);
+  if (!resolved.ok) return { ok: false, errors: resolved.errors, ...(resolved.retryAfter !== undefined && { retryAfter: resolved.retryAfter }) };
   const v = validateEmailRequest(resolved.body);
   const sendAt = parseSendAt(isRecord(body) ? body[SEND_AT_FIELD] : undefined, now);
   if (!v.ok || !sendAt.ok) {

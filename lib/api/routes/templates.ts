@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { AppContext } from "../../context";
 import {
   archiveTemplateResponseSchema,
@@ -19,6 +20,7 @@ import {
   renderDraft,
   testRenderTemplate,
   updateTemplate,
+  type Refused,
 } from "../../domain/templates/templates";
 import { readJsonBody } from "../../http/body";
 import type { ApiEnv } from "../../http/env";
@@ -107,6 +109,9 @@ const renderDraftRoute = createRoute({
   responses: { 200: json("The rendered content", renderTemplateResponseSchema), ...errorResponses(400, 422, ...COMMON_ERRORS) },
 });
 
+/** A refusal; a 429 (the account's line of renders full, docs/adr/0122) with its Retry-After. */
+const refusal = (c: Context, r: Refused) => errorResponse(c, r.errors, r.retryAfter === undefined ? {} : { headers: { "Retry-After": String(r.retryAfter) } });
+
 export function addTemplateRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void {
   const body = async (request: Request) => {
     const read = await readJsonBody(request, ctx.config.api.maxBodyBytes);
@@ -118,8 +123,8 @@ export function addTemplateRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): vo
   app.openapi(renderDraftRoute, async (c) => {
     const input = await body(c.req.raw);
     if (!input.ok) return apiError(c, 422);
-    const result = await renderDraft(input.value);
-    if (!result.ok) return errorResponse(c, result.errors);
+    const result = await renderDraft(input.value, c.get("auth").accountId);
+    if (!result.ok) return refusal(c, result);
     return c.json(result.rendered, 200);
   });
 
@@ -127,7 +132,7 @@ export function addTemplateRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): vo
     const input = await body(c.req.raw);
     if (!input.ok) return apiError(c, 422);
     const result = await createTemplate(ctx.database, c.get("auth").accountId, input.value);
-    if (!result.ok) return errorResponse(c, result.errors);
+    if (!result.ok) return refusal(c, result);
     return c.json(result.saved, 200);
   });
 
@@ -136,7 +141,7 @@ export function addTemplateRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): vo
     if (!input.ok) return apiError(c, 422);
     const result = await updateTemplate(ctx.database, c.get("auth").accountId, id(c.req.valid("param").id), input.value);
     if (!result) return apiError(c, 404);
-    if (!result.ok) return errorResponse(c, result.errors);
+    if (!result.ok) return refusal(c, result);
     return c.json(result.saved, 200);
   });
 
@@ -163,7 +168,7 @@ export function addTemplateRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): vo
     if (!input.ok) return apiError(c, 422);
     const result = await testRenderTemplate(ctx.database, c.get("auth").accountId, id(c.req.valid("param").id), input.value);
     if (!result) return apiError(c, 404);
-    if (!result.ok) return errorResponse(c, result.errors);
+    if (!result.ok) return refusal(c, result);
     return c.json(result.rendered, 200);
   });
 }

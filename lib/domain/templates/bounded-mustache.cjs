@@ -102,15 +102,30 @@ function parseCached(writer, template) {
  * "." (the view itself) is answered, as the original cache does.
  */
 class OwnContext extends Mustache.Context {
-  constructor(view, parent) {
+  /** `charge(steps)`: the render's step count (renderParts), which a lookup adds to. */
+  constructor(view, parent, charge) {
     super(view, parent);
+    this.charge = charge;
+    this.depth = parent ? parent.depth + 1 : 1;
     this.cache = new Proxy(Object.create(null), {
       get: (_, key) => (key === "hasOwnProperty" ? (name) => name === "." : key === "." ? view : undefined),
       set: () => true,
     });
   }
   push(view) {
-    return new OwnContext(view, this);
+    return new OwnContext(view, this, this.charge);
+  }
+  /**
+   * A lookup walks every enclosing section's view, and each dotted name part
+   * on each: a name inside 60 nested sections costs 60 times a name at the
+   * top. Counted as steps, so that a step costs about the same whatever the
+   * template (docs/adr/0122).
+   */
+  lookup(name) {
+    let parts = 1;
+    for (let i = name.indexOf("."); i !== -1; i = name.indexOf(".", i + 1)) parts++;
+    this.charge(this.depth * parts);
+    return super.lookup(name);
   }
 }
 
@@ -121,9 +136,13 @@ class OwnContext extends Mustache.Context {
  * a part Mustache cannot parse.
  */
 function renderParts(parts, model, budget) {
-  const view = new OwnContext(ownValues(model === undefined ? {} : model, 0));
   let output = 0;
   let steps = 0;
+  const charge = (n) => {
+    steps += n;
+    if (steps > budget.maxSteps) throw new BudgetExceeded("steps");
+  };
+  const view = new OwnContext(ownValues(model === undefined ? {} : model, 0), undefined, charge);
   const count = (text) => {
     if (text === undefined) return undefined;
     output += text.length;
@@ -133,8 +152,7 @@ function renderParts(parts, model, budget) {
 
   class BoundedWriter extends Mustache.Writer {
     renderTokens(tokens, context, partials, originalTemplate, config) {
-      steps += tokens.length + 1;
-      if (steps > budget.maxSteps) throw new BudgetExceeded("steps");
+      charge(tokens.length + 1);
       return super.renderTokens(tokens, context, partials, originalTemplate, config);
     }
     rawValue(token) {

@@ -15,8 +15,18 @@ import { WorkerPool } from "../../worker-pool";
 
 const WORKERS = 2;
 
+/**
+ * Below the API's event loop in the scheduler's eyes: on Linux a thread has a
+ * nice value of its own (setpriority(2) with pid 0 sets the calling
+ * thread's), so on a machine whose cores are all busy the loop that serves
+ * every tenant runs first and renders take what is left (docs/adr/0122).
+ * Elsewhere the same call would lower the whole process: not made there.
+ */
+const RENDER_NICE = 10;
+
 const SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
+if (process.platform === "linux") try { require("node:os").setPriority(${RENDER_NICE}); } catch {}
 const { renderParts, BudgetExceeded, TemplateSyntaxError } = require(workerData.renderer);
 parentPort.on("message", ({ parts, model, budget }) => {
   try {

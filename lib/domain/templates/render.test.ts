@@ -1,8 +1,9 @@
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { renderTemplate, unparsablePart, type TemplateParts } from "./render";
+import { FULL_BUDGET, renderTemplate, SMALL_BUDGET, unparsablePart, type TemplateParts } from "./render";
 
 async function rendered(parts: TemplateParts, model: unknown): Promise<TemplateParts> {
-  const outcome = await renderTemplate(parts, model);
+  const outcome = await renderTemplate(parts, model, "acct");
   if (!outcome.ok) throw new Error(`not rendered: ${JSON.stringify(outcome)}`);
   return outcome.rendered;
 }
@@ -58,15 +59,15 @@ describe("renderTemplate", () => {
   });
 
   it("names the part Mustache cannot parse", async () => {
-    expect(await unparsablePart({ subject: "ok", html: "<p>{{#open}}</p>", text: "fine" })).toBe("html");
-    expect(await unparsablePart({ subject: "{{unclosed", text: "fine" })).toBe("subject");
-    expect(await unparsablePart({ subject: "ok", text: "{{#a}}{{/a}}" })).toBeUndefined();
+    expect(await unparsablePart({ subject: "ok", html: "<p>{{#open}}</p>", text: "fine" }, "acct")).toBe("html");
+    expect(await unparsablePart({ subject: "{{unclosed", text: "fine" }, "acct")).toBe("subject");
+    expect(await unparsablePart({ subject: "ok", text: "{{#a}}{{/a}}" }, "acct")).toBeUndefined();
   });
 
   it("stops nested sections that multiply the work, and output past the largest message", async () => {
-    const nested = await renderTemplate({ subject: "s", text: "{{#a}}{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}{{/a}}" }, { a: Array.from({ length: 200 }, () => 1) });
+    const nested = await renderTemplate({ subject: "s", text: "{{#a}}{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}{{/a}}" }, { a: Array.from({ length: 200 }, () => 1) }, "acct");
     expect(nested).toEqual({ ok: false, reason: "steps" });
-    const wide = await renderTemplate({ subject: "s", text: "{{#a}}{{big}}{{/a}}" }, { big: "x".repeat(100_000), a: Array.from({ length: 200 }, () => 1) });
+    const wide = await renderTemplate({ subject: "s", text: "{{#a}}{{big}}{{/a}}" }, { big: "x".repeat(100_000), a: Array.from({ length: 200 }, () => 1) }, "acct");
     expect(wide).toEqual({ ok: false, reason: "output" });
   }, 60_000);
 
@@ -79,4 +80,85 @@ describe("renderTemplate", () => {
     expect(out.html!.endsWith("<li>&lt;n9999&gt;</li></ul>")).toBe(true);
     expect(out.text!.split("\n")).toHaveLength(10_001);
   }, 120_000);
+});
+
+describe("the step budget fits a real template (docs/adr/0122)", () => {
+  /** A receipt: 50 line items, each with a nested list of options and an optional discount, in HTML and text. */
+  const items = Array.from({ length: 50 }, (_, i) => ({
+    name: `Item ${i}`,
+    sku: `SKU-${i}`,
+    qty: 2,
+    price: "9.99",
+    total: "19.98",
+    options: [
+      { label: "Size", value: "M" },
+      { label: "Colour", value: "Blue" },
+    ],
+    discount: i % 5 === 0 ? { label: "10% off", amount: "2.00" } : null,
+  }));
+  const model = {
+    customer: { name: "Ann", email: "ann@example.com", address: { line1: "1 Road", city: "Town", zip: "12345" } },
+    order: { id: "A-1", date: "2024-01-01", subtotal: "999.00", tax: "80.00", total: "1079.00" },
+    items,
+    payments: [{ method: "card", last4: "4242", amount: "1079.00" }],
+    notes: ["Thank you", "See you soon"],
+    vip: true,
+  };
+  const row =
+    "<tr><td>{{name}}</td><td>{{sku}}</td><td>{{qty}}</td><td>{{price}}</td><td>{{total}}</td>" +
+    "<td>{{#options}}<span>{{label}}: {{value}}</span>{{/options}}</td>" +
+    "{{#discount}}<td>{{label}} -{{amount}}</td>{{/discount}}{{^discount}}<td></td>{{/discount}}</tr>\n";
+  const receipt: TemplateParts = {
+    subject: "Receipt {{order.id}} for {{customer.name}}",
+    html:
+      `<html><head><style>${"td { padding: 4px }\n".repeat(100)}</style></head><body><h1>Receipt {{order.id}}</h1>` +
+      "<p>Hello {{customer.name}} ({{customer.email}})</p>{{#customer.address}}<p>{{line1}}, {{city}} {{zip}}</p>{{/customer.address}}" +
+      `{{#vip}}<p>Thank you for being a member</p>{{/vip}}<table>{{#items}}${row}{{/items}}</table>` +
+      "{{#payments}}<p>{{method}} {{last4}} {{amount}}</p>{{/payments}}{{#notes}}<p>{{.}}</p>{{/notes}}" +
+      "<p>Subtotal {{order.subtotal}} Tax {{order.tax}} Total {{order.total}}</p></body></html>",
+    text:
+      "Receipt {{order.id}}\n{{#items}}{{name}} {{sku}} x{{qty}} {{price}} = {{total}}{{#options}} {{label}}: {{value}}{{/options}}" +
+      "{{#discount}} {{label}} -{{amount}}{{/discount}}\n{{/items}}Total {{order.total}}\n",
+  };
+  const renderer = createRequire(import.meta.url)("./bounded-mustache.cjs") as {
+    renderParts(parts: TemplateParts, model: unknown, budget: { maxOutput: number; maxSteps: number }): TemplateParts;
+  };
+  const fits = (maxSteps: number) => {
+    try {
+      renderer.renderParts(receipt, model, { maxOutput: FULL_BUDGET.maxOutput, maxSteps });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it("a receipt of 50 line items with nested sections takes about 5,700 steps: on the event loop, and 50 times within the full budget", async () => {
+    expect(fits(5_000)).toBe(false);
+    expect(fits(6_000)).toBe(true);
+    expect(fits(SMALL_BUDGET.maxSteps)).toBe(true);
+    expect(FULL_BUDGET.maxSteps).toBeGreaterThanOrEqual(50 * 6_000);
+    const out = await rendered(receipt, model);
+    expect(out.html).toContain("<td>Item 49</td>");
+    expect(out.text).toContain("Item 0 SKU-0 x2 9.99 = 19.98 Size: M Colour: Blue 10% off -2.00\n");
+  });
+
+  it("counts a name looked up inside nested sections once per enclosing section: 60 nested sections cost 60 times one", () => {
+    const nested = (depth: number) => ({ subject: "s", text: `${"{{#a}}".repeat(depth)}${"{{m}}".repeat(100)}${"{{/a}}".repeat(depth)}` });
+    const stepsOf = (parts: TemplateParts) => {
+      let lo = 1;
+      let hi = 1_000_000;
+      while (lo < hi) {
+        const mid = Math.floor((lo + hi) / 2);
+        try {
+          renderer.renderParts(parts, { a: [1] }, { maxOutput: 1_000_000, maxSteps: mid });
+          hi = mid;
+        } catch {
+          lo = mid + 1;
+        }
+      }
+      return lo;
+    };
+    expect(stepsOf(nested(60))).toBeGreaterThan(100 * 60);
+    expect(stepsOf(nested(1))).toBeLessThan(100 * 4);
+  });
 });

@@ -3,7 +3,7 @@ import { parseTemplateId, parseTemplateRequest, parseVersion } from "./templates
 
 describe("parseTemplateRequest: POST /email's rules for Subject and bodies, plus the template's own", () => {
   it("accepts HTML or plain text, and trims the name", async () => {
-    expect(await parseTemplateRequest({ Name: " Receipt ", Subject: "Hi {{name}}", PlainContent: "Hello {{name}}" })).toEqual({
+    expect(await parseTemplateRequest({ Name: " Receipt ", Subject: "Hi {{name}}", PlainContent: "Hello {{name}}" }, "acct")).toEqual({
       ok: true,
       name: "Receipt",
       content: { subject: "Hi {{name}}", html: null, plain: "Hello {{name}}" },
@@ -12,7 +12,7 @@ describe("parseTemplateRequest: POST /email's rules for Subject and bodies, plus
 
   it("answers with POST /email's codes: 8 without a subject, 10 without any body, 422 for unstorable text", async () => {
     const errors = async (body: unknown) => {
-      const r = await parseTemplateRequest(body);
+      const r = await parseTemplateRequest(body, "acct");
       return r.ok ? [] : r.errors.map((e) => [e.Code, e.Field]);
     };
     expect(await errors({ Name: "x", HTMLContent: "<p>x</p>" })).toEqual([[8, "Subject"]]);
@@ -24,9 +24,9 @@ describe("parseTemplateRequest: POST /email's rules for Subject and bodies, plus
   });
 
   it("refuses a part Mustache cannot parse, and more than 1 MiB in all, naming the part", async () => {
-    const r = await parseTemplateRequest({ Name: "x", Subject: "s", HTMLContent: "<p>ok</p>", PlainContent: "{{#open}}" });
+    const r = await parseTemplateRequest({ Name: "x", Subject: "s", HTMLContent: "<p>ok</p>", PlainContent: "{{#open}}" }, "acct");
     expect(r).toEqual({ ok: false, errors: [{ Code: 422, Message: "Invalid request parameters", Field: "PlainContent" }] });
-    const big = await parseTemplateRequest({ Name: "x", Subject: "s", HTMLContent: "é".repeat(400_000), PlainContent: "x".repeat(300_000) });
+    const big = await parseTemplateRequest({ Name: "x", Subject: "s", HTMLContent: "é".repeat(400_000), PlainContent: "x".repeat(300_000) }, "acct");
     expect(big.ok ? undefined : big.errors[0]!.Field).toBe("HTMLContent");
   });
 });

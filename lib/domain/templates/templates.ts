@@ -33,7 +33,11 @@ import { MAX_TEMPLATE_BYTES, renderTemplate, unparsablePart, type RenderOutcome,
  * is `undefined` here (404 on the wire).
  */
 
-export type Refused = { ok: false; errors: ApiErrorItem[] };
+/** `retryAfter` (seconds): a 429, the Retry-After to answer with. */
+export type Refused = { ok: false; errors: ApiErrorItem[]; retryAfter?: number };
+
+/** The account's line of renders is full (docs/adr/0122): the wait is a render or two, so one second. */
+export const BUSY_REFUSAL: Refused = { ok: false, errors: [errorItem(429)], retryAfter: 1 };
 
 /** The wire name of each part of a template. */
 export const FIELD_OF_PART: Record<TemplatePart, "Subject" | "HTMLContent" | "PlainContent"> = {
@@ -49,16 +53,20 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  * of POST /email (same codes), the size bound, then Mustache's parse (on a
  * worker when large).
  */
-export async function parseTemplateRequest(body: unknown): Promise<{ ok: true; name: string; content: TemplateContentRow } | Refused> {
+export async function parseTemplateRequest(body: unknown, accountId: string): Promise<{ ok: true; name: string; content: TemplateContentRow } | Refused> {
   if (!isPlainObject(body)) return { ok: false, errors: [errorItem(422)] };
   const name = templateNameSchema.safeParse(body.Name);
-  const content = await parseTemplateContent(body, name.success ? [] : [errorItem(422, "Name")]);
+  const content = await parseTemplateContent(body, accountId, name.success ? [] : [errorItem(422, "Name")]);
   if (!content.ok) return content;
   return name.success ? { ok: true, name: name.data, content: content.content } : { ok: false, errors: [errorItem(422, "Name")] };
 }
 
 /** Subject and bodies of a template body, checked as parseTemplateRequest checks them (`earlier`: errors found before, reported first). */
-async function parseTemplateContent(body: Record<string, unknown>, earlier: ApiErrorItem[] = []): Promise<{ ok: true; content: TemplateContentRow } | Refused> {
+async function parseTemplateContent(
+  body: Record<string, unknown>,
+  accountId: string,
+  earlier: ApiErrorItem[] = [],
+): Promise<{ ok: true; content: TemplateContentRow } | Refused> {
   const fields = validateSubjectAndBodies(body);
   if (!fields.ok) return { ok: false, errors: [...earlier, ...fields.errors] };
   if (earlier.length > 0) return { ok: false, errors: earlier };
@@ -71,13 +79,14 @@ async function parseTemplateContent(body: Record<string, unknown>, earlier: ApiE
     const largest = sizes.reduce((a, b) => (b[1] > a[1] ? b : a));
     return { ok: false, errors: [errorItem(422, FIELD_OF_PART[largest[0]])] };
   }
-  const unparsable = await unparsablePart(fields);
+  const unparsable = await unparsablePart(fields, accountId);
+  if (unparsable === "busy") return BUSY_REFUSAL;
   if (unparsable) return { ok: false, errors: [errorItem(422, FIELD_OF_PART[unparsable])] };
   return { ok: true, content: { subject: fields.subject, html: fields.html ?? null, plain: fields.text ?? null } };
 }
 
 export async function createTemplate(database: Database, accountId: string, body: unknown): Promise<{ ok: true; saved: TemplateSavedResponse } | Refused> {
-  const input = await parseTemplateRequest(body);
+  const input = await parseTemplateRequest(body, accountId);
   if (!input.ok) return input;
   const row = await withTransaction(database, async (tx) => {
     // The account's row is locked while counting, so concurrent creations cannot pass the cap together.
@@ -97,7 +106,7 @@ export async function updateTemplate(
 ): Promise<{ ok: true; saved: TemplateSavedResponse } | Refused | undefined> {
   // An unknown template is a 404 whatever the body.
   if (!(await selectTemplateVersionRow(database, accountId, templateId))) return undefined;
-  const input = await parseTemplateRequest(body);
+  const input = await parseTemplateRequest(body, accountId);
   if (!input.ok) return input;
   const row = await withTransaction(database, (tx) => insertTemplateVersionRow(tx, accountId, templateId, input.name, input.content));
   return row && { ok: true, saved: { TemplateID: row.templateId, Version: row.version } };
@@ -142,8 +151,9 @@ export async function archiveTemplate(database: Database, accountId: string, tem
   return archiveTemplateRow(database, accountId, templateId);
 }
 
-/** The errors of a render stopped by a bound or a parse: the model is what the client can change. */
-export function renderRefusal(_outcome: Exclude<RenderOutcome, { ok: true }>): Refused {
+/** The errors of a render stopped by a bound or a parse (the model is what the client can change), or not run (`busy`). */
+export function renderRefusal(outcome: Exclude<RenderOutcome, { ok: true }>): Refused {
+  if (outcome.reason === "busy") return BUSY_REFUSAL;
   return { ok: false, errors: [errorItem(422, "TemplateModel")] };
 }
 
@@ -164,7 +174,7 @@ export async function testRenderTemplate(
   if (!row) return undefined;
   const model = templateModelSchema.nullish().safeParse(body.TemplateModel);
   if (!model.success) return { ok: false, errors: [errorItem(422, "TemplateModel")] };
-  return renderedOf(await renderTemplate(partsOf(row), model.data ?? {}));
+  return renderedOf(await renderTemplate(partsOf(row), model.data ?? {}, accountId));
 }
 
 /**
@@ -172,13 +182,13 @@ export async function testRenderTemplate(
  * (the dashboard editor's unsaved edits) checked as a save checks it, then
  * rendered with `TemplateModel` under the same bounds; nothing is stored or sent.
  */
-export async function renderDraft(body: unknown): Promise<{ ok: true; rendered: RenderTemplateResponse } | Refused> {
+export async function renderDraft(body: unknown, accountId: string): Promise<{ ok: true; rendered: RenderTemplateResponse } | Refused> {
   if (!isPlainObject(body)) return { ok: false, errors: [errorItem(422)] };
-  const content = await parseTemplateContent(body);
+  const content = await parseTemplateContent(body, accountId);
   if (!content.ok) return content;
   const model = templateModelSchema.nullish().safeParse(body.TemplateModel);
   if (!model.success) return { ok: false, errors: [errorItem(422, "TemplateModel")] };
-  return renderedOf(await renderTemplate(partsOf(content.content), model.data ?? {}));
+  return renderedOf(await renderTemplate(partsOf(content.content), model.data ?? {}, accountId));
 }
 
 function renderedOf(outcome: RenderOutcome): { ok: true; rendered: RenderTemplateResponse } | Refused {
