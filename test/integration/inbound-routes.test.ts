@@ -228,6 +228,19 @@ describe("inbound routes: receive, store, post", () => {
     expect(Buffer.from(await dl.arrayBuffer()).equals(big)).toBe(true);
     const forged = url.pathname.replace(/.$/, (c) => (c === "A" ? "B" : "A"));
     expect((await app.fetch(forged)).status).toBe(404);
+    // One URL fetched 100 times at once: each download parses the message, so 2 run and 8 wait; the rest are 503 (docs/adr/0807).
+    const burst = await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        const res = await app.fetch(url.pathname);
+        const body = Buffer.from(await res.arrayBuffer());
+        return { status: res.status, whole: body.equals(big), retryAfter: res.headers.get("retry-after") };
+      }),
+    );
+    expect(burst.filter((b) => b.status === 200).every((b) => b.whole)).toBe(true);
+    const busy = burst.filter((b) => b.status === 503);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy.every((b) => b.retryAfter === "1")).toBe(true);
+    expect(busy.length + burst.filter((b) => b.status === 200).length).toBe(100);
   });
 
   it("posts an HTML-only message with its text read from the HTML, however deep the nesting: 300,000 nested <div>s promptly, with no stall", async () => {

@@ -9,6 +9,7 @@ import {
 } from "../../storage/inbound-rows";
 import type { Database } from "../../storage/database";
 import { utf8InTurns } from "../../bytes-in-turns";
+import type { ParseGate } from "./parse-gate";
 import { attachmentOf } from "./payload";
 import { verifyDownloadToken } from "./download-token";
 
@@ -61,11 +62,20 @@ export async function readRaw(database: Database, accountId: string, id: string)
   return isUuid(id) ? findInboundRaw(database, accountId, id) : undefined;
 }
 
-/** The attachment a signed download token names; undefined when the token is invalid or expired, or the message is gone. */
-export async function readAttachmentByToken(database: Database, secret: string, token: string) {
+/**
+ * The attachment a signed download token names; undefined when the token is invalid or expired, or the
+ * message is gone; "busy" when `gate` turns the parse away (a valid token first: a forged one never waits).
+ */
+export async function readAttachmentByToken(database: Database, secret: string, token: string, gate: ParseGate) {
   const named = verifyDownloadToken(secret, token);
   if (!named || !isUuid(named.messageId)) return undefined;
-  const raw = await findInboundRawById(database, named.messageId);
-  return raw && attachmentOf(raw, named.index);
+  const release = await gate.enter();
+  if (!release) return "busy" as const;
+  try {
+    const raw = await findInboundRawById(database, named.messageId);
+    return raw && (await attachmentOf(raw, named.index));
+  } finally {
+    release();
+  }
 }
 
