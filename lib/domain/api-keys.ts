@@ -107,10 +107,16 @@ const LAST_USED_EVERY_MS = 60_000;
 export interface ApiKeyAuthCache {
   results: ExpiringMap<AuthResult>;
   lastUsedWritten: ExpiringMap<true>;
+  /**
+   * Lookups under way, by key hash: a burst of requests with one key whose
+   * answer is not cached waits for one query, not one each (100 at once held
+   * every connection of the pool, and another tenant's request behind them).
+   */
+  lookups: Map<string, Promise<AuthResult>>;
 }
 
 export function createApiKeyAuthCache(): ApiKeyAuthCache {
-  return { results: new ExpiringMap<AuthResult>(AUTH_CACHE_MS), lastUsedWritten: new ExpiringMap<true>(LAST_USED_EVERY_MS) };
+  return { results: new ExpiringMap<AuthResult>(AUTH_CACHE_MS), lastUsedWritten: new ExpiringMap<true>(LAST_USED_EVERY_MS), lookups: new Map() };
 }
 
 /**
@@ -127,7 +133,19 @@ export async function authenticateApiKey(q: Queryable, authorization: string | u
   const now = Date.now();
   const cached = cache?.results.get(cacheKey, now);
   if (cached) return cached;
+  if (!cache) return lookUpKey(q, hash, cacheKey, now);
+  const under = cache.lookups.get(cacheKey);
+  if (under) return under;
+  const lookup = lookUpKey(q, hash, cacheKey, now, cache);
+  cache.lookups.set(cacheKey, lookup);
+  const done = () => {
+    if (cache.lookups.get(cacheKey) === lookup) cache.lookups.delete(cacheKey);
+  };
+  lookup.then(done, done);
+  return lookup;
+}
 
+async function lookUpKey(q: Queryable, hash: Buffer, cacheKey: string, now: number, cache?: ApiKeyAuthCache): Promise<AuthResult> {
   const [row] = await q.db
     .select({
       keyId: apiKeys.id,

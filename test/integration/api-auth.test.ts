@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { revokeApiKey } from "../../lib/domain/api-keys";
+import { authenticateApiKey, createApiKeyAuthCache, revokeApiKey } from "../../lib/domain/api-keys";
+import type { Queryable } from "../../lib/storage/database";
 import { setAccountStatus } from "../../lib/domain/accounts";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -63,5 +64,31 @@ describe("authentication (docs/contract.md §3)", () => {
     const a = await createTestAccount(app.ctx, { name: "case" });
     const res = await app.fetch("/api/v1/events", { headers: { Authorization: `bearer   ${a.apiKey}  ` } });
     expect(res.status).toBe(200);
+  });
+
+  it("a burst of requests with one key not in the cache waits for one lookup, not one each", async () => {
+    const { apiKey, accountId } = await createTestAccount(app.ctx, { name: "Burst", domain: "burst.example" });
+    let selects = 0;
+    // The real database, with its select calls counted.
+    const db = new Proxy(app.ctx.database.db, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== "select" || typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          selects++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const q = { ...app.ctx.database, db } as unknown as Queryable;
+    const cache = createApiKeyAuthCache();
+    const results = await Promise.all(Array.from({ length: 50 }, () => authenticateApiKey(q, `Bearer ${apiKey}`, cache)));
+    expect(results.every((r) => r.ok && r.key.accountId === accountId)).toBe(true);
+    expect(selects).toBe(1);
+    expect(cache.lookups.size).toBe(0);
+    // An unknown key's burst is one lookup too, and its answer is cached like any other.
+    const unknown = await Promise.all(Array.from({ length: 20 }, () => authenticateApiKey(q, "Bearer mr_not-a-real-key-either", cache)));
+    expect(unknown.every((r) => !r.ok && r.code === 13)).toBe(true);
+    expect(selects).toBe(2);
   });
 });
