@@ -38,6 +38,7 @@ describe("the command tree", () => {
         "accounts create",
         "accounts list",
         "accounts rotate-signing-key",
+        "accounts set-daily-ceiling",
         "accounts set-default",
         "accounts set-limits",
         "accounts show",
