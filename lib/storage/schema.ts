@@ -257,6 +257,17 @@ export const limitCounters = pgTable(
   (t) => [primaryKey({ columns: [t.apiKeyId, t.windowKind, t.windowStart] })],
 );
 
+/** The account-wide daily ceiling's counters (migration 1007, docs/adr/0132): one row per account and UTC day. */
+export const accountLimitCounters = pgTable(
+  "account_limit_counters",
+  {
+    accountId: uuid("account_id").notNull(),
+    windowStart: bigint("window_start", { mode: "number" }).notNull(),
+    used: integer("used").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.windowStart] })],
+);
+
 export type { StaffRole };
 
 export const staffUsers = pgTable("staff_users", {
