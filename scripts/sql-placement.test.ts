@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCheckedForSql, sqlProblems } from "./sql-placement";
+import { beginProblems, isCheckedForSql, isCheckedForTransactions, sqlProblems } from "./sql-placement";
 
 describe("SQL placement", () => {
   it("finds statements and sql fragments outside lib/storage", () => {
@@ -24,5 +24,13 @@ describe("SQL placement", () => {
     expect(isCheckedForSql("lib/domain/send-email.ts")).toBe(true);
     expect(isCheckedForSql("app/(dashboard)/page.tsx")).toBe(true);
     expect(isCheckedForSql("server.ts")).toBe(true);
+  });
+
+  it("finds a transaction begun by hand anywhere but lib/storage/transaction.ts", () => {
+    const source = ['await c.query("BEGIN");', "await run(`BEGIN ISOLATION LEVEL SERIALIZABLE`);", 'const x = "Beginning";', 'await c.query("START TRANSACTION");'].join("\n");
+    expect(beginProblems("lib/storage/job-lease-rows.ts", source).map((p) => p.line)).toEqual([1, 2, 4]);
+    expect(isCheckedForTransactions("lib/storage/job-lease-rows.ts")).toBe(true);
+    expect(isCheckedForTransactions("lib/storage/transaction.ts")).toBe(false);
+    expect(isCheckedForTransactions("lib/storage/transaction.test.ts")).toBe(false);
   });
 });

@@ -42,3 +42,27 @@ export function sqlProblems(file: string, source: string): SqlProblem[] {
   visit(sf);
   return problems;
 }
+
+/** The one module that starts transactions (inTransactionOn, docs/adr/0038). */
+export const TRANSACTION_MODULE = "lib/storage/transaction.ts";
+
+/** Files the one-way-to-a-transaction rule applies to: the app's own code, lib/storage included, not tests. */
+export function isCheckedForTransactions(file: string): boolean {
+  if (!/\.(ts|tsx)$/.test(file) || /\.test\.tsx?$/.test(file) || file.endsWith(".d.ts") || file === TRANSACTION_MODULE) return false;
+  return /^(lib|app|components|cli)\//.test(file) || file === "server.ts";
+}
+
+/** A `BEGIN` written anywhere but the transaction module: every transaction goes through inTransactionOn. */
+export function beginProblems(file: string, source: string): SqlProblem[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const problems: SqlProblem[] = [];
+  const visit = (node: ts.Node) => {
+    const text = ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) ? node.text : ts.isTemplateExpression(node) ? node.head.text : undefined;
+    if (text !== undefined && /^\s*(BEGIN|START\s+TRANSACTION)\b/.test(text)) {
+      problems.push({ file, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, text: text.trim().split("\n")[0]!.slice(0, 80) });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return problems;
+}

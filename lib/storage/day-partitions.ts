@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Database } from "./database";
+import { inTransactionOn } from "./transaction";
 
 /**
  * Tables partitioned by UTC day through the generic functions of migration
@@ -100,17 +101,11 @@ export function dayTableName(table: DayPartitionedTable, dayStart: number): stri
 /** One transaction whose statements wait at most LOCK_TIMEOUT for a lock (SQLSTATE 55P03 past it). */
 export async function inTransactionWithLockTimeout<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken = false;
   try {
-    await client.query("BEGIN");
-    await client.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
+    return await inTransactionOn(client, () => work(client), { settings: [`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`], unusable: () => (broken = true) });
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 

@@ -1,11 +1,12 @@
 import pg from "pg";
+import { inTransactionOn } from "./transaction";
 
 /**
  * The statements of the job leases (docs/adr/0021, lib/queue/job-lease.ts).
  * They run on a dedicated connection, not the pool: a worker holds a session
  * advisory lock on its id for as long as it lives, which a pooled
- * transaction cannot do. So this module keeps the only hand-written
- * BEGIN/COMMIT outside the migrator and the partition mover (docs/adr/0038).
+ * transaction cannot do. Its transactions run on that connection through
+ * inTransactionOn, as every other (docs/adr/0038).
  */
 
 /** A lease keeper's own connection (not pooled: it holds the session lock). */
@@ -49,12 +50,13 @@ const RELEASE_OWN = `
 
 /** Registers a worker and takes its lock (`lockClass`, id); returns its id. */
 export async function registerLeaseWorker(c: LeaseConnection, worker: { pid: number; host: string; role: string }, lockClass: number): Promise<number> {
-  await c.query("BEGIN");
-  const { rows } = await c.query<{ id: number }>(REGISTER, [worker.pid, worker.host, worker.role]);
-  // Locked before the row is visible: a reclaimer never sees this worker without its lock.
-  await c.query("SELECT pg_advisory_lock($1, $2)", [lockClass, rows[0]!.id]);
-  await c.query("COMMIT");
-  return rows[0]!.id;
+  // A failure rolls back (it used to leave the connection in an aborted transaction for the keeper's next statement).
+  return inTransactionOn(c, async () => {
+    const { rows } = await c.query<{ id: number }>(REGISTER, [worker.pid, worker.host, worker.role]);
+    // Locked before the row is visible: a reclaimer never sees this worker without its lock.
+    await c.query("SELECT pg_advisory_lock($1, $2)", [lockClass, rows[0]!.id]);
+    return rows[0]!.id;
+  });
 }
 
 /** A heartbeat; false when the worker's row is gone (it was declared dead and its jobs taken). */
@@ -71,20 +73,15 @@ export interface Reclaimed {
 
 /** Unregisters the dead workers and returns their active jobs to the queue, in one transaction. */
 export async function reclaimDeadWorkers(c: LeaseConnection, deadAfterSeconds: number, lockClass: number): Promise<Reclaimed> {
-  await c.query("BEGIN");
-  try {
+  return inTransactionOn(c, async () => {
     const dead = await c.query<{ id: number }>(TAKE_DEAD, [deadAfterSeconds, lockClass]);
     let reclaimed: Reclaimed["reclaimed"] = [];
     if (dead.rows.length > 0) {
       const { rows } = await c.query<{ queue: string; jobs: number }>(RETURN_JOBS, [dead.rows.map((r) => r.id)]);
       reclaimed = rows;
     }
-    await c.query("COMMIT");
     return { deadWorkers: dead.rows.map((r) => r.id), reclaimed };
-  } catch (err) {
-    await c.query("ROLLBACK").catch(() => {});
-    throw err;
-  }
+  });
 }
 
 /** A clean stop: the worker's active jobs are due again at once (no retry counted); returns how many. */

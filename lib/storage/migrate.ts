@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
 import { longStatement, type Database, type Queryable } from "./database";
+import { inTransactionOn } from "./transaction";
 
 /**
  * Applies lib/storage/migrations/*.sql in name order, each in its own
@@ -40,14 +41,13 @@ export async function migrate(target: Database | pg.Pool, options: { before?: st
     const done = new Set((await run<{ name: string }>("SELECT name FROM schema_migrations")).rows.map((r) => r.name));
     for (const m of migrations) {
       if (done.has(m.name)) continue;
-      await run("BEGIN");
       try {
-        await run(m.sql);
-        await run("INSERT INTO schema_migrations (name) VALUES ($1)", [m.name]);
-        await run("COMMIT");
+        await inTransactionOn({ query: (text) => run(text) }, async () => {
+          await run(m.sql);
+          await run("INSERT INTO schema_migrations (name) VALUES ($1)", [m.name]);
+        });
         applied.push(m.name);
       } catch (err) {
-        await run("ROLLBACK");
         throw new Error(`Migration ${m.name} failed: ${(err as Error).message}`);
       }
     }
