@@ -22,6 +22,12 @@ import { budgetRefusal, createInboundStore, decideRecipient, DISK_FULL_REFUSAL, 
 const MAX_RECIPIENTS = 100;
 /** Refused recipients (550) of one session, each a lookup; the next RCPT is answered 421 and the connection closed. */
 export const MAX_REFUSED_RECIPIENTS = 20;
+/**
+ * RCPT commands of one session, whatever their answer, each a lookup: past it the next is answered 421 and the
+ * connection closed. A transaction holds 100 recipients, but RSET, a new MAIL or the same address again cost
+ * lookups without adding any (docs/adr/0807).
+ */
+export const MAX_SESSION_RCPTS = 1000;
 
 const refusal = (r: { code: number; message: string }) => Object.assign(new Error(r.message), { responseCode: r.code });
 
@@ -41,6 +47,8 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
   const decisions = new WeakMap<object, Map<string, RcptDecision>>();
   // Recipients refused so far in each session (finding no route costs a lookup each).
   const refusedOf = new WeakMap<object, number>();
+  // RCPT commands so far in each session.
+  const rcptsOf = new WeakMap<object, number>();
   // Budgets found spent this hour: later transactions are refused at MAIL or RCPT, before their DATA.
   const spent = new SpentBudgets();
   // Messages for routes received at the same time commit together (group commit, as acceptances do).
@@ -93,6 +101,12 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
         ctx.log.warn({ remote: session.remoteAddress, refused }, "inbound SMTP session closed: too many refused recipients");
         // smtp-server closes the connection after a 421.
         return callback(Object.assign(new Error("4.7.0 Too many unknown recipients, closing connection"), { responseCode: 421 }));
+      }
+      const rcpts = (rcptsOf.get(session) ?? 0) + 1;
+      rcptsOf.set(session, rcpts);
+      if (rcpts > MAX_SESSION_RCPTS) {
+        ctx.log.warn({ remote: session.remoteAddress, rcpts }, "inbound SMTP session closed: too many RCPT commands");
+        return callback(Object.assign(new Error("4.7.0 Too many recipients in this session, closing connection"), { responseCode: 421 }));
       }
       if (mine.size >= MAX_RECIPIENTS) return callback(Object.assign(new Error("4.5.3 Too many recipients"), { responseCode: 452 }));
       decideRecipient(ctx, secret, address.address).then(

@@ -1,6 +1,6 @@
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getInboundAddress, MAX_REFUSED_RECIPIENTS } from "../../lib/inbound/inbound-server";
+import { getInboundAddress, MAX_REFUSED_RECIPIENTS, MAX_SESSION_RCPTS } from "../../lib/inbound/inbound-server";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { rawSession } from "../support/smtp-raw";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -111,6 +111,28 @@ describe("inbound byte budgets and refused recipients", () => {
     s.clear();
     s.send("RCPT TO:<in@budget-b.example>");
     expect(await s.waitFor(/^421 /m)).toMatch(/^421 4\.7\.0 /m);
+    await s.waitClosed();
+  });
+
+  it(`closes a session with 421 after ${MAX_SESSION_RCPTS} RCPT commands, however they were answered`, async () => {
+    // The same routed address again and again adds no recipient to the transaction, but each costs a lookup.
+    const s = rawSession(port, { localAddress: "127.0.0.8" });
+    await s.waitFor(/^220 /m);
+    s.send("EHLO client.example");
+    await s.waitFor(/^250 [^\r]*\r\n/m);
+    s.clear();
+    s.send("MAIL FROM:<ann@sender.example>");
+    await s.waitFor(/^250 [^\r]*\r\n/m);
+    // Pipelined (the server offers PIPELINING), in batches of 100 each waited for.
+    s.clear();
+    for (let sent = 0; sent < MAX_SESSION_RCPTS; sent += 100) {
+      s.send(Array.from({ length: 100 }, () => "RCPT TO:<in@budget-b.example>").join("\r\n"));
+      await s.waitFor(new RegExp(`(?:^250 [^\\r]*\\r\\n){${sent + 100}}`, "m"), 15_000);
+    }
+    expect(s.text().match(/^250 /gm)).toHaveLength(MAX_SESSION_RCPTS);
+    s.clear();
+    s.send("RCPT TO:<in@budget-b.example>");
+    expect(await s.waitFor(/^421 /m)).toMatch(/^421 4\.7\.0 Too many recipients in this session/m);
     await s.waitClosed();
   });
 });
