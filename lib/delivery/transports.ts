@@ -3,7 +3,8 @@ import { cachedResolver } from "../net/dns-answer-cache";
 import net from "node:net";
 import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
-import { SmtpClient, type SmtpClientOptions, type SmtpTarget } from "./smtp-client";
+import { SmtpClient, type SmtpClientOptions } from "./smtp-client";
+import type { SmtpTarget } from "./smtp-connection";
 
 /**
  * Where a message goes, by MAILROOM_DELIVERY: `sandbox` (the embedded MX on

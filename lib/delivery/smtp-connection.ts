@@ -1,0 +1,201 @@
+import net from "node:net";
+import SMTPConnection from "nodemailer/lib/smtp-connection";
+import { phaseOfCommand, QUIT_TIMEOUT_MS, timeoutReason, type SmtpPhase } from "./smtp-slots";
+
+/**
+ * One connection of delivery's SMTP pool (smtp-client.ts): a TCP socket with
+ * Nagle disabled (each SMTP command is its own small packet; with Nagle on,
+ * every command waits for the previous ACK: docs/stack.md §5) under
+ * nodemailer's SMTPConnection (greeting, EHLO, STARTTLS or implicit TLS,
+ * AUTH), with the phase it is in kept current for the pool's phase limits
+ * (docs/adr/0321), and its two ways to close.
+ */
+
+export interface SmtpTarget {
+  host: string;
+  port: number;
+  /** Implicit TLS (smtps://). Otherwise STARTTLS is used when offered. */
+  secure: boolean;
+  auth?: { user: string; pass: string };
+  /** Name for TLS SNI when `host` is an IP address (MX delivery). */
+  servername?: string;
+}
+
+export type SmtpError = Error & {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  rejectedErrors?: { responseCode?: number; response?: string }[];
+  enhancedCode?: string;
+};
+
+export interface Connection {
+  smtp?: SMTPConnection;
+  /** Our TCP socket (under TLS, the one the TLS socket writes through). */
+  socket: net.Socket;
+  /** Closed or failed: never handed out again. */
+  dead: boolean;
+  phase: SmtpPhase | "idle";
+  /** When the phase began (for data blocks: when the last block was handed over). */
+  phaseSince: number;
+  /** Last progress: a reply received (the next command written), data handed over. */
+  progressAt: number;
+  idleSince: number;
+  timedOut?: { phase: SmtpPhase; limitMs: number };
+}
+
+export interface OpenOptions {
+  heloName: string;
+  /** SMTPConnection's own timers: only a backstop behind the pool's phase limits. */
+  backstopMs: number;
+}
+
+export const timeoutError = (t: { phase: SmtpPhase; limitMs: number }): SmtpError =>
+  Object.assign(new Error(timeoutReason(t.phase, t.limitMs)), { code: "ETIMEDOUT", enhancedCode: t.phase === "connect" ? "4.4.1" : "4.4.2" });
+
+const closedError = (target: SmtpTarget, when: string): SmtpError =>
+  Object.assign(new Error(`Connection to ${target.host}:${target.port} closed${when}`), { code: "ECONNECTION" });
+
+export function enterPhase(c: Connection, phase: SmtpPhase | "idle"): void {
+  c.phase = phase;
+  c.phaseSince = c.progressAt = Date.now();
+}
+
+/** The private methods of SMTPConnection the phase watch wraps (nodemailer 8; see watchPhases). */
+interface SmtpConnectionInternals {
+  _sendCommand(this: unknown, str: unknown, logStr?: unknown): unknown;
+  _createSendStream(this: unknown, callback: unknown): NodeJS.ReadableStream;
+}
+
+/**
+ * Keeps `c.phase` current: each command written starts the phase of its
+ * reply (and means the previous reply came: progress); the DATA stream's
+ * blocks and its end are the data phases. SMTPConnection has no events for
+ * these, so its two methods that every command and the message data pass
+ * through are wrapped on the instance (observed, not changed).
+ */
+export function watchPhases(smtp: SMTPConnection, c: Connection): void {
+  const internals = smtp as unknown as SmtpConnectionInternals;
+  const sendCommand = internals._sendCommand;
+  const createSendStream = internals._createSendStream;
+  if (typeof sendCommand !== "function" || typeof createSendStream !== "function") {
+    throw new Error("nodemailer's SMTPConnection has no _sendCommand/_createSendStream: lib/delivery/smtp-connection.ts watches the SMTP phases through them");
+  }
+  internals._sendCommand = function (str, logStr) {
+    enterPhase(c, phaseOfCommand(String(str)));
+    return sendCommand.call(this, str, logStr);
+  };
+  internals._createSendStream = function (callback) {
+    const stream = createSendStream.call(this, callback);
+    enterPhase(c, "data block");
+    // A block piped on to the socket is progress; none while the socket does not drain (the peer does not read).
+    stream.on("data", () => {
+      c.phaseSince = c.progressAt = Date.now();
+    });
+    stream.once("end", () => enterPhase(c, "end of data"));
+    return stream;
+  };
+}
+
+/** SMTPConnection over our socket: the phase limits are the pool's (its tick), these timers only back them up. */
+export function smtpConnectionOptions(socket: net.Socket, target: SmtpTarget, options: OpenOptions): SMTPConnection.Options {
+  return {
+    connection: socket,
+    host: target.host,
+    port: target.port,
+    secure: target.secure,
+    name: options.heloName,
+    connectionTimeout: options.backstopMs,
+    greetingTimeout: options.backstopMs,
+    socketTimeout: options.backstopMs,
+    // Opportunistic TLS, as MTAs do: encrypt when offered, do not insist on a public certificate.
+    tls: { rejectUnauthorized: false, servername: target.servername },
+  } as SMTPConnection.Options;
+}
+
+/**
+ * A connection ready for a transaction: TCP, greeting and EHLO (STARTTLS when
+ * offered), AUTH when the target has credentials. `track` is given it before
+ * the TCP connect, so the pool's phase limits hold from the first byte. On a
+ * failure it is dropped, and a phase that ran out of time is the error.
+ */
+export async function openConnection(target: SmtpTarget, options: OpenOptions, track: (c: Connection) => void): Promise<Connection> {
+  const now = Date.now();
+  const socket = net.connect({ host: target.host, port: target.port });
+  socket.setNoDelay(true);
+  const c: Connection = { socket, dead: false, phase: "connect", phaseSince: now, progressAt: now, idleSince: now };
+  track(c);
+  try {
+    await socketConnected(socket, target);
+    enterPhase(c, "greeting");
+    const smtp = new SMTPConnection(smtpConnectionOptions(socket, target, options));
+    c.smtp = smtp;
+    watchPhases(smtp, c);
+    // An idle connection the peer closes (or that times out) must not crash anything: it is dropped.
+    const drop = () => {
+      c.dead = true;
+    };
+    smtp.on("error", drop);
+    smtp.on("end", drop);
+    await greeted(smtp, target);
+    if (target.auth) await login(smtp, target.auth);
+  } catch (err) {
+    retireConnection(c, false);
+    throw c.timedOut ? timeoutError(c.timedOut) : err;
+  }
+  return c;
+}
+
+function socketConnected(socket: net.Socket, target: SmtpTarget): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const fail = (err: Error) => {
+      socket.removeListener("close", closed);
+      reject(err);
+    };
+    const closed = () => fail(closedError(target, ""));
+    socket.once("error", fail);
+    socket.once("close", closed);
+    socket.once("connect", () => {
+      socket.removeListener("error", fail);
+      socket.removeListener("close", closed);
+      resolve();
+    });
+  });
+}
+
+function greeted(smtp: SMTPConnection, target: SmtpTarget): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    smtp.once("error", reject);
+    smtp.once("end", () => reject(closedError(target, " before it was ready")));
+    smtp.connect(() => resolve());
+  });
+}
+
+function login(smtp: SMTPConnection, auth: { user: string; pass: string }): Promise<void> {
+  return new Promise<void>((resolve, reject) => smtp.login(auth, (err) => (err ? reject(err) : resolve())));
+}
+
+/** The socket goes within QUIT_TIMEOUT_MS, whatever the peer does. */
+function destroyLater(c: Connection): void {
+  const timer = setTimeout(() => c.socket.destroy(), QUIT_TIMEOUT_MS);
+  timer.unref();
+  c.socket.once("close", () => clearTimeout(timer));
+}
+
+/** Politely (QUIT) when the connection is sound, else at once; the socket goes within QUIT_TIMEOUT_MS either way. */
+export function quitConnection(c: Connection): void {
+  c.dead = true;
+  c.smtp?.quit();
+  destroyLater(c);
+}
+
+/** A failed connection: closed (FIN) when `graceful`, else dropped at once; never used again. */
+export function retireConnection(c: Connection, graceful: boolean): void {
+  c.dead = true;
+  c.smtp?.close();
+  if (!graceful) {
+    c.socket.destroy();
+    return;
+  }
+  destroyLater(c);
+}
