@@ -186,6 +186,9 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
+/** The variables as envSchema parses them: what each part of the configuration is built from. */
+type Env = z.infer<typeof envSchema>;
+
 export type Config = ReturnType<typeof buildConfig>;
 
 export class ConfigError extends Error {}
@@ -216,7 +219,7 @@ function requireLimit(name: string, text: string, maxMs = 24 * 3_600_000): numbe
 type SmtpLimitPrefix = "MAILROOM_MX" | "MAILROOM_RELAY";
 
 /** Per-phase SMTP limits and the stall time of one kind of next hop (docs/configuration.md "Delivery SMTP timeouts"). */
-function smtpLimits(e: z.infer<typeof envSchema>, prefix: SmtpLimitPrefix) {
+function smtpLimits(e: Env, prefix: SmtpLimitPrefix) {
   const get = (suffix: string) => {
     const name = `${prefix}_${suffix}` as keyof typeof e;
     return requireLimit(name, String(e[name]));
@@ -260,28 +263,84 @@ function requireSpace(name: string, text: string): { bytes: number } | { percent
   return t;
 }
 
+/**
+ * The Config of an environment, in steps: the variables set, parsed by
+ * envSchema, the combinations checked, then each part of the configuration
+ * from its variables (in this order: the first bad value is the error).
+ */
 export function buildConfig(env: Record<string, string | undefined> = process.env) {
-  // An empty variable (`DATABASE_URL=` in a .env or compose file) means unset.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const present = presentVariables(env);
+  const e = parseEnvironment(present);
+  checkCombinations(e);
+  const dataDir = path.resolve(e.MAILROOM_DATA_DIR);
+  const publicUrl = publicUrlOf(e);
+  return {
+    /** The variables this configuration was built from: what a worker process the app forks is given (lib/workers/supervisor.ts). */
+    sourceEnv: present,
+    env: e.NODE_ENV,
+    isProduction: e.NODE_ENV === "production",
+    ...databaseConfig(e, dataDir),
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl,
+    publicUrlExplicit: e.MAILROOM_PUBLIC_URL !== undefined,
+    delivery: deliveryConfig(e, publicUrl),
+    dashboardEnabled: e.MAILROOM_DASHBOARD === "on",
+    workers: workersConfig(e),
+    queue: queueConfig(e),
+    webhooks: webhooksConfig(e),
+    inbound: inboundConfig(e),
+    submission: submissionConfig(e),
+    tracking: { secret: e.MAILROOM_TRACKING_SECRET },
+    /**
+     * Proxies of our own in front of the HTTP server (MAILROOM_TRUST_PROXY): the client address is the
+     * Nth X-Forwarded-For entry from the right; 0: the socket address (lib/domain/client-ip.ts).
+     */
+    trustProxyHops: e.MAILROOM_TRUST_PROXY,
+    api: apiConfig(e),
+    /** The account-wide daily ceiling of accounts without their own (accounts.account_limit_per_day); 0: none. */
+    accountDailyLimit: e.MAILROOM_ACCOUNT_DAILY_LIMIT,
+    dashboard: dashboardConfig(e),
+    auth: authConfig(e),
+    metricsToken: e.MAILROOM_METRICS_TOKEN,
+    workerMetricsPort: e.MAILROOM_WORKER_METRICS_PORT,
+    quietStart: e.MAILROOM_QUIET_START,
+    disk: diskConfig(e, present, dataDir),
+    backlog: backlogConfig(e),
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** The variables set: an empty one (`DATABASE_URL=` in a .env or compose file) means unset. */
+export function presentVariables(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== "")) as Record<string, string>;
+}
+
+/** envSchema's values, or a ConfigError naming every variable it refuses. */
+export function parseEnvironment(present: Record<string, string>): Env {
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** Variables that only make sense together. */
+export function checkCombinations(e: Env): void {
   if (Boolean(e.MAILROOM_SUBMISSION_TLS_CERT) !== Boolean(e.MAILROOM_SUBMISSION_TLS_KEY)) {
     throw new ConfigError("MAILROOM_SUBMISSION_TLS_CERT and MAILROOM_SUBMISSION_TLS_KEY: set both (PEM files) or neither (a self-signed certificate is generated)");
   }
   if (e.MAILROOM_DELIVERY === "relay" && !e.SMTP_RELAY_URL) {
     throw new ConfigError("SMTP_RELAY_URL: required when MAILROOM_DELIVERY=relay (smtp://user:pass@host:port)");
   }
-  const dataDir = path.resolve(e.MAILROOM_DATA_DIR);
-  const publicUrl = (e.MAILROOM_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+}
+
+/** MAILROOM_PUBLIC_URL without its trailing slashes; unset, the app's own port on localhost. */
+export const publicUrlOf = (e: Env): string => (e.MAILROOM_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+
+export function databaseConfig(e: Env, dataDir: string) {
   return {
-    /** The variables this configuration was built from: what a worker process the app forks is given (lib/workers/supervisor.ts). */
-    sourceEnv: present as Record<string, string>,
-    env: e.NODE_ENV,
-    isProduction: e.NODE_ENV === "production",
     databaseUrl: e.DATABASE_URL,
     /**
      * The event reads' replica (GET /events, GET /stats and so the
@@ -300,143 +359,165 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
     embeddedPgPort: e.MAILROOM_EMBEDDED_PG_PORT,
     dbPoolSize: e.MAILROOM_DB_POOL_SIZE,
     dbQueryTimeoutMs: e.MAILROOM_DB_QUERY_TIMEOUT.trim() === "0" ? 0 : requireLimit("MAILROOM_DB_QUERY_TIMEOUT", e.MAILROOM_DB_QUERY_TIMEOUT),
-    port: e.PORT,
-    host: e.HOST,
-    publicUrl,
-    publicUrlExplicit: e.MAILROOM_PUBLIC_URL !== undefined,
-    delivery: {
-      mode: e.MAILROOM_DELIVERY,
-      relayUrl: e.SMTP_RELAY_URL,
-      retryScheduleMs: e.MAILROOM_DELIVERY_RETRY_SCHEDULE ?? DEFAULT_DELIVERY_RETRY_SCHEDULE_MS,
-      maxAgeMs: requireDuration("MAILROOM_DELIVERY_MAX_AGE", e.MAILROOM_DELIVERY_MAX_AGE),
-      bounceDomain: e.MAILROOM_BOUNCE_DOMAIN,
-      heloName: e.MAILROOM_HELO_NAME ?? new URL(publicUrl).hostname,
-      /** Direct-MX delivery may connect to loopback/private/reserved addresses (lib/net/address-ranges.ts). */
-      allowPrivateMx: e.MAILROOM_ALLOW_PRIVATE_MX,
-      sandboxPort: e.MAILROOM_SANDBOX_PORT,
-      sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
-      sandboxRetentionMs: requireDuration("MAILROOM_SANDBOX_RETENTION", e.MAILROOM_SANDBOX_RETENTION),
-      /** SMTP limits towards remote MXs (`mx`) and towards the relay and the sandbox MX (`relay`): docs/adr/0321. */
-      smtp: {
-        mx: smtpLimits(e, "MAILROOM_MX"),
-        relay: smtpLimits(e, "MAILROOM_RELAY"),
-        /** Longest wait for a connection slot; then the copy is deferred untried. */
-        slotWaitMs: requireLimit("MAILROOM_DELIVERY_SLOT_WAIT", e.MAILROOM_DELIVERY_SLOT_WAIT),
-      },
-      /** Backstop: a `deliver` job still active after this is taken for dead even if its worker's lease holds. */
-      jobExpireSeconds: Math.max(1, Math.round(requireDuration("MAILROOM_DELIVERY_JOB_EXPIRE", e.MAILROOM_DELIVERY_JOB_EXPIRE) / 1000)),
+  };
+}
+
+export function deliveryConfig(e: Env, publicUrl: string) {
+  return {
+    mode: e.MAILROOM_DELIVERY,
+    relayUrl: e.SMTP_RELAY_URL,
+    retryScheduleMs: e.MAILROOM_DELIVERY_RETRY_SCHEDULE ?? DEFAULT_DELIVERY_RETRY_SCHEDULE_MS,
+    maxAgeMs: requireDuration("MAILROOM_DELIVERY_MAX_AGE", e.MAILROOM_DELIVERY_MAX_AGE),
+    bounceDomain: e.MAILROOM_BOUNCE_DOMAIN,
+    heloName: e.MAILROOM_HELO_NAME ?? new URL(publicUrl).hostname,
+    /** Direct-MX delivery may connect to loopback/private/reserved addresses (lib/net/address-ranges.ts). */
+    allowPrivateMx: e.MAILROOM_ALLOW_PRIVATE_MX,
+    sandboxPort: e.MAILROOM_SANDBOX_PORT,
+    sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
+    sandboxRetentionMs: requireDuration("MAILROOM_SANDBOX_RETENTION", e.MAILROOM_SANDBOX_RETENTION),
+    /** SMTP limits towards remote MXs (`mx`) and towards the relay and the sandbox MX (`relay`): docs/adr/0321. */
+    smtp: {
+      mx: smtpLimits(e, "MAILROOM_MX"),
+      relay: smtpLimits(e, "MAILROOM_RELAY"),
+      /** Longest wait for a connection slot; then the copy is deferred untried. */
+      slotWaitMs: requireLimit("MAILROOM_DELIVERY_SLOT_WAIT", e.MAILROOM_DELIVERY_SLOT_WAIT),
     },
-    dashboardEnabled: e.MAILROOM_DASHBOARD === "on",
-    workers: {
-      mode: e.MAILROOM_WORKERS,
-      processes: e.MAILROOM_WORKER_PROCESSES,
-      /** Scheduling priority of forked worker processes (0 = the app's; higher yields the CPU to HTTP when both want it). */
-      nice: e.MAILROOM_WORKER_NICE,
-      concurrency: e.MAILROOM_WORKER_CONCURRENCY,
-    },
-    queue: {
-      /** How often pg-boss looks for expired jobs (those of dead workers), schedules and retention. */
-      maintenanceIntervalSeconds: Math.max(1, Math.round(requireDuration("MAILROOM_QUEUE_MAINTENANCE_INTERVAL", e.MAILROOM_QUEUE_MAINTENANCE_INTERVAL) / 1000)),
-    },
-    webhooks: {
-      retryScheduleMs: e.MAILROOM_WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
-      timeoutMs: requireDuration("MAILROOM_WEBHOOK_TIMEOUT", e.MAILROOM_WEBHOOK_TIMEOUT),
-      allowPrivate: e.MAILROOM_ALLOW_PRIVATE_WEBHOOKS,
-      /** A webhook whose every attempt failed for this long is disabled (docs/contract.md §16). */
-      disableAfterMs: requireLimit("MAILROOM_WEBHOOK_DISABLE_AFTER", e.MAILROOM_WEBHOOK_DISABLE_AFTER, 365 * 24 * 3_600_000),
-    },
-    inbound: {
-      host: e.MAILROOM_INBOUND_HOST,
-      port: e.MAILROOM_INBOUND_PORT,
-      /** Concurrent SMTP sessions; more are answered 421. */
-      maxClients: e.MAILROOM_INBOUND_MAX_CLIENTS,
-      /** Largest message (DATA) kept; a bigger one is drained, not buffered, and answered 552. */
-      maxMessageBytes: e.MAILROOM_INBOUND_MAX_MESSAGE_BYTES,
-      /** New connections per client address (IPv6: per /64) per minute; more are answered 421. */
-      connectionsPerMinute: e.MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE,
-      /** Open sessions per client address (IPv6: per /64); one more is answered 421 (the submission server's rule). */
-      connectionsPerAddress: e.MAILROOM_INBOUND_CONNECTIONS_PER_ADDRESS,
-      /** How long a received message (raw MIME, payload, attempts) is kept (docs/adr/0800). */
-      retentionMs: requireDuration("MAILROOM_INBOUND_RETENTION", e.MAILROOM_INBOUND_RETENTION),
-      /** Attachments larger than this are posted as a signed, expiring download URL instead of base64. */
-      inlineBytes: e.MAILROOM_INBOUND_INLINE_BYTES,
-      /** Received messages waiting for their post (first or next, due or not) past which mail for routes is answered 451; 0 turns it off. */
-      maxBacklog: e.MAILROOM_INBOUND_MAX_BACKLOG,
-      /** Bytes of raw MIME stored per client address and per account per UTC hour, 0: no budget (docs/adr/0807). */
-      budgets: { perAddressHour: e.MAILROOM_INBOUND_BYTES_PER_ADDRESS_HOUR, perAccountHour: e.MAILROOM_INBOUND_BYTES_PER_ACCOUNT_HOUR },
-    },
-    submission: {
-      host: e.MAILROOM_SUBMISSION_HOST ?? e.HOST,
-      /** undefined: the default (587, or 2587 where 587 may not be bound); 0: off. */
-      port: e.MAILROOM_SUBMISSION_PORT,
-      /** undefined: the default (465, or 2465 where 465 may not be bound); 0: off. */
-      tlsPort: e.MAILROOM_SUBMISSION_TLS_PORT,
-      certFile: e.MAILROOM_SUBMISSION_TLS_CERT,
-      keyFile: e.MAILROOM_SUBMISSION_TLS_KEY,
-      /** Concurrent sessions; more are answered 421. */
-      maxClients: e.MAILROOM_SUBMISSION_MAX_CLIENTS,
-      idleTimeoutMs: requireDuration("MAILROOM_SUBMISSION_IDLE_TIMEOUT", e.MAILROOM_SUBMISSION_IDLE_TIMEOUT),
-      /** Failed AUTH attempts per client address (IPv6: per /64) per minute before AUTH is refused with 454. */
-      authFailuresPerMinute: e.MAILROOM_SUBMISSION_AUTH_FAILURES_PER_MINUTE,
-      /** Concurrent sessions per client address (IPv6: per /64), both ports together; more are answered 421. */
-      connectionsPerAddress: e.MAILROOM_SUBMISSION_CONNECTIONS_PER_ADDRESS,
-      /** A session not authenticated this long after its greeting is closed with 421, busy or not. */
-      authTimeoutMs: requireDuration("MAILROOM_SUBMISSION_AUTH_TIMEOUT", e.MAILROOM_SUBMISSION_AUTH_TIMEOUT),
-    },
-    tracking: { secret: e.MAILROOM_TRACKING_SECRET },
+    /** Backstop: a `deliver` job still active after this is taken for dead even if its worker's lease holds. */
+    jobExpireSeconds: wholeSeconds("MAILROOM_DELIVERY_JOB_EXPIRE", e.MAILROOM_DELIVERY_JOB_EXPIRE),
+  };
+}
+
+/** A duration in whole seconds, at least 1 (pg-boss counts in seconds). */
+function wholeSeconds(name: string, text: string): number {
+  return Math.max(1, Math.round(requireDuration(name, text) / 1000));
+}
+
+export function workersConfig(e: Env) {
+  return {
+    mode: e.MAILROOM_WORKERS,
+    processes: e.MAILROOM_WORKER_PROCESSES,
+    /** Scheduling priority of forked worker processes (0 = the app's; higher yields the CPU to HTTP when both want it). */
+    nice: e.MAILROOM_WORKER_NICE,
+    concurrency: e.MAILROOM_WORKER_CONCURRENCY,
+  };
+}
+
+export function queueConfig(e: Env) {
+  return {
+    /** How often pg-boss looks for expired jobs (those of dead workers), schedules and retention. */
+    maintenanceIntervalSeconds: wholeSeconds("MAILROOM_QUEUE_MAINTENANCE_INTERVAL", e.MAILROOM_QUEUE_MAINTENANCE_INTERVAL),
+  };
+}
+
+export function webhooksConfig(e: Env) {
+  return {
+    retryScheduleMs: e.MAILROOM_WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+    timeoutMs: requireDuration("MAILROOM_WEBHOOK_TIMEOUT", e.MAILROOM_WEBHOOK_TIMEOUT),
+    allowPrivate: e.MAILROOM_ALLOW_PRIVATE_WEBHOOKS,
+    /** A webhook whose every attempt failed for this long is disabled (docs/contract.md §16). */
+    disableAfterMs: requireLimit("MAILROOM_WEBHOOK_DISABLE_AFTER", e.MAILROOM_WEBHOOK_DISABLE_AFTER, 365 * 24 * 3_600_000),
+  };
+}
+
+export function inboundConfig(e: Env) {
+  return {
+    host: e.MAILROOM_INBOUND_HOST,
+    port: e.MAILROOM_INBOUND_PORT,
+    /** Concurrent SMTP sessions; more are answered 421. */
+    maxClients: e.MAILROOM_INBOUND_MAX_CLIENTS,
+    /** Largest message (DATA) kept; a bigger one is drained, not buffered, and answered 552. */
+    maxMessageBytes: e.MAILROOM_INBOUND_MAX_MESSAGE_BYTES,
+    /** New connections per client address (IPv6: per /64) per minute; more are answered 421. */
+    connectionsPerMinute: e.MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE,
+    /** Open sessions per client address (IPv6: per /64); one more is answered 421 (the submission server's rule). */
+    connectionsPerAddress: e.MAILROOM_INBOUND_CONNECTIONS_PER_ADDRESS,
+    /** How long a received message (raw MIME, payload, attempts) is kept (docs/adr/0800). */
+    retentionMs: requireDuration("MAILROOM_INBOUND_RETENTION", e.MAILROOM_INBOUND_RETENTION),
+    /** Attachments larger than this are posted as a signed, expiring download URL instead of base64. */
+    inlineBytes: e.MAILROOM_INBOUND_INLINE_BYTES,
+    /** Received messages waiting for their post (first or next, due or not) past which mail for routes is answered 451; 0 turns it off. */
+    maxBacklog: e.MAILROOM_INBOUND_MAX_BACKLOG,
+    /** Bytes of raw MIME stored per client address and per account per UTC hour, 0: no budget (docs/adr/0807). */
+    budgets: { perAddressHour: e.MAILROOM_INBOUND_BYTES_PER_ADDRESS_HOUR, perAccountHour: e.MAILROOM_INBOUND_BYTES_PER_ACCOUNT_HOUR },
+  };
+}
+
+export function submissionConfig(e: Env) {
+  return {
+    host: e.MAILROOM_SUBMISSION_HOST ?? e.HOST,
+    /** undefined: the default (587, or 2587 where 587 may not be bound); 0: off. */
+    port: e.MAILROOM_SUBMISSION_PORT,
+    /** undefined: the default (465, or 2465 where 465 may not be bound); 0: off. */
+    tlsPort: e.MAILROOM_SUBMISSION_TLS_PORT,
+    certFile: e.MAILROOM_SUBMISSION_TLS_CERT,
+    keyFile: e.MAILROOM_SUBMISSION_TLS_KEY,
+    /** Concurrent sessions; more are answered 421. */
+    maxClients: e.MAILROOM_SUBMISSION_MAX_CLIENTS,
+    idleTimeoutMs: requireDuration("MAILROOM_SUBMISSION_IDLE_TIMEOUT", e.MAILROOM_SUBMISSION_IDLE_TIMEOUT),
+    /** Failed AUTH attempts per client address (IPv6: per /64) per minute before AUTH is refused with 454. */
+    authFailuresPerMinute: e.MAILROOM_SUBMISSION_AUTH_FAILURES_PER_MINUTE,
+    /** Concurrent sessions per client address (IPv6: per /64), both ports together; more are answered 421. */
+    connectionsPerAddress: e.MAILROOM_SUBMISSION_CONNECTIONS_PER_ADDRESS,
+    /** A session not authenticated this long after its greeting is closed with 421, busy or not. */
+    authTimeoutMs: requireDuration("MAILROOM_SUBMISSION_AUTH_TIMEOUT", e.MAILROOM_SUBMISSION_AUTH_TIMEOUT),
+  };
+}
+
+export function apiConfig(e: Env) {
+  return {
+    maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES,
+    requestRate: { ratePerSecond: e.MAILROOM_API_REQUEST_RATE, burst: e.MAILROOM_API_REQUEST_BURST },
+  };
+}
+
+export function dashboardConfig(e: Env) {
+  return {
+    defaultAccount: e.MAILROOM_DEFAULT_ACCOUNT,
+    apiUrl: e.MAILROOM_API_URL,
+    apiKey: e.MAILROOM_API_KEY,
+  };
+}
+
+/** Staff sign-in: OIDC only when both its issuer and client are set. */
+export function authConfig(e: Env) {
+  return {
+    secret: e.AUTH_SECRET,
+    url: e.AUTH_URL,
+    oidc:
+      e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_CLIENT_ID
+        ? {
+            issuer: e.AUTH_OIDC_ISSUER,
+            clientId: e.AUTH_OIDC_CLIENT_ID,
+            clientSecret: e.AUTH_OIDC_CLIENT_SECRET,
+            role: e.AUTH_OIDC_ROLE,
+            allowedDomains: e.AUTH_OIDC_ALLOWED_DOMAINS ?? [],
+            allowedEmails: e.AUTH_OIDC_ALLOWED_EMAILS ?? [],
+          }
+        : undefined,
+    invitationFrom: e.MAILROOM_INVITATION_FROM?.toLowerCase(),
+  };
+}
+
+export function diskConfig(e: Env, present: Record<string, string>, dataDir: string) {
+  return {
     /**
-     * Proxies of our own in front of the HTTP server (MAILROOM_TRUST_PROXY): the client address is the
-     * Nth X-Forwarded-For entry from the right; 0: the socket address (lib/domain/client-ip.ts).
+     * The directory whose free space is watched: the data directory with the
+     * embedded PostgreSQL; with DATABASE_URL only when MAILROOM_DATA_DIR is
+     * set (the database's disk is not this machine's to watch).
      */
-    trustProxyHops: e.MAILROOM_TRUST_PROXY,
-    api: {
-      maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES,
-      requestRate: { ratePerSecond: e.MAILROOM_API_REQUEST_RATE, burst: e.MAILROOM_API_REQUEST_BURST },
-    },
-    /** The account-wide daily ceiling of accounts without their own (accounts.account_limit_per_day); 0: none. */
-    accountDailyLimit: e.MAILROOM_ACCOUNT_DAILY_LIMIT,
-    dashboard: {
-      defaultAccount: e.MAILROOM_DEFAULT_ACCOUNT,
-      apiUrl: e.MAILROOM_API_URL,
-      apiKey: e.MAILROOM_API_KEY,
-    },
-    auth: {
-      secret: e.AUTH_SECRET,
-      url: e.AUTH_URL,
-      oidc:
-        e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_CLIENT_ID
-          ? {
-              issuer: e.AUTH_OIDC_ISSUER,
-              clientId: e.AUTH_OIDC_CLIENT_ID,
-              clientSecret: e.AUTH_OIDC_CLIENT_SECRET,
-              role: e.AUTH_OIDC_ROLE,
-              allowedDomains: e.AUTH_OIDC_ALLOWED_DOMAINS ?? [],
-              allowedEmails: e.AUTH_OIDC_ALLOWED_EMAILS ?? [],
-            }
-          : undefined,
-      invitationFrom: e.MAILROOM_INVITATION_FROM?.toLowerCase(),
-    },
-    metricsToken: e.MAILROOM_METRICS_TOKEN,
-    workerMetricsPort: e.MAILROOM_WORKER_METRICS_PORT,
-    quietStart: e.MAILROOM_QUIET_START,
-    disk: {
-      /**
-       * The directory whose free space is watched: the data directory with the
-       * embedded PostgreSQL; with DATABASE_URL only when MAILROOM_DATA_DIR is
-       * set (the database's disk is not this machine's to watch).
-       */
-      dir: !e.DATABASE_URL || present.MAILROOM_DATA_DIR !== undefined ? dataDir : undefined,
-      warnFree: requireSpace("MAILROOM_DISK_WARN_FREE", e.MAILROOM_DISK_WARN_FREE),
-      minFree: requireSpace("MAILROOM_DISK_MIN_FREE", e.MAILROOM_DISK_MIN_FREE),
-      checkIntervalMs: Math.max(100, requireDuration("MAILROOM_DISK_CHECK_INTERVAL", e.MAILROOM_DISK_CHECK_INTERVAL)),
-    },
-    backlog: {
-      /** Messages waiting for a delivery worker (due deliver-job entries) past which acceptance answers 429 / 451; 0 turns it off. */
-      maxMessages: e.MAILROOM_MAX_BACKLOG,
-      /** How often each app process reads the depth (one bounded statement, lib/storage/delivery-backlog-rows.ts). */
-      checkIntervalMs: 250,
-    },
-    logLevel: e.LOG_LEVEL,
+    dir: !e.DATABASE_URL || present.MAILROOM_DATA_DIR !== undefined ? dataDir : undefined,
+    warnFree: requireSpace("MAILROOM_DISK_WARN_FREE", e.MAILROOM_DISK_WARN_FREE),
+    minFree: requireSpace("MAILROOM_DISK_MIN_FREE", e.MAILROOM_DISK_MIN_FREE),
+    checkIntervalMs: Math.max(100, requireDuration("MAILROOM_DISK_CHECK_INTERVAL", e.MAILROOM_DISK_CHECK_INTERVAL)),
+  };
+}
+
+export function backlogConfig(e: Env) {
+  return {
+    /** Messages waiting for a delivery worker (due deliver-job entries) past which acceptance answers 429 / 451; 0 turns it off. */
+    maxMessages: e.MAILROOM_MAX_BACKLOG,
+    /** How often each app process reads the depth (one bounded statement, lib/storage/delivery-backlog-rows.ts). */
+    checkIntervalMs: 250,
   };
 }
 
