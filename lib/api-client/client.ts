@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { errorEnvelopeSchema, type ApiErrorItem } from "../contract/errors";
+import type { ApiErrorItem } from "../contract/errors";
 import { emailResponseSchema, type EmailRequest, type EmailResponse } from "../contract/email";
 import { eventsResponseSchema, type EventsResponse, type EventType } from "../contract/events";
 import {
@@ -57,6 +57,7 @@ import {
   type QueuedResponse,
   type ReplayRequest,
 } from "../contract/webhook-deliveries";
+import { errorItemsOf, parseJson, queryString, requestInit, requestSignal, retryAfterMs, segment, templateId, webhookPath, type CallInit } from "./request";
 
 /**
  * A typed client of the public API (docs/contract.md, extensions of §12 included). Every
@@ -174,169 +175,128 @@ export interface ApiClient {
   retryInboundMessage(messageId: string): Promise<void>;
 }
 
-function queryString(params: object): string {
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") search.set(k, String(v));
-  const s = search.toString();
-  return s ? `?${s}` : "";
-}
-
-const hook = (id: number | string) => `/webhooks/${encodeURIComponent(String(id))}`;
-/** An id or version number as a path segment: a positive integer, else a programming error. */
-function templateId(n: number): string {
-  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`not a template id or version: ${n}`);
-  return String(n);
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One request of the API, its body checked against `schema`; undefined only for a 404 the caller allowed. */
+type Call = <S extends z.ZodType>(method: string, path: string, schema: S, init?: CallInit) => Promise<z.infer<S> | undefined>;
+/** A request whose answer is never undefined (no allow404). */
+type CallFor = <S extends z.ZodType>(method: string, path: string, schema: S, init?: Omit<CallInit, "allow404">) => Promise<z.infer<S>>;
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const call = createCall({ ...options, baseUrl });
+  const answer: CallFor = async (method, path, schema, init) => (await call(method, path, schema, init))!;
+  return {
+    baseUrl,
+    ...eventEndpoints(call, answer),
+    ...webhookEndpoints(answer),
+    ...templateEndpoints(call, answer),
+    ...sendingEndpoints(answer),
+    ...inboundEndpoints(call, answer),
+  };
+}
+
+/**
+ * A request in steps: sent (no answer is ApiUnavailableError), its body
+ * read; a 2xx body that matches the contract is the result, a 429 is tried
+ * again after its Retry-After, an allowed 404 is undefined, anything else is
+ * ApiRequestError.
+ */
+function createCall(options: ApiClientOptions): Call {
+  const { baseUrl, apiKey } = options;
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const retries = options.retriesOn429 ?? 5;
-
-  async function call<S extends z.ZodType>(
-    method: string,
-    path: string,
-    schema: S,
-    init: { body?: unknown; signal?: AbortSignal; allow404?: boolean } = {},
-  ): Promise<z.infer<S> | undefined> {
+  const send = async (method: string, path: string, init: CallInit): Promise<Response> => {
+    try {
+      return await doFetch(`${baseUrl}/api/v1${path}`, requestInit(method, apiKey, init.body, requestSignal(init.signal, timeoutMs)));
+    } catch (err) {
+      if (init.signal?.aborted) throw err;
+      throw new ApiUnavailableError(`The API at ${baseUrl} did not answer (${(err as Error).message})`, { cause: err });
+    }
+  };
+  return async (method, path, schema, init = {}) => {
     for (let attempt = 0; ; attempt++) {
-      const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-      let res: Response;
-      try {
-        res = await doFetch(`${baseUrl}/api/v1${path}`, {
-          method,
-          headers: {
-            Authorization: `Bearer ${options.apiKey}`,
-            Accept: "application/json",
-            ...(init.body !== undefined && { "Content-Type": "application/json" }),
-          },
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
-          signal,
-          cache: "no-store",
-        });
-      } catch (err) {
-        if (init.signal?.aborted) throw err;
-        throw new ApiUnavailableError(`The API at ${baseUrl} did not answer (${(err as Error).message})`, { cause: err });
-      }
-      const text = await res.text();
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      if (res.ok) {
-        const parsed = schema.safeParse(json);
-        if (!parsed.success) {
-          throw new ApiUnavailableError(`The API answered ${path} with a body that does not match the contract`, { cause: parsed.error });
-        }
-        return parsed.data;
-      }
+      const res = await send(method, path, init);
+      const json = parseJson(await res.text());
+      if (res.ok) return contractBody(schema, json, path);
       if (res.status === 429 && attempt < retries) {
-        const wait = Math.min(5, Math.max(0.05, Number(res.headers.get("Retry-After")) || 1));
-        await sleep(wait * 1000);
+        await sleep(retryAfterMs(res.headers.get("Retry-After")));
         continue;
       }
       if (res.status === 404 && init.allow404) return undefined;
-      const envelope = errorEnvelopeSchema.safeParse(json);
-      throw new ApiRequestError(res.status, envelope.success ? envelope.data.Errors : [], path);
+      throw new ApiRequestError(res.status, errorItemsOf(json), path);
     }
-  }
+  };
+}
 
+/** A 2xx body as the contract's schema parses it; one that does not match is the API's fault, not the caller's. */
+function contractBody<S extends z.ZodType>(schema: S, json: unknown, path: string): z.infer<S> {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new ApiUnavailableError(`The API answered ${path} with a body that does not match the contract`, { cause: parsed.error });
+  return parsed.data;
+}
+
+function eventEndpoints(call: Call, answer: CallFor): Pick<ApiClient, "listEvents" | "getStats"> {
   return {
-    baseUrl,
-    async listEvents(params = {}, init = {}) {
-      return (await call("GET", `/events${queryString(params)}`, eventsResponseSchema, init))!;
-    },
-    async getStats(params) {
-      return call("GET", `/stats${queryString(params)}`, statsResponseSchema, { allow404: true });
-    },
-    async sendEmail(request) {
-      return (await call("POST", "/email", emailResponseSchema, { body: request }))!;
-    },
-    async listWebhooks() {
-      return (await call("GET", "/webhooks", listWebhooksResponseSchema))!;
-    },
-    async createWebhook(request) {
-      return (await call("POST", "/webhooks", createWebhookResponseSchema, { body: request }))!;
-    },
-    async deleteWebhook(id) {
-      await call("DELETE", `/webhooks/${encodeURIComponent(String(id))}`, deleteWebhookResponseSchema);
-    },
-    async listWebhookDeliveries(webhookId, params = {}) {
-      return (await call("GET", `${hook(webhookId)}/deliveries${queryString(params)}`, deliveriesResponseSchema))!;
-    },
-    async getWebhookDelivery(webhookId, deliveryId) {
-      return (await call("GET", `${hook(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}`, deliveryDetailSchema))!;
-    },
-    async retryWebhookDelivery(webhookId, deliveryId) {
-      return (await call("POST", `${hook(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/retry`, queuedResponseSchema))!;
-    },
-    async replayWebhookDeliveries(webhookId, request) {
-      return (await call("POST", `${hook(webhookId)}/replay`, queuedResponseSchema, { body: request }))!;
-    },
-    async enableWebhook(webhookId) {
-      return (await call("POST", `${hook(webhookId)}/enable`, queuedResponseSchema))!;
-    },
-    async listTemplates() {
-      return (await call("GET", "/templates", listTemplatesResponseSchema))!;
-    },
-    async getTemplate(id) {
-      return call("GET", `/templates/${templateId(id)}`, templateDetailSchema, { allow404: true });
-    },
-    async getTemplateVersion(id, version) {
-      return call("GET", `/templates/${templateId(id)}/versions/${templateId(version)}`, templateVersionSchema, { allow404: true });
-    },
-    async createTemplate(request) {
-      return (await call("POST", "/templates", templateSavedResponseSchema, { body: request }))!;
-    },
-    async updateTemplate(id, request) {
-      return (await call("PUT", `/templates/${templateId(id)}`, templateSavedResponseSchema, { body: request }))!;
-    },
-    async archiveTemplate(id) {
-      await call("DELETE", `/templates/${templateId(id)}`, archiveTemplateResponseSchema);
-    },
-    async renderTemplateDraft(draft) {
-      return (await call("POST", "/templates/render", renderTemplateResponseSchema, { body: draft }))!;
-    },
-    async renderTemplate(id, model, version) {
-      return (await call("POST", `/templates/${templateId(id)}/render`, renderTemplateResponseSchema, { body: { TemplateModel: model, ...(version !== undefined && { TemplateVersion: version }) } }))!;
-    },
-    async sendBatch(requests) {
-      return (await call("POST", "/email/batch", batchResponseSchema, { body: requests }))!;
-    },
-    async getEmailSchedule(messageId) {
-      return (await call("GET", `/email/${encodeURIComponent(messageId)}`, messageScheduleSchema))!;
-    },
-    async listScheduledEmails() {
-      return (await call("GET", "/email/scheduled", scheduledListSchema))!;
-    },
-    async rescheduleEmail(messageId, sendAt) {
-      return (await call("PATCH", `/email/${encodeURIComponent(messageId)}`, messageScheduleSchema, { body: { SendAt: sendAt } }))!;
-    },
-    async cancelEmail(messageId) {
-      return (await call("POST", `/email/${encodeURIComponent(messageId)}/cancel`, messageScheduleSchema))!;
-    },
-    async listInboundRoutes() {
-      return (await call("GET", "/inbound/routes", listInboundRoutesResponseSchema))!;
-    },
-    async createInboundRoute(request) {
-      return (await call("POST", "/inbound/routes", createInboundRouteResponseSchema, { body: request }))!;
-    },
-    async deleteInboundRoute(id) {
-      await call("DELETE", `/inbound/routes/${templateId(id)}`, inboundEmptyResponseSchema);
-    },
-    async listInboundMessages(params = {}) {
-      return (await call("GET", `/inbound/messages${queryString(params)}`, listInboundMessagesResponseSchema))!;
-    },
-    async getInboundMessage(messageId) {
-      return call("GET", `/inbound/messages/${encodeURIComponent(messageId)}`, inboundMessageDetailSchema, { allow404: true });
-    },
-    async retryInboundMessage(messageId) {
-      await call("POST", `/inbound/messages/${encodeURIComponent(messageId)}/retry`, inboundEmptyResponseSchema);
-    },
+    listEvents: async (params = {}, init = {}) => answer("GET", `/events${queryString(params)}`, eventsResponseSchema, init),
+    getStats: async (params) => call("GET", `/stats${queryString(params)}`, statsResponseSchema, { allow404: true }),
+  };
+}
+
+type WebhookEndpoints = "listWebhooks" | "createWebhook" | "deleteWebhook" | "listWebhookDeliveries" | "getWebhookDelivery" | "retryWebhookDelivery" | "replayWebhookDeliveries" | "enableWebhook";
+
+function webhookEndpoints(answer: CallFor): Pick<ApiClient, WebhookEndpoints> {
+  return {
+    listWebhooks: async () => answer("GET", "/webhooks", listWebhooksResponseSchema),
+    createWebhook: async (request) => answer("POST", "/webhooks", createWebhookResponseSchema, { body: request }),
+    deleteWebhook: async (id) => void (await answer("DELETE", webhookPath(id), deleteWebhookResponseSchema)),
+    listWebhookDeliveries: async (webhookId, params = {}) => answer("GET", `${webhookPath(webhookId)}/deliveries${queryString(params)}`, deliveriesResponseSchema),
+    getWebhookDelivery: async (webhookId, deliveryId) => answer("GET", `${webhookPath(webhookId)}/deliveries/${segment(deliveryId)}`, deliveryDetailSchema),
+    retryWebhookDelivery: async (webhookId, deliveryId) => answer("POST", `${webhookPath(webhookId)}/deliveries/${segment(deliveryId)}/retry`, queuedResponseSchema),
+    replayWebhookDeliveries: async (webhookId, request) => answer("POST", `${webhookPath(webhookId)}/replay`, queuedResponseSchema, { body: request }),
+    enableWebhook: async (webhookId) => answer("POST", `${webhookPath(webhookId)}/enable`, queuedResponseSchema),
+  };
+}
+
+type TemplateEndpoints = "listTemplates" | "getTemplate" | "getTemplateVersion" | "createTemplate" | "updateTemplate" | "archiveTemplate" | "renderTemplate" | "renderTemplateDraft";
+
+function templateEndpoints(call: Call, answer: CallFor): Pick<ApiClient, TemplateEndpoints> {
+  return {
+    listTemplates: async () => answer("GET", "/templates", listTemplatesResponseSchema),
+    getTemplate: async (id) => call("GET", `/templates/${templateId(id)}`, templateDetailSchema, { allow404: true }),
+    getTemplateVersion: async (id, version) => call("GET", `/templates/${templateId(id)}/versions/${templateId(version)}`, templateVersionSchema, { allow404: true }),
+    createTemplate: async (request) => answer("POST", "/templates", templateSavedResponseSchema, { body: request }),
+    updateTemplate: async (id, request) => answer("PUT", `/templates/${templateId(id)}`, templateSavedResponseSchema, { body: request }),
+    archiveTemplate: async (id) => void (await answer("DELETE", `/templates/${templateId(id)}`, archiveTemplateResponseSchema)),
+    renderTemplateDraft: async (draft) => answer("POST", "/templates/render", renderTemplateResponseSchema, { body: draft }),
+    renderTemplate: async (id, model, version) =>
+      answer("POST", `/templates/${templateId(id)}/render`, renderTemplateResponseSchema, { body: { TemplateModel: model, ...(version !== undefined && { TemplateVersion: version }) } }),
+  };
+}
+
+type SendingEndpoints = "sendEmail" | "sendBatch" | "getEmailSchedule" | "listScheduledEmails" | "rescheduleEmail" | "cancelEmail";
+
+function sendingEndpoints(answer: CallFor): Pick<ApiClient, SendingEndpoints> {
+  return {
+    sendEmail: async (request) => answer("POST", "/email", emailResponseSchema, { body: request }),
+    sendBatch: async (requests) => answer("POST", "/email/batch", batchResponseSchema, { body: requests }),
+    getEmailSchedule: async (messageId) => answer("GET", `/email/${segment(messageId)}`, messageScheduleSchema),
+    listScheduledEmails: async () => answer("GET", "/email/scheduled", scheduledListSchema),
+    rescheduleEmail: async (messageId, sendAt) => answer("PATCH", `/email/${segment(messageId)}`, messageScheduleSchema, { body: { SendAt: sendAt } }),
+    cancelEmail: async (messageId) => answer("POST", `/email/${segment(messageId)}/cancel`, messageScheduleSchema),
+  };
+}
+
+type InboundEndpoints = "listInboundRoutes" | "createInboundRoute" | "deleteInboundRoute" | "listInboundMessages" | "getInboundMessage" | "retryInboundMessage";
+
+function inboundEndpoints(call: Call, answer: CallFor): Pick<ApiClient, InboundEndpoints> {
+  return {
+    listInboundRoutes: async () => answer("GET", "/inbound/routes", listInboundRoutesResponseSchema),
+    createInboundRoute: async (request) => answer("POST", "/inbound/routes", createInboundRouteResponseSchema, { body: request }),
+    deleteInboundRoute: async (id) => void (await answer("DELETE", `/inbound/routes/${templateId(id)}`, inboundEmptyResponseSchema)),
+    listInboundMessages: async (params = {}) => answer("GET", `/inbound/messages${queryString(params)}`, listInboundMessagesResponseSchema),
+    getInboundMessage: async (messageId) => call("GET", `/inbound/messages/${segment(messageId)}`, inboundMessageDetailSchema, { allow404: true }),
+    retryInboundMessage: async (messageId) => void (await answer("POST", `/inbound/messages/${segment(messageId)}/retry`, inboundEmptyResponseSchema)),
   };
 }
