@@ -19,9 +19,11 @@ const MAY_IMPORT = {
   "lib/bytes-in-turns.ts": [],
   "lib/runtime.ts": ["lib/context.ts"],
   "lib/storage": ["lib/contract"],
-  // The job definitions: `lib/context.ts` only for the worker's type (job-worker.ts, which no definition imports);
-  // the code that works each job is loaded by dynamic import (options.exclude below, eslint.config.js).
-  "lib/jobs": ["lib/config.ts", "lib/context.ts"],
+  // The job definitions, data only: the composition root (lib/workers) pairs each with the worker of its feature
+  // (docs/adr/0050); the worker's type takes the context as a parameter (job-worker.ts).
+  "lib/jobs": ["lib/config.ts"],
+  // The process's context names no layer above it (docs/adr/0050): the domain never imports it.
+  "lib/context.ts": ["lib/config.ts", "lib/storage", "lib/domain", "lib/contract"],
   "lib/queue": ["lib/jobs", "lib/storage", "lib/contract"],
   "lib/domain": ["lib/contract", "lib/storage", "lib/jobs", "lib/queue", "lib/tracking"],
   "lib/delivery": ["lib/domain", "lib/storage", "lib/jobs", "lib/queue", "lib/tracking", "lib/net", "lib/contract", "lib/config.ts", "lib/metrics.ts", "lib/context.ts"],
@@ -60,10 +62,10 @@ export default {
   forbidden: [
     {
       name: "no-folder-cycle",
-      comment: "Folders under lib/ form layers: no folder may reach itself through its imports.",
+      comment: "Folders form layers: no folder of ours (lib/'s and their subfolders, app, components, cli) may reach itself through its imports, static, type-only or dynamic (docs/adr/0050).",
       severity: "error",
       scope: "folder",
-      from: { path: "^lib/[^/]+$" },
+      from: { path: "^(lib|app|components|cli)/" },
       to: { circular: true },
     },
     {
@@ -98,10 +100,8 @@ export default {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    // Dynamic imports are not cruised: the only ones of ours are a job definition's loader of the code that works
-    // the job (lib/jobs), an edge up the layers that runs nothing when the definition is imported (docs/adr/0039).
-    // ESLint (eslint.config.js) holds them to lib/jobs and to the folders that work jobs.
-    exclude: { dynamic: true },
+    // Dynamic imports are cruised like static ones (docs/adr/0050): an import() is an edge between layers too,
+    // and the rules above (the folder cycle first) hold it. ESLint refuses one of our modules by import() anyway.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"] },

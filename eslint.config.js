@@ -11,12 +11,11 @@ const noFrameworks = {
   ],
 };
 
-// dependency-cruiser does not cruise dynamic imports (.dependency-cruiser.mjs): the only ones of ours are a job
-// definition's loader of the code that works its job (lib/jobs, docs/adr/0039), from lib/jobs to those folders.
-const ourModule = "ImportExpression[source.value=/^[.]{1,2}[/]/]";
+// Our modules are imported statically: the composition root pairs a job with its worker (docs/adr/0050), so no
+// module loads another of ours by import(). (dependency-cruiser cruises dynamic imports too, .dependency-cruiser.mjs.)
 const noLazyImportOfOurs = {
-  selector: ourModule,
-  message: "import our modules statically; only a job definition (lib/jobs) loads the code that works its job by import() (docs/adr/0039)",
+  selector: "ImportExpression[source.value=/^[.]{1,2}[/]/]",
+  message: "import our modules statically: a job's worker is paired with it by lib/workers/start-workers.ts, not loaded by import() (docs/adr/0050)",
 };
 
 // Two rules of docs/ARCHITECTURE.md:
@@ -99,17 +98,4 @@ export default tseslint.config(
     },
   },
   { files: ["lib/queue/**/*.ts"], ignores: ["**/*.test.ts"], rules: { "no-restricted-syntax": ["error", noLazyImportOfOurs] } },
-  {
-    files: ["lib/jobs/**/*.ts"],
-    rules: {
-      "no-restricted-syntax": [
-        "error",
-        ...houseRules,
-        {
-          selector: `${ourModule}[source.value!=/^[.][.][/](delivery|webhooks|maintenance)[/]/]`,
-          message: "a job definition loads the code that works its job from lib/delivery, lib/webhooks or lib/maintenance (docs/adr/0039)",
-        },
-      ],
-    },
-  },
 );

@@ -1,19 +1,14 @@
+import type PgBoss from "pg-boss";
+import type { Counter, Registry } from "prom-client";
 import type { Config } from "./config";
 import type { ApiKeyAuthCache } from "./domain/api-keys";
-import type { DashboardApiCache } from "./api-client/dashboard-cache";
-import type { MessageLoader } from "./delivery/load-messages";
-import type { RoundWriter } from "./delivery/record-outcomes";
+import type { ExpiringMap } from "./domain/expiring-map";
 import type { Acceptor, UnitAcceptor, VerifiedDomainCache } from "./domain/send-email";
 import type { RollupScheduler } from "./domain/event-counts";
-import type { MessageFactsWriter } from "./domain/tracked-links";
-import type { HttpMetrics } from "./http/metrics";
 import type { Logger } from "./logger";
-import type { AppMetrics } from "./metrics";
-import type { PgBoss } from "./queue/boss";
 import type { Database } from "./storage/database";
 import type { ReadRouter } from "./storage/read-replica";
 import type { DiskMonitor } from "./storage/disk-space";
-import type { BacklogMonitor } from "./domain/delivery-backlog";
 import type { OutageLog } from "./storage/outage-log";
 
 /**
@@ -21,6 +16,12 @@ import type { OutageLog } from "./storage/outage-log";
  * logger, and the objects that must exist once per process (metrics, the
  * acceptance group commit). Built by buildAppContext (lib/process-context.ts)
  * and passed down; nothing reads globals or module-level maps.
+ *
+ * It names no layer above it (docs/adr/0050): only config, storage and the
+ * domain, which never import it. What it holds of the layers above is stated
+ * here as the narrow shape their users need (HttpMetrics, AppMetrics, the
+ * backlog monitors, the dashboard's cache), which the upper layer's own type
+ * satisfies; the delivery worker's group commits live with it (lib/delivery/start.ts).
  */
 export interface AppContext {
   config: Config;
@@ -49,20 +50,14 @@ export interface AppContext {
    * before any worker starts. The config itself is never changed.
    */
   publicUrl: string;
-  /** The registry /metrics serves, and the HTTP request metrics on it. */
-  httpMetrics: HttpMetrics;
-  /** Delivery, webhook and queue metrics, on httpMetrics.registry. */
-  metrics: AppMetrics;
+  /** The registry /metrics serves, and the HTTP request metrics on it (createHttpMetrics, lib/http/metrics.ts). */
+  httpMetrics: { registry: Registry; observe(method: string, route: string, status: number, seconds: number): void };
+  /** Delivery, webhook and queue metrics, on httpMetrics.registry (createAppMetrics, lib/metrics.ts). */
+  metrics: { deliveries: Counter<"outcome">; webhookAttempts: Counter<"result"> };
   /** POST /email's durable acceptance, group-committed per process (docs/adr/0102). */
   accept: Acceptor;
   /** POST /email/batch's: a batch's messages in one transaction of the same group commit (docs/adr/0126). */
   acceptBatch: UnitAcceptor;
-  /** The delivery jobs' message loads, batched per process. */
-  deliveryLoader: MessageLoader;
-  /** The delivery rounds' outcomes, group-committed per process. */
-  roundWriter: RoundWriter;
-  /** Messages' link lists and built sizes written by delivery, group-committed per process. */
-  messageFacts: MessageFactsWriter;
   /** The event reads' background roll-ups of hour summaries (one per account at a time). */
   rollups: RollupScheduler;
   /** The secret of tracking tokens and VERP addresses (configured, else kept in the database), read once. */
@@ -71,8 +66,8 @@ export interface AppContext {
   apiKeyAuth: ApiKeyAuthCache;
   /** Sender domains seen verified in the last seconds (POST /email and SMTP submission). */
   verifiedDomains: VerifiedDomainCache;
-  /** The dashboard's API keys and clients per account (lib/dashboard/api.ts). */
-  dashboardApi: DashboardApiCache;
+  /** The dashboard's API keys per account and the configured key's account (lib/dashboard/api.ts; createDashboardApiCache). */
+  dashboardApi: { keys: ExpiringMap<string>; configuredKeyAccount?: Promise<string | undefined> };
   /**
    * The dashboard's secret (sessions, sealed dashboard keys): AUTH_SECRET or
    * the data directory's generated one, set by server.ts before the
@@ -98,14 +93,26 @@ export interface AppContext {
    * (server.ts starts it): past MAILROOM_MAX_BACKLOG acceptance is refused with
    * 429 / 451 until the workers catch up (docs/contract.md §18, docs/adr/0322).
    */
-  backlog: BacklogMonitor;
+  backlog: SampledBacklog;
   /**
    * Received messages waiting to be posted to their routes, sampled on an
    * interval once started (server.ts starts it, beside the inbound SMTP
    * server): past MAILROOM_INBOUND_MAX_BACKLOG mail for routes is answered
    * 451 until the posts catch up (docs/contract.md §13.3, docs/adr/0049).
    */
-  inboundBacklog: BacklogMonitor;
+  inboundBacklog: SampledBacklog;
   /** Where this process's inbound SMTP server listens, once started (lib/inbound/inbound-server.ts). */
   inbound: { address?: { host: string; port: number } };
+}
+
+/** What the process's users need of a backlog monitor (createBacklogMonitor, lib/domain/delivery-backlog.ts). */
+export interface SampledBacklog {
+  /** Whether the latest sample is at or past the maximum. */
+  full(): boolean;
+  /** Throws BacklogFullError when full(). */
+  assertAccepting(): void;
+  /** Samples now; start() samples on the interval. */
+  sample(): Promise<number | undefined>;
+  start(): void;
+  stop(): void;
 }

@@ -1,15 +1,13 @@
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import type { Logger } from "./logger";
-import { createMessageLoader } from "./delivery/load-messages";
-import { createRoundWriter } from "./delivery/record-outcomes";
-import { createUnitAcceptor, createVerifiedDomainCache, singleAcceptor } from "./domain/send-email";
+import { createUnitAcceptor, createVerifiedDomainCache } from "./domain/send-email";
+import { refusingAcceptors } from "./domain/acceptance-refusals";
 import { createApiKeyAuthCache } from "./domain/api-keys";
 import { createTrackingSecretSource } from "./domain/tracking-secret";
 import { createDashboardApiCache } from "./api-client/dashboard-cache";
 import { createRollupScheduler } from "./domain/event-counts";
 import { createBacklogMonitor } from "./domain/delivery-backlog";
-import { createMessageFactsWriter } from "./domain/tracked-links";
 import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
@@ -131,9 +129,8 @@ export function buildAppContext(base: {
     log: base.log,
     label: { backlog: "inbound backlog (received messages waiting to be posted)", variable: "MAILROOM_INBOUND_MAX_BACKLOG" },
   });
-  // Single messages and batches share one group commit (docs/adr/0102, docs/adr/0126).
-  const acceptUnit = createUnitAcceptor(base.database, base.boss, { accountDailyLimit: base.config.accountDailyLimit });
-  const acceptor = singleAcceptor(acceptUnit);
+  // Single messages and batches share one group commit (docs/adr/0102, docs/adr/0126), behind the sending rules' refusals.
+  const acceptors = refusingAcceptors({ disk, backlog }, createUnitAcceptor(base.database, base.boss, { accountDailyLimit: base.config.accountDailyLimit }));
   const { readDatabase, ...rest } = base;
   const reads = createReadRouter({
     primary: base.database,
@@ -152,27 +149,16 @@ export function buildAppContext(base: {
     publicUrl: base.config.publicUrl,
     httpMetrics,
     metrics: createAppMetrics(httpMetrics.registry, base.database, disk, reads.health, backlog, inboundBacklog),
-    // Below MAILROOM_DISK_MIN_FREE nothing new is accepted (POST /email and SMTP submission share this path).
-    // Past MAILROOM_MAX_BACKLOG waiting messages, nothing new (docs/adr/0322), scheduled or not: a SendAt a second
-    // ahead would pass otherwise, and accepting costs the cores delivery lacks (docs/adr/0129).
-    accept: (acceptance) => {
-      disk.assertAccepting();
-      backlog.assertAccepting();
-      return noted(acceptance.key.accountId, acceptor(acceptance));
-    },
+    // POST /email and SMTP submission share this path; the refusals are the sending rules' (lib/domain/acceptance-refusals.ts).
+    accept: (acceptance) => noted(acceptance.key.accountId, acceptors.accept(acceptance)),
     acceptBatch: (unit) => {
-      disk.assertAccepting();
-      backlog.assertAccepting();
       const accountId = unit.items[0]?.key.accountId;
-      return accountId === undefined ? acceptUnit(unit) : noted(accountId, acceptUnit(unit));
+      return accountId === undefined ? acceptors.acceptBatch(unit) : noted(accountId, acceptors.acceptBatch(unit));
     },
     outage: createOutageLog(base.log, () => ping(base.database)),
     disk,
     backlog,
     inboundBacklog,
-    deliveryLoader: createMessageLoader(base.database),
-    roundWriter: createRoundWriter(base.database, base.boss),
-    messageFacts: createMessageFactsWriter(base.database),
     rollups: createRollupScheduler(base.database),
     verifiedDomains: createVerifiedDomainCache(),
     apiKeyAuth: createApiKeyAuthCache(),

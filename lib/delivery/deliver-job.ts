@@ -3,9 +3,10 @@ import { parseJsonText } from "../json-worker";
 import type { DeliverEntry } from "../jobs/deliver";
 import type { Classification } from "./classify";
 import { parseMessageContent, type MessageContent } from "../domain/email-request/message-content";
-import { recordRound, type RoundContext, type RoundResult } from "./record-outcomes";
+import type { MessageFactsWriter } from "../domain/tracked-links";
+import { recordRound, type RoundContext, type RoundResult, type RoundWriter } from "./record-outcomes";
 import type { RetryPolicy } from "./retry-schedule";
-import type { Loaded, RecipientRow } from "./load-messages";
+import type { Loaded, MessageLoader, RecipientRow } from "./load-messages";
 import { prepareCopies } from "./copy-builder";
 import { sendByDomain, type SentCopies } from "./send-by-domain";
 import type { Transport } from "./transports";
@@ -24,6 +25,10 @@ export interface DeliveryDeps {
   ctx: AppContext;
   transport: Transport;
   secret: string;
+  /** The deliver worker's group commits (start.ts): message loads, link lists and sizes, rounds' outcomes. */
+  loader: MessageLoader;
+  messageFacts: MessageFactsWriter;
+  roundWriter: RoundWriter;
   /** Called with the time of each retry this worker scheduled (wakes the loop then, rather than at its next poll). */
   onRetryScheduled?: (atMs: number) => void;
 }
@@ -64,7 +69,7 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
     // A raw MIME message's size and link list are written before its first copy goes out (copy-builder.ts).
     beforeFirstSend: async (size) => {
       if (!copies.mime || (!copies.links && size === storedSize)) return;
-      await deps.ctx.messageFacts({ messageId: round.message.id, createdAt: round.message.created_at, links: copies.links, size });
+      await deps.messageFacts({ messageId: round.message.id, createdAt: round.message.created_at, links: copies.links, size });
       storedSize = size;
     },
     onInternalError: (recipient, err, where) => {
@@ -79,10 +84,10 @@ export async function processDeliverJob(deps: DeliveryDeps, entry: DeliverEntry,
 }
 
 /** The message and those of the entry's recipients still pending; undefined when there is nothing to send. */
-async function loadRound({ ctx, transport }: DeliveryDeps, entry: DeliverEntry, jobId?: string): Promise<Round | undefined> {
+async function loadRound({ ctx, transport, loader }: DeliveryDeps, entry: DeliverEntry, jobId?: string): Promise<Round | undefined> {
   const ids = (entry.recipientIds ?? []).filter((n) => Number.isSafeInteger(n));
   if (!entry.messageId || ids.length === 0) return undefined;
-  const message = await ctx.deliveryLoader({ messageId: entry.messageId, recipientIds: ids });
+  const message = await loader({ messageId: entry.messageId, recipientIds: ids });
   const recipients = message?.recipients ?? [];
   if (!message || recipients.length === 0) return undefined;
   return {
@@ -102,12 +107,12 @@ async function loadRound({ ctx, transport }: DeliveryDeps, entry: DeliverEntry, 
 }
 
 /** The stored content; when it cannot be read, every recipient of the round fails with the reason and undefined is returned. */
-async function readContent({ ctx }: DeliveryDeps, round: Round): Promise<MessageContent | undefined> {
+async function readContent(deps: DeliveryDeps, round: Round): Promise<MessageContent | undefined> {
   const { message } = round;
   try {
     return parseMessageContent(message.content_text === null ? message.content : await parseJsonText(message.content_text));
   } catch (err) {
-    ctx.log.error({ err, messageId: message.id }, "stored message content is unreadable; failing its recipients");
+    deps.ctx.log.error({ err, messageId: message.id }, "stored message content is unreadable; failing its recipients");
     const unreadable: Classification = {
       outcome: "failed",
       smtpCode: null,
@@ -116,7 +121,7 @@ async function readContent({ ctx }: DeliveryDeps, round: Round): Promise<Message
       bounceType: "hard",
       suppress: false,
     };
-    await recordRound(ctx, round.policy, round.context, round.recipients.map((r) => ({ recipientId: r.id, email: r.email, attempts: r.attempts, classification: unreadable, mxHost: "", durationMs: 0 })));
+    await recordRound(recorderOf(deps), round.policy, round.context, round.recipients.map((r) => ({ recipientId: r.id, email: r.email, attempts: r.attempts, classification: unreadable, mxHost: "", durationMs: 0 })));
     return undefined;
   }
 }
@@ -133,6 +138,11 @@ function resultsOf(recipients: RecipientRow[], { classifications, answers }: Sen
 }
 
 async function recordSentRound(deps: DeliveryDeps, round: Round, facts: Pick<RoundContext, "size" | "storedSize" | "links">, results: RoundResult[]): Promise<void> {
-  const retries = await recordRound(deps.ctx, round.policy, { ...round.context, ...facts }, results);
+  const retries = await recordRound(recorderOf(deps), round.policy, { ...round.context, ...facts }, results);
   for (const at of retries) deps.onRetryScheduled?.(at);
+}
+
+/** What recordRound takes: the process's metrics and log, the worker's round writer. */
+function recorderOf({ ctx, roundWriter }: DeliveryDeps) {
+  return { metrics: ctx.metrics, log: ctx.log, roundWriter };
 }

@@ -12,7 +12,7 @@ export type { Loaded, LoadRequest, MessageRow, RecipientRow } from "../storage/d
  */
 export type MessageLoader = (r: LoadRequest) => Promise<Loaded | undefined>;
 
-/** One per process (buildAppContext, `ctx.deliveryLoader`): the jobs it serves share its statements. */
+/** One per deliver worker (lib/delivery/start.ts): the jobs it serves share its statements. */
 export function createMessageLoader(q: Queryable): MessageLoader {
   return createGroupCommit((requests: LoadRequest[]) => loadMessagesToDeliver(q, requests), {
     maxBatch: 64,

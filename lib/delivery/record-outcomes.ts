@@ -183,7 +183,7 @@ export interface PendingRound {
 
 export type RoundWriter = (p: PendingRound) => Promise<number[]>;
 
-/** One per process (buildAppContext, `ctx.roundWriter`). */
+/** One per deliver worker (lib/delivery/start.ts), one per stranded-recipient sweep. */
 export function createRoundWriter(database: Database, boss: PgBoss): RoundWriter {
   // One transaction at a time: rounds that finish while it commits wait and share the next one.
   return createGroupCommit(

@@ -6,6 +6,9 @@ import { SETTLED, startJobLoop } from "../queue/worker-loop";
 import { DELIVER_CHANNEL } from "../storage/delivery-rows";
 import { preparedSql } from "../storage/prepared-sql";
 import { processDeliverJob, type DeliveryDeps } from "./deliver-job";
+import { createMessageLoader } from "./load-messages";
+import { createRoundWriter } from "./record-outcomes";
+import { createMessageFactsWriter } from "../domain/tracked-links";
 import { startScheduledRelease } from "./scheduled-release";
 import type { Transport } from "./transports";
 
@@ -28,7 +31,7 @@ export interface DeliveryEnv {
 }
 
 /** How a worker process works the `deliver` job (lib/jobs/deliver.ts). */
-export const deliverWorker: JobWorker<DeliveryEnv> = { start: startDelivery };
+export const deliverWorker: JobWorker<AppContext, DeliveryEnv> = { start: startDelivery };
 
 export async function startDelivery(ctx: AppContext, options: DeliveryEnv & Partial<JobWorkerEnv>): Promise<DeliveryRuntime> {
   const timers = new Set<NodeJS.Timeout>();
@@ -37,6 +40,10 @@ export async function startDelivery(ctx: AppContext, options: DeliveryEnv & Part
     ctx,
     transport: options.transport,
     secret: options.secret,
+    // Shared by the jobs of this process's loop (a process starts its deliver worker once).
+    loader: createMessageLoader(ctx.database),
+    messageFacts: createMessageFactsWriter(ctx.database),
+    roundWriter: createRoundWriter(ctx.database, ctx.boss),
     onRetryScheduled: (at: number) => {
       const timer = setTimeout(() => {
         timers.delete(timer);

@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import type { Classification } from "./classify";
-import { recordRound, type RoundResult } from "./record-outcomes";
+import { createRoundWriter, recordRound, type RoundResult } from "./record-outcomes";
 import { findStrandedRecipients, type StrandedRow } from "../storage/delivery-rows";
 
 /**
@@ -33,6 +33,8 @@ export async function finalizeStrandedRecipients(ctx: AppContext, now = new Date
   const oldest = new Date(now.getTime() - maxAgeMs - ctx.config.delivery.jobExpireSeconds * 1000 - STRANDED_GRACE_MS);
   const untouchedSince = new Date(now.getTime() - STRANDED_GRACE_MS);
   const policy = { scheduleMs: ctx.config.delivery.retryScheduleMs, maxAgeMs };
+  // Its rounds are written one after another: a writer of its own (the deliver worker's is the loop's, start.ts).
+  const recorder = { metrics: ctx.metrics, log: ctx.log, roundWriter: createRoundWriter(ctx.database, ctx.boss) };
   let total = 0;
   let afterId = "0";
   for (;;) {
@@ -53,7 +55,7 @@ export async function finalizeStrandedRecipients(ctx: AppContext, now = new Date
       for (const r of list) {
         ctx.log.error({ messageId, recipient: r.email, tooOld: r.too_old }, "stranded recipient finalised as failed");
       }
-      await recordRound(ctx, policy, { messageId, accountId: first.account_id, acceptedAt: first.created_at, transport: "maintenance" }, results);
+      await recordRound(recorder, policy, { messageId, accountId: first.account_id, acceptedAt: first.created_at, transport: "maintenance" }, results);
       total += list.length;
     }
     if (rows.length < BATCH) return total;

@@ -37,7 +37,7 @@ export interface SendDeps {
   database: Database;
   boss: PgBoss;
   log: Logger;
-  /** The process's acceptor (createAcceptor, held on AppContext). */
+  /** The process's acceptor (createUnitAcceptor behind refusingAcceptors, acceptance-refusals.ts; held on AppContext). */
   accept: Acceptor;
   verifiedDomains: VerifiedDomainCache;
 }

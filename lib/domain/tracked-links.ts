@@ -43,7 +43,7 @@ export type MessageFacts = MessageFactsRow;
 export type MessageFactsWriter = (facts: MessageFacts) => Promise<void>;
 
 /**
- * One per process (buildAppContext, `ctx.messageFacts`). Keeps a message's
+ * One per deliver worker (lib/delivery/start.ts). Keeps a message's
  * link list and built size, group-committed with those of the other jobs of
  * the process: one UPDATE for all the messages whose first copy was built
  * during the previous write (it was one statement per message, 45% of a

@@ -32,7 +32,7 @@ const deliverPolicy = { retryLimit: 20, retryDelay: 2, retryBackoff: true };
 
 /**
  * Messages (one recipient domain of each) delivered together; worked by
- * lib/delivery/start.ts. The expiry comes from the configuration: it decides
+ * `deliverWorker` (lib/delivery/start.ts). The expiry comes from the configuration: it decides
  * how soon a dead worker's job goes to another.
  */
 export const deliverQueue = defineJob({
@@ -40,5 +40,4 @@ export const deliverQueue = defineJob({
   schema: deliverJobSchema,
   policy: deliverPolicy,
   configuredPolicy: (config) => ({ ...deliverPolicy, expireInSeconds: config.delivery.jobExpireSeconds }),
-  worker: () => import("../delivery/start").then((m) => m.deliverWorker),
 });

@@ -13,7 +13,7 @@ export type InboundPostJob = z.infer<typeof inboundPostJobSchema>;
 
 /**
  * One per attempt to post a received message to its route's URL
- * (docs/contract.md §13), worked by lib/webhooks/inbound-post.ts: the
+ * (docs/contract.md §13), worked by `inboundPostWorker` (lib/webhooks/inbound-post.ts): the
  * message's own schedule (the webhook retry schedule) enqueues the next
  * attempt with the record of this one; the job's retries only cover a
  * worker that threw before recording.
@@ -22,5 +22,4 @@ export const inboundPostQueue = defineJob({
   name: "inbound-post",
   schema: inboundPostJobSchema,
   policy: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
-  worker: () => import("../webhooks/inbound-post").then((m) => m.inboundPostWorker),
 });

@@ -2,10 +2,12 @@ import type { z } from "zod";
 import type { Config } from "../config";
 
 /**
- * What a job is (docs/adr/0039): one file per job in lib/jobs defines it,
- * and `JOBS` (registry.ts) lists it. Enqueuers import the definition; the
- * code that works the job is the module its `worker` loads, by dynamic
- * import, so that importing a definition loads none of its handler.
+ * What a job is (docs/adr/0039, docs/adr/0050): one file per job in lib/jobs
+ * defines it as data (name, payload schema, retry policy), and `JOBS`
+ * (registry.ts) lists it. Enqueuers import the definition; the code that
+ * works the job is its feature's `JobWorker`, which the composition root
+ * (lib/workers/start-workers.ts) pairs with it by name: lib/jobs imports
+ * nothing that works a job.
  */
 
 export interface RetryPolicy {
@@ -24,21 +26,20 @@ export interface QueueSpec<T> {
   policy: RetryPolicy;
 }
 
-/** An entry of the registry: a name and the loader of the module that works it (`W`: a JobWorker, lib/jobs/job-worker.ts). */
-export interface RegisteredJob<W = unknown> {
-  name: string;
-  /** Loads what works the job; only the worker start calls it. */
-  worker: () => Promise<W>;
+/** An entry of the registry: its name, which the worker start looks its worker up by. */
+export interface RegisteredJob<N extends string = string> {
+  name: N;
 }
 
 /** A job with a queue of its own (what enqueue, enqueueMany and the job loop take). */
-export interface JobDefinition<T, W = unknown> extends QueueSpec<T>, RegisteredJob<W> {
+export interface JobDefinition<T, N extends string = string> extends QueueSpec<T>, RegisteredJob<N> {
+  name: N;
   /** The policy once the configuration is known (deliver's expiry); applied by every process that starts workers. */
   configuredPolicy?: (config: Config) => RetryPolicy;
 }
 
-/** A definition, its payload type inferred from the schema and its worker's type from the loader. */
-export function defineJob<T, W>(definition: JobDefinition<T, W>): JobDefinition<T, W> {
+/** A definition, its payload type inferred from the schema and its name kept literal (the workers' table is keyed by it). */
+export function defineJob<T, const N extends string>(definition: JobDefinition<T, N>): JobDefinition<T, N> {
   return definition;
 }
 

@@ -1,13 +1,12 @@
-import type { AppContext } from "../context";
-
 /**
- * What a job's `worker` loader returns: how a worker process starts
- * working it. `start` runs its job loop (lib/queue/worker-loop.ts) and
- * whatever the handler needs beside it (a LISTEN connection, timers, a
- * pool); `stop` ends them, the loop's jobs in flight included.
+ * What works a job: how a worker process starts working it. `start` runs
+ * its job loop (lib/queue/worker-loop.ts) and whatever the handler needs
+ * beside it (a LISTEN connection, timers, a pool); `stop` ends them, the
+ * loop's jobs in flight included. `Ctx` is the process's context
+ * (AppContext, lib/context.ts): lib/jobs sits below it and names it not.
  */
-export interface JobWorker<Env = object> {
-  start(ctx: AppContext, env: JobWorkerEnv & Env): Promise<RunningJob>;
+export interface JobWorker<Ctx, Env = object> {
+  start(ctx: Ctx, env: JobWorkerEnv & Env): Promise<RunningJob>;
 }
 
 export interface RunningJob {

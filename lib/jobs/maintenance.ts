@@ -2,9 +2,7 @@
  * The maintenance jobs, registered as one entry: each is a pg-boss schedule
  * on its own queue, defined in one small file of lib/maintenance and listed
  * in `MAINTENANCE_JOBS` (lib/maintenance/start.ts), which also schedules and
- * works them. (A RegisteredJob, lib/jobs/job-definition.ts, without a queue of its own.)
+ * works them (`maintenanceWorker`). (A RegisteredJob, lib/jobs/job-definition.ts,
+ * without a queue of its own.)
  */
-export const maintenanceJobs = {
-  name: "maintenance",
-  worker: () => import("../maintenance/start").then((m) => m.maintenanceWorker),
-};
+export const maintenanceJobs = { name: "maintenance" } as const;

@@ -9,7 +9,7 @@ export type NotifyJob = z.infer<typeof notifyJobSchema>;
 
 /**
  * One per webhook notification; worked by the dispatcher
- * (lib/webhooks/start.ts). The notification's own schedule (next_attempt_at,
+ * (`notifyWorker`, lib/webhooks/start.ts). The notification's own schedule (next_attempt_at,
  * lib/webhooks/retry-policy.ts) decides its retries; the job's retries only
  * cover a worker that threw before recording.
  */
@@ -17,5 +17,4 @@ export const notifyQueue = defineJob({
   name: "notify",
   schema: notifyJobSchema,
   policy: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
-  worker: () => import("../webhooks/start").then((m) => m.notifyWorker),
 });

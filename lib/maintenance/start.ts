@@ -17,7 +17,7 @@ import { eventPartitions } from "./event-partitions";
 export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, eventPartitions, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention];
 
 /** How a worker process works the maintenance jobs (their one entry in lib/jobs/registry.ts). */
-export const maintenanceWorker: JobWorker = {
+export const maintenanceWorker: JobWorker<AppContext> = {
   start: (ctx, env) => startMaintenance(ctx, MAINTENANCE_JOBS, { lease: env.lease }),
 };
 

@@ -267,7 +267,7 @@ async function buildPayload(ctx: AppContext, row: InboundForPost, options: Inbou
 }
 
 /** How a worker process works the `inbound-post` job (lib/jobs/inbound-post.ts); `inboundPost` sets its DNS (tests). */
-export const inboundPostWorker: JobWorker<{ inboundPost?: InboundPostOptions }> = {
+export const inboundPostWorker: JobWorker<AppContext, { inboundPost?: InboundPostOptions }> = {
   start: (ctx, env) => startInboundPosting(ctx, { ...env.inboundPost, lease: env.lease }),
 };
 

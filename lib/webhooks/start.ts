@@ -9,7 +9,7 @@ import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOption
 import { WAKE_CHANNEL } from "../domain/notification-outbox";
 
 /** How a worker process works the `notify` job (lib/jobs/notify.ts); `dispatcher` overrides its options (tests). */
-export const notifyWorker: JobWorker<{ dispatcher?: Partial<DispatcherOptions> }> = {
+export const notifyWorker: JobWorker<AppContext, { dispatcher?: Partial<DispatcherOptions> }> = {
   start: (ctx, env) => startNotifications(ctx, { workers: true, dispatcher: env.dispatcher, lease: env.lease }),
 };
 

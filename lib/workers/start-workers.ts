@@ -4,15 +4,19 @@ import { sharedBudget } from "../delivery/smtp-slots";
 import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
 import { submitReport } from "../inbound/submit-report";
+import { deliverWorker, type DeliveryEnv } from "../delivery/start";
 import { inboundPostQueue } from "../jobs/inbound-post";
 import { hasQueue } from "../jobs/job-definition";
+import type { JobWorker } from "../jobs/job-worker";
 import { maintenanceJobs } from "../jobs/maintenance";
 import { notifyQueue } from "../jobs/notify";
-import { JOBS } from "../jobs/registry";
+import { JOBS, type JobName } from "../jobs/registry";
+import { maintenanceWorker } from "../maintenance/start";
 import { applyQueuePolicy } from "../queue/boss";
 import { startJobLeaseKeeper } from "../queue/job-lease";
 import type { DispatcherOptions } from "../webhooks/dispatcher";
-import type { InboundPostOptions } from "../webhooks/inbound-post";
+import { inboundPostWorker, type InboundPostOptions } from "../webhooks/inbound-post";
+import { notifyWorker } from "../webhooks/start";
 
 /**
  * The mail services of a process, composed here because they join delivery
@@ -24,6 +28,7 @@ import type { InboundPostOptions } from "../webhooks/inbound-post";
  * schedules. server.ts calls it after the HTTP server starts;
  * `mailroom worker` with `{ workers: true, inbound: false }`.
  */
+
 export interface WorkerOptions {
   workers: boolean;
   inbound?: boolean;
@@ -40,6 +45,22 @@ export interface WorkerOptions {
 export interface RunningWorkers {
   stop(): Promise<void>;
 }
+
+/** What the worker start gives the workers beside the lease: each reads its own part. */
+type WorkersEnv = DeliveryEnv & { dispatcher?: Partial<DispatcherOptions>; inboundPost?: InboundPostOptions };
+
+/**
+ * What works each job of the registry, by its name: the features declare
+ * their jobs (lib/jobs) and their workers (beside their handlers); this
+ * composition root pairs them (docs/adr/0050). A job without a worker here
+ * does not typecheck.
+ */
+const WORKERS: { readonly [N in JobName]: JobWorker<AppContext, WorkersEnv> } = {
+  deliver: deliverWorker,
+  notify: notifyWorker,
+  "inbound-post": inboundPostWorker,
+  maintenance: maintenanceWorker,
+};
 
 export async function startWorkers(ctx: AppContext, options: WorkerOptions): Promise<RunningWorkers> {
   const stoppers: (() => Promise<void>)[] = [];
@@ -73,8 +94,7 @@ export async function startWorkers(ctx: AppContext, options: WorkerOptions): Pro
     const env = { lease, transport, secret, dispatcher: options.dispatcher, inboundPost: options.inboundPost };
     for (const job of JOBS) {
       if (turnedOff(job.name, options)) continue;
-      const worker = await job.worker();
-      const running = await worker.start(ctx, env);
+      const running = await WORKERS[job.name].start(ctx, env);
       stoppers.push(running.stop);
     }
     return { stop };
