@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { asc, desc, eq } from "drizzle-orm";
+import { insertAccountRow, selectAccountRow, selectAccountRows, selectDefaultAccountRow, updateAccountRow } from "../storage/account-rows";
 import type { Database, Queryable } from "../storage/database";
-import { accounts } from "../storage/schema";
+import type { accounts } from "../storage/schema";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { createApiKey } from "./api-keys";
 import { effectiveLimits, parsePlan, type Limits, type PlanName } from "./plans";
@@ -68,32 +68,28 @@ export async function createAccountIn(tx: Tx, input: NewAccount): Promise<Create
   if (!name) throw new DomainError("An account needs a name");
   const plan: PlanName | undefined = parsePlan(input.plan);
   if (!plan) throw new DomainError(`Unknown plan "${input.plan}": use trial, starter, business, growth or unlimited`);
-  const [account] = await tx.db
-    .insert(accounts)
-    .values({ name, plan, webhookSigningKey: generateSigningKey(), isDefault: input.isDefault ?? false })
-    .returning();
-  const { key, apiKey } = await createApiKey(tx, account!.id, input.keyLabel ?? "default");
+  const account = await insertAccountRow(tx, { name, plan, webhookSigningKey: generateSigningKey(), isDefault: input.isDefault ?? false });
+  const { key, apiKey } = await createApiKey(tx, account.id, input.keyLabel ?? "default");
   const created: CreatedAccount = {
-    ...summarizeAccount(account!),
+    ...summarizeAccount(account),
     apiKey,
     apiKeyId: key.id,
-    webhookSigningKey: account!.webhookSigningKey,
+    webhookSigningKey: account.webhookSigningKey,
   };
   if (input.domain) {
-    const d = await addSenderDomain(tx, account!.id, input.domain, { verified: input.verified });
+    const d = await addSenderDomain(tx, account.id, input.domain, { verified: input.verified });
     created.domain = { name: d.name, status: d.status };
   }
   return created;
 }
 
 export async function listAccounts(q: Queryable): Promise<AccountSummary[]> {
-  return (await q.db.select().from(accounts).orderBy(asc(accounts.createdAt))).map(summarizeAccount);
+  return (await selectAccountRows(q)).map(summarizeAccount);
 }
 
 export async function getAccount(q: Queryable, accountId: string): Promise<AccountRow | undefined> {
   if (!isUuid(accountId)) return undefined;
-  const [row] = await q.db.select().from(accounts).where(eq(accounts.id, accountId));
-  return row;
+  return selectAccountRow(q, accountId);
 }
 
 export async function requireAccount(q: Queryable, accountId: string): Promise<AccountRow> {
@@ -104,14 +100,12 @@ export async function requireAccount(q: Queryable, accountId: string): Promise<A
 
 /** The account the dashboard shows by default: the one marked default, else the oldest. */
 export async function getDefaultAccount(q: Queryable): Promise<AccountRow | undefined> {
-  const [row] = await q.db.select().from(accounts).orderBy(desc(accounts.isDefault), asc(accounts.createdAt)).limit(1);
-  return row;
+  return selectDefaultAccountRow(q);
 }
 
 export async function setAccountStatus(q: Queryable, accountId: string, status: "active" | "suspended"): Promise<AccountRow> {
   await requireAccount(q, accountId);
-  const [row] = await q.db.update(accounts).set({ status, updatedAt: new Date() }).where(eq(accounts.id, accountId)).returning();
-  return row!;
+  return (await updateAccountRow(q, accountId, { status }))!;
 }
 
 export async function setAccountLimits(
@@ -123,17 +117,12 @@ export async function setAccountLimits(
   for (const [k, v] of Object.entries(limits)) {
     if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 0)) throw new DomainError(`${k} must be a whole number ≥ 0`);
   }
-  const [row] = await q.db
-    .update(accounts)
-    .set({
-      ...(limits.perMinute !== undefined && { limitPerMinute: limits.perMinute }),
-      ...(limits.perHour !== undefined && { limitPerHour: limits.perHour }),
-      ...(limits.perDay !== undefined && { limitPerDay: limits.perDay }),
-      updatedAt: new Date(),
-    })
-    .where(eq(accounts.id, accountId))
-    .returning();
-  return row!;
+  const set = {
+    ...(limits.perMinute !== undefined && { limitPerMinute: limits.perMinute }),
+    ...(limits.perHour !== undefined && { limitPerHour: limits.perHour }),
+    ...(limits.perDay !== undefined && { limitPerDay: limits.perDay }),
+  };
+  return (await updateAccountRow(q, accountId, set))!;
 }
 
 /**
@@ -145,15 +134,14 @@ export async function setAccountLimits(
 export async function setAccountDailyCeiling(q: Queryable, accountId: string, perDay: number | null): Promise<AccountRow> {
   await requireAccount(q, accountId);
   if (perDay !== null && (!Number.isInteger(perDay) || perDay < 0)) throw new DomainError("The account's daily ceiling must be a whole number ≥ 0");
-  const [row] = await q.db.update(accounts).set({ accountLimitPerDay: perDay, updatedAt: new Date() }).where(eq(accounts.id, accountId)).returning();
-  return row!;
+  return (await updateAccountRow(q, accountId, { accountLimitPerDay: perDay }))!;
 }
 
 /** A new webhook signing key; notifications signed after this use it. */
 export async function rotateSigningKey(q: Queryable, accountId: string): Promise<string> {
   await requireAccount(q, accountId);
   const key = generateSigningKey();
-  await q.db.update(accounts).set({ webhookSigningKey: key, updatedAt: new Date() }).where(eq(accounts.id, accountId));
+  await updateAccountRow(q, accountId, { webhookSigningKey: key });
   return key;
 }
 

@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, desc, eq, isNull } from "drizzle-orm";
 import type { ApiKeyScope } from "../contract/api-keys";
+import { insertApiKeyRow, revokeApiKeyRow, selectApiKeyRows, selectKeyWithAccount, writeKeyLastUsed, type ApiKeyRow } from "../storage/api-key-rows";
 import type { Queryable } from "../storage/database";
-import { accounts, apiKeys } from "../storage/schema";
 import { normalizeKeySenderDomains } from "./key-scope";
 import { effectiveLimits, type Limits } from "./plans";
 import { ExpiringMap } from "./expiring-map";
@@ -48,28 +47,28 @@ export interface KeyOptions {
 export async function createApiKey(q: Queryable, accountId: string, label = "", options: KeyOptions = {}): Promise<{ key: ApiKeyInfo; apiKey: string }> {
   const senderDomains = options.senderDomains?.length ? normalizeKeySenderDomains(options.senderDomains) : null;
   const apiKey = generateApiKey();
-  const [row] = await q.db
-    .insert(apiKeys)
-    .values({ accountId, label, prefix: apiKey.slice(0, KEY_PREFIX_LENGTH), keyHash: hashApiKey(apiKey), scope: options.scope ?? "full", senderDomains })
-    .returning();
-  return { key: toInfo(row!), apiKey };
+  const row = await insertApiKeyRow(q, {
+    accountId,
+    label,
+    prefix: apiKey.slice(0, KEY_PREFIX_LENGTH),
+    keyHash: hashApiKey(apiKey),
+    scope: options.scope ?? "full",
+    senderDomains,
+  });
+  return { key: toInfo(row), apiKey };
 }
 
 export async function listApiKeys(q: Queryable, accountId: string): Promise<ApiKeyInfo[]> {
-  const rows = await q.db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt));
-  return rows.map(toInfo);
+  return (await selectApiKeyRows(q, accountId)).map(toInfo);
 }
 
 /** Revokes a key; true when a key was revoked now. Optionally scoped to an account. */
 export async function revokeApiKey(q: Queryable, keyId: string, accountId?: string): Promise<boolean> {
-  const conds = [eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)];
-  if (accountId) conds.push(eq(apiKeys.accountId, accountId));
-  const rows = await q.db.update(apiKeys).set({ revokedAt: new Date() }).where(and(...conds)).returning({ id: apiKeys.id });
   // A serving process forgets its cached answers itself (ctx.apiKeyAuth); others within AUTH_CACHE_MS.
-  return rows.length > 0;
+  return revokeApiKeyRow(q, keyId, accountId);
 }
 
-function toInfo(r: typeof apiKeys.$inferSelect): ApiKeyInfo {
+function toInfo(r: ApiKeyRow): ApiKeyInfo {
   return {
     id: r.id,
     accountId: r.accountId,
@@ -146,26 +145,7 @@ export async function authenticateApiKey(q: Queryable, authorization: string | u
 }
 
 async function lookUpKey(q: Queryable, hash: Buffer, cacheKey: string, now: number, cache?: ApiKeyAuthCache): Promise<AuthResult> {
-  const [row] = await q.db
-    .select({
-      keyId: apiKeys.id,
-      revokedAt: apiKeys.revokedAt,
-      scope: apiKeys.scope,
-      senderDomains: apiKeys.senderDomains,
-      accountId: accounts.id,
-      status: accounts.status,
-      plan: accounts.plan,
-      limitPerMinute: accounts.limitPerMinute,
-      limitPerHour: accounts.limitPerHour,
-      limitPerDay: accounts.limitPerDay,
-      accountLimitPerDay: accounts.accountLimitPerDay,
-      trackOpens: accounts.trackOpens,
-      trackClicks: accounts.trackClicks,
-    })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(eq(apiKeys.keyHash, hash))
-    .limit(1);
+  const row = await selectKeyWithAccount(q, hash);
 
   let result: AuthResult;
   if (!row || row.revokedAt) result = { ok: false, code: 13 };
@@ -189,11 +169,7 @@ async function lookUpKey(q: Queryable, hash: Buffer, cacheKey: string, now: numb
 
   if (result.ok && !cache?.lastUsedWritten.get(result.key.keyId, now)) {
     cache?.lastUsedWritten.set(result.key.keyId, true, now);
-    void q.db
-      .update(apiKeys)
-      .set({ lastUsedAt: new Date(now) })
-      .where(eq(apiKeys.id, result.key.keyId))
-      .catch(() => {});
+    void writeKeyLastUsed(q, result.key.keyId, new Date(now)).catch(() => {});
   }
   return result;
 }

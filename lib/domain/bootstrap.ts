@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { and, eq, isNull } from "drizzle-orm";
 import type { Logger } from "../logger";
+import { hasDefaultAccount } from "../storage/account-rows";
 import { lockForTransaction } from "../storage/advisory-lock-rows";
+import { isLiveKeyHashOf, revokeApiKeyRow } from "../storage/api-key-rows";
+import { selectDashboardKeyRow, upsertDashboardKeyRow } from "../storage/dashboard-key-rows";
 import type { Database, Queryable } from "../storage/database";
-import { accounts, apiKeys, dashboardApiKeys, instanceSettings, staffUsers } from "../storage/schema";
+import { deleteSetting, insertSetting, insertSettingIfAbsent, selectSettingForUpdate, updateSetting } from "../storage/instance-setting-rows";
+import { selectStaffUserByEmail } from "../storage/staff-rows";
 import { withTransaction } from "../storage/transaction";
 import { createAccountIn, getAccount, getDefaultAccount } from "./accounts";
 import { createApiKey, hashApiKey, revokeApiKey } from "./api-keys";
@@ -71,7 +74,7 @@ function parseUnshown(value: string): UnshownCredentials | undefined {
 
 /** Whether the provisioned admin exists and has never signed in. */
 async function adminNotSignedIn(q: Queryable): Promise<{ email: string } | undefined> {
-  const [admin] = await q.db.select({ lastLoginAt: staffUsers.lastLoginAt }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
+  const admin = await selectStaffUserByEmail(q, DEMO_ADMIN_EMAIL);
   return admin && !admin.lastLoginAt ? { email: DEMO_ADMIN_EMAIL } : undefined;
 }
 
@@ -81,7 +84,7 @@ async function adminNotSignedIn(q: Queryable): Promise<{ email: string } | undef
  * how to get in until they sign in.
  */
 export async function markFirstStartCredentialsShown(q: Queryable): Promise<void> {
-  await q.db.delete(instanceSettings).where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING));
+  await deleteSetting(q, CREDENTIALS_UNSHOWN_SETTING);
 }
 
 /**
@@ -101,17 +104,14 @@ async function reissueUnshown(q: Queryable, row: { value: string }): Promise<Fir
   const { key, apiKey } = await createApiKey(q, account.id, "demo");
   const demo: NonNullable<FirstStartReport["demo"]> = { accountId: account.id, accountName: account.name, domain: DEMO_DOMAIN, apiKey, reissued: true };
   if (unshown.admin) {
-    const [admin] = await q.db.select({ lastLoginAt: staffUsers.lastLoginAt }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
+    const admin = await selectStaffUserByEmail(q, DEMO_ADMIN_EMAIL);
     if (admin && !admin.lastLoginAt) {
       demo.adminPassword = generatePassword();
       demo.adminEmail = DEMO_ADMIN_EMAIL;
       await setStaffPassword(q, DEMO_ADMIN_EMAIL, demo.adminPassword, { mustChangePassword: true });
     }
   }
-  await q.db
-    .update(instanceSettings)
-    .set({ value: JSON.stringify({ ...unshown, apiKeyId: key.id } satisfies UnshownCredentials) })
-    .where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING));
+  await updateSetting(q, CREDENTIALS_UNSHOWN_SETTING, JSON.stringify({ ...unshown, apiKeyId: key.id } satisfies UnshownCredentials));
   return demo;
 }
 
@@ -121,14 +121,10 @@ export function generatePassword(): string {
 
 export async function ensureFirstStart(ctx: { database: Database; log: Logger }, options: { reissueUnshown?: boolean } = {}): Promise<FirstStartReport> {
   return withTransaction(ctx.database, async (tx) => {
-    const marked = await tx.db
-      .insert(instanceSettings)
-      .values({ key: INSTALLED_AT_SETTING, value: new Date().toISOString() })
-      .onConflictDoNothing()
-      .returning();
-    if (marked.length === 0) {
+    const marked = await insertSettingIfAbsent(tx, INSTALLED_AT_SETTING, new Date().toISOString());
+    if (!marked) {
       // Credentials a failed first start never printed (locked: two processes starting together reissue one after the other).
-      const [unshown] = await tx.db.select().from(instanceSettings).where(eq(instanceSettings.key, CREDENTIALS_UNSHOWN_SETTING)).for("update");
+      const unshown = await selectSettingForUpdate(tx, CREDENTIALS_UNSHOWN_SETTING);
       const demo = unshown && options.reissueUnshown ? await reissueUnshown(tx, unshown) : undefined;
       if (demo) ctx.log.info({ accountId: demo.accountId }, "first start: the credentials were never shown; issued new ones");
       const pending = await adminNotSignedIn(tx);
@@ -136,7 +132,7 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger },
     }
 
     // A default account may already exist if the install predates this marker.
-    const [existingDefault] = await tx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.isDefault, true));
+    const existingDefault = await hasDefaultAccount(tx);
     const demo = await createAccountIn(tx, {
       name: DEMO_ACCOUNT_NAME,
       plan: DEMO_PLAN,
@@ -149,7 +145,7 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger },
     const report: { demo: NonNullable<FirstStartReport["demo"]> } = {
       demo: { accountId: demo.accountId, accountName: demo.name, domain: DEMO_DOMAIN, apiKey: demo.apiKey },
     };
-    const [admin] = await tx.db.select({ id: staffUsers.id }).from(staffUsers).where(eq(staffUsers.email, DEMO_ADMIN_EMAIL));
+    const admin = await selectStaffUserByEmail(tx, DEMO_ADMIN_EMAIL);
     if (!admin) {
       const password = generatePassword();
       // Printed once to the terminal: the admin is asked to choose their own at first sign-in (ADR 0505).
@@ -169,10 +165,11 @@ export async function ensureFirstStart(ctx: { database: Database; log: Logger },
       await grantMembershipIn(tx, DEMO_ADMIN_EMAIL, demo.accountId, "admin");
       await setStaffOwner(tx, DEMO_ADMIN_EMAIL, true);
     }
-    await tx.db.insert(instanceSettings).values({
-      key: CREDENTIALS_UNSHOWN_SETTING,
-      value: JSON.stringify({ accountId: demo.accountId, apiKeyId: demo.apiKeyId, admin: Boolean(report.demo.adminPassword) } satisfies UnshownCredentials),
-    });
+    await insertSetting(
+      tx,
+      CREDENTIALS_UNSHOWN_SETTING,
+      JSON.stringify({ accountId: demo.accountId, apiKeyId: demo.apiKeyId, admin: Boolean(report.demo.adminPassword) } satisfies UnshownCredentials),
+    );
     ctx.log.info({ accountId: demo.accountId }, "first start: created the Demo account and an admin user");
     const pending = await adminNotSignedIn(tx);
     return { ...report, ...(pending && { adminNotSignedIn: pending }) };
@@ -183,20 +180,13 @@ async function storeDashboardKey(q: Queryable, accountId: string, secret: string
   const { apiKey, key: info } = await createApiKey(q, accountId, "dashboard");
   const id = info.id;
   const sealed = sealSecret(apiKey, secret, DASHBOARD_KEY_PURPOSE);
-  await q.db
-    .insert(dashboardApiKeys)
-    .values({ accountId, apiKeyId: id, sealed })
-    .onConflictDoUpdate({ target: dashboardApiKeys.accountId, set: { apiKeyId: id, sealed, createdAt: new Date() } });
+  await upsertDashboardKeyRow(q, accountId, id, sealed);
   return apiKey;
 }
 
 /** True when `apiKey` is a live (not revoked) key of `accountId`. */
 async function isLiveKeyOf(q: Queryable, apiKey: string, accountId: string): Promise<boolean> {
-  const [row] = await q.db
-    .select({ id: apiKeys.id })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, hashApiKey(apiKey)), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
-  return Boolean(row);
+  return isLiveKeyHashOf(q, hashApiKey(apiKey), accountId);
 }
 
 /**
@@ -217,12 +207,12 @@ export async function getDashboardApiKey(database: Database, options: { accountI
   const { secret } = options;
   const key = await withTransaction(database, async (tx) => {
     await lockForTransaction(tx, DASHBOARD_KEY_LOCK_ID);
-    const [row] = await tx.db.select().from(dashboardApiKeys).where(eq(dashboardApiKeys.accountId, account.id));
+    const row = await selectDashboardKeyRow(tx, account.id);
     if (row) {
       const plain = unsealSecret(row.sealed, secret, DASHBOARD_KEY_PURPOSE);
       if (plain && (await isLiveKeyOf(tx, plain, account.id))) return plain;
       // Unreadable (the secret changed): nobody can use it any more, so it must not stay live.
-      if (!plain) await tx.db.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.id, row.apiKeyId), isNull(apiKeys.revokedAt)));
+      if (!plain) await revokeApiKeyRow(tx, row.apiKeyId);
     }
     return storeDashboardKey(tx, account.id, secret);
   });

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { eq } from "drizzle-orm";
 import { lockForTransaction } from "../storage/advisory-lock-rows";
+import { selectDashboardKeyRows, updateDashboardKeySeal } from "../storage/dashboard-key-rows";
 import type { Database, Queryable } from "../storage/database";
+import { deleteSetting, selectSetting } from "../storage/instance-setting-rows";
 import { withTransaction } from "../storage/transaction";
-import { dashboardApiKeys, instanceSettings } from "../storage/schema";
 import { DASHBOARD_KEY_LOCK_ID, DASHBOARD_KEY_PURPOSE } from "./dashboard-key-seal";
 import { sealSecret, unsealSecret } from "./sealed-secret";
 
@@ -109,8 +109,7 @@ async function syncDirectory(dir: string): Promise<void> {
 
 /** The secret an old installation kept in the database, if any. */
 async function legacySecret(q: Queryable): Promise<string | undefined> {
-  const [row] = await q.db.select().from(instanceSettings).where(eq(instanceSettings.key, LEGACY_AUTH_SECRET_SETTING));
-  return row?.value;
+  return (await selectSetting(q, LEGACY_AUTH_SECRET_SETTING))?.value;
 }
 
 /**
@@ -144,16 +143,12 @@ async function forgetLegacySecret(database: Database, secret: string): Promise<b
     const legacy = await legacySecret(tx);
     if (legacy === undefined) return false;
     if (legacy !== secret) {
-      for (const row of await tx.db.select().from(dashboardApiKeys)) {
+      for (const row of await selectDashboardKeyRows(tx)) {
         const plain = unsealSecret(row.sealed, legacy, DASHBOARD_KEY_PURPOSE);
         if (plain === undefined || unsealSecret(row.sealed, secret, DASHBOARD_KEY_PURPOSE) !== undefined) continue;
-        await tx.db
-          .update(dashboardApiKeys)
-          .set({ sealed: sealSecret(plain, secret, DASHBOARD_KEY_PURPOSE) })
-          .where(eq(dashboardApiKeys.accountId, row.accountId));
+        await updateDashboardKeySeal(tx, row.accountId, sealSecret(plain, secret, DASHBOARD_KEY_PURPOSE));
       }
     }
-    const deleted = await tx.db.delete(instanceSettings).where(eq(instanceSettings.key, LEGACY_AUTH_SECRET_SETTING)).returning();
-    return deleted.length > 0;
+    return deleteSetting(tx, LEGACY_AUTH_SECRET_SETTING);
   });
 }

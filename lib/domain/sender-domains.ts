@@ -1,8 +1,8 @@
 import { generateKeyPair, randomBytes } from "node:crypto";
 import { promisify } from "node:util";
-import { and, asc, eq } from "drizzle-orm";
 import type { Queryable } from "../storage/database";
-import { senderDomains } from "../storage/schema";
+import type { senderDomains } from "../storage/schema";
+import { insertSenderDomainIfAbsent, markSenderDomainVerified, selectSenderDomainRow, selectSenderDomainRows } from "../storage/sender-domain-rows";
 import { DomainError } from "./domain-error";
 
 export type SenderDomainRow = typeof senderDomains.$inferSelect;
@@ -38,43 +38,30 @@ export async function addSenderDomain(
     privateKeyEncoding: { type: "pkcs8", format: "pem" },
     publicKeyEncoding: { type: "spki", format: "pem" },
   });
-  const [row] = await q.db
-    .insert(senderDomains)
-    .values({
-      accountId,
-      name,
-      status: options.verified ? "verified" : "pending",
-      verifiedAt: options.verified ? new Date() : null,
-      verificationToken: randomBytes(16).toString("hex"),
-      dkimSelector: DKIM_SELECTOR,
-      dkimPrivateKey: privateKey,
-      dkimPublicKey: publicKey,
-    })
-    .onConflictDoNothing()
-    .returning();
+  const row = await insertSenderDomainIfAbsent(q, {
+    accountId,
+    name,
+    status: options.verified ? "verified" : "pending",
+    verifiedAt: options.verified ? new Date() : null,
+    verificationToken: randomBytes(16).toString("hex"),
+    dkimSelector: DKIM_SELECTOR,
+    dkimPrivateKey: privateKey,
+    dkimPublicKey: publicKey,
+  });
   if (!row) throw new DomainError(`The account already has the domain ${name}`);
   return row;
 }
 
 export async function listSenderDomains(q: Queryable, accountId: string): Promise<SenderDomainRow[]> {
-  return q.db.select().from(senderDomains).where(eq(senderDomains.accountId, accountId)).orderBy(asc(senderDomains.name));
+  return selectSenderDomainRows(q, accountId);
 }
 
 export async function findSenderDomain(q: Queryable, accountId: string, name: string): Promise<SenderDomainRow | undefined> {
-  const [row] = await q.db
-    .select()
-    .from(senderDomains)
-    .where(and(eq(senderDomains.accountId, accountId), eq(senderDomains.name, normalizeDomainName(name))));
-  return row;
+  return selectSenderDomainRow(q, accountId, normalizeDomainName(name));
 }
 
 export async function markDomainVerified(q: Queryable, domainId: string): Promise<SenderDomainRow> {
-  const [row] = await q.db
-    .update(senderDomains)
-    .set({ status: "verified", verifiedAt: new Date() })
-    .where(eq(senderDomains.id, domainId))
-    .returning();
-  return row!;
+  return (await markSenderDomainVerified(q, domainId))!;
 }
 
 export interface DnsRecord {

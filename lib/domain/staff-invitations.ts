@@ -1,10 +1,16 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, eq, gt, isNull } from "drizzle-orm";
-import { accountNotDeleted } from "../storage/account-rows";
 import type { Database, Queryable } from "../storage/database";
 import type { StaffRole } from "../contract/staff-roles";
-import { accounts, staffInvitations, staffMemberships, staffUsers } from "../storage/schema";
-import { invitationAccountNotDeleted } from "../storage/staff-rows";
+import {
+  deletePendingInvitation,
+  deletePendingInvitationOf,
+  insertInvitationRow,
+  markInvitationAccepted,
+  selectOpenInvitationRow,
+  selectPendingInvitationRows,
+  type InvitationRow,
+} from "../storage/invitation-rows";
+import { insertMembershipRow, insertStaffUserRow, selectStaffUserByEmail } from "../storage/staff-rows";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { DomainError } from "./accounts";
 import { hashStaffPassword, MIN_PASSWORD_LENGTH, normalizeStaffEmail, parseStaffRole, requireEmail, requireMemberAccount } from "./staff-users";
@@ -44,7 +50,7 @@ export function hashInvitationToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
 }
 
-function toInvitation(r: typeof staffInvitations.$inferSelect): Invitation {
+function toInvitation(r: InvitationRow): Invitation {
   return { id: r.id, accountId: r.accountId, email: r.email, role: r.role, invitedBy: r.invitedBy, createdAt: r.createdAt, expiresAt: r.expiresAt };
 }
 
@@ -62,58 +68,34 @@ export async function createInvitation(
   const now = input.now ?? new Date();
   const token = randomBytes(32).toString("base64url");
   const row = await withTransaction(database, async (tx) => {
-    await tx.db.delete(staffInvitations).where(and(eq(staffInvitations.accountId, account.id), eq(staffInvitations.email, email), isNull(staffInvitations.acceptedAt)));
-    const [inserted] = await tx.db
-      .insert(staffInvitations)
-      .values({
-        accountId: account.id,
-        email,
-        role,
-        tokenHash: hashInvitationToken(token),
-        invitedBy: input.invitedBy ?? "",
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + (input.ttlMs ?? INVITATION_TTL_MS)),
-      })
-      .returning();
-    return inserted!;
+    await deletePendingInvitationOf(tx, account.id, email);
+    return insertInvitationRow(tx, {
+      accountId: account.id,
+      email,
+      role,
+      tokenHash: hashInvitationToken(token),
+      invitedBy: input.invitedBy ?? "",
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + (input.ttlMs ?? INVITATION_TTL_MS)),
+    });
   });
   return { invitation: toInvitation(row), token };
 }
 
 /** The account's invitations not accepted yet (expired ones too, marked by their expiry), by address. */
 export async function listPendingInvitations(q: Queryable, accountId: string): Promise<Invitation[]> {
-  const rows = await q.db
-    .select()
-    .from(staffInvitations)
-    .where(and(eq(staffInvitations.accountId, accountId), isNull(staffInvitations.acceptedAt)))
-    .orderBy(asc(staffInvitations.email));
-  return rows.map(toInvitation);
+  return (await selectPendingInvitationRows(q, accountId)).map(toInvitation);
 }
 
 /** Withdraws a pending invitation of the account; false when there is none with that id. */
 export async function revokeInvitation(q: Queryable, accountId: string, invitationId: string): Promise<boolean> {
-  const removed = await q.db
-    .delete(staffInvitations)
-    .where(and(eq(staffInvitations.id, invitationId), eq(staffInvitations.accountId, accountId), isNull(staffInvitations.acceptedAt)))
-    .returning({ id: staffInvitations.id });
-  return removed.length > 0;
+  return deletePendingInvitation(q, accountId, invitationId);
 }
 
 /** The invitation a token opens, while it may still be accepted (not used, not expired, its account not deleted). */
 export async function findOpenInvitation(q: Queryable, token: unknown, now = new Date()): Promise<OpenInvitation | undefined> {
   if (typeof token !== "string" || !TOKEN_PATTERN.test(token)) return undefined;
-  const [row] = await q.db
-    .select({ invitation: staffInvitations, accountName: accounts.name })
-    .from(staffInvitations)
-    .innerJoin(accounts, eq(accounts.id, staffInvitations.accountId))
-    .where(
-      and(
-        eq(staffInvitations.tokenHash, hashInvitationToken(token)),
-        isNull(staffInvitations.acceptedAt),
-        gt(staffInvitations.expiresAt, now),
-        accountNotDeleted,
-      ),
-    );
+  const row = await selectOpenInvitationRow(q, hashInvitationToken(token), now);
   return row ? { ...toInvitation(row.invitation), accountName: row.accountName } : undefined;
 }
 
@@ -122,20 +104,9 @@ export async function findOpenInvitation(q: Queryable, token: unknown, now = new
  * makes `userId` a member with the invited role, in one transaction. A
  * membership the user has already is left as it is.
  */
-async function consume(tx: Tx, token: string, email: string, now: Date): Promise<typeof staffInvitations.$inferSelect> {
+async function consume(tx: Tx, token: string, email: string, now: Date): Promise<InvitationRow> {
   if (!TOKEN_PATTERN.test(token)) throw new DomainError(INVALID);
-  const [row] = await tx.db
-    .update(staffInvitations)
-    .set({ acceptedAt: now })
-    .where(
-      and(
-        eq(staffInvitations.tokenHash, hashInvitationToken(token)),
-        isNull(staffInvitations.acceptedAt),
-        gt(staffInvitations.expiresAt, now),
-        invitationAccountNotDeleted,
-      ),
-    )
-    .returning();
+  const row = await markInvitationAccepted(tx, hashInvitationToken(token), now);
   if (!row) throw new DomainError(INVALID);
   if (row.email !== email) throw new DomainError(`This invitation is for ${row.email}: sign in as that address to accept it`);
   return row;
@@ -145,10 +116,10 @@ async function consume(tx: Tx, token: string, email: string, now: Date): Promise
 export async function acceptInvitation(database: Database, token: string, rawEmail: string, now = new Date()): Promise<{ accountId: string; role: StaffRole }> {
   const email = normalizeStaffEmail(rawEmail);
   return withTransaction(database, async (tx) => {
-    const [user] = await tx.db.select({ id: staffUsers.id }).from(staffUsers).where(eq(staffUsers.email, email));
+    const user = await selectStaffUserByEmail(tx, email);
     if (!user) throw new DomainError(INVALID);
     const row = await consume(tx, token, email, now);
-    await tx.db.insert(staffMemberships).values({ userId: user.id, accountId: row.accountId, role: row.role }).onConflictDoNothing();
+    await insertMembershipRow(tx, { userId: user.id, accountId: row.accountId, role: row.role }, { ifAbsent: true });
     return { accountId: row.accountId, role: row.role };
   });
 }
@@ -169,14 +140,10 @@ export async function acceptInvitationAsNewUser(
   const passwordHash = await hashStaffPassword(input.password);
   return withTransaction(database, async (tx) => {
     const row = await consume(tx, token, open.email, now);
-    const [user] = await tx.db
-      .insert(staffUsers)
-      .values({ email: row.email, role: row.role, passwordHash, name: input.name?.trim().slice(0, 100) ?? "" })
-      .onConflictDoNothing()
-      .returning({ id: staffUsers.id });
+    const user = await insertStaffUserRow(tx, { email: row.email, role: row.role, passwordHash, name: input.name?.trim().slice(0, 100) ?? "" });
     // Became a staff user meanwhile (another invitation, the CLI): they sign in and accept instead.
     if (!user) throw new DomainError(`${row.email} has a Mailroom sign-in already: sign in to accept the invitation`);
-    await tx.db.insert(staffMemberships).values({ userId: user.id, accountId: row.accountId, role: row.role });
+    await insertMembershipRow(tx, { userId: user.id, accountId: row.accountId, role: row.role });
     return { accountId: row.accountId, role: row.role, email: row.email };
   });
 }

@@ -1,11 +1,28 @@
 import { hash, verify } from "@node-rs/argon2";
-import { and, asc, eq, inArray } from "drizzle-orm";
-import { accountNotDeleted } from "../storage/account-rows";
+import { selectAccountRow } from "../storage/account-rows";
 import { lockForTransaction } from "../storage/advisory-lock-rows";
 import type { Database, Queryable } from "../storage/database";
 import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
-import { accounts, staffMemberships, staffUsers } from "../storage/schema";
-import { countAdminRows, memberOrOwner, nextSessionVersion } from "../storage/staff-rows";
+import {
+  countAdminRows,
+  deleteMembershipRow,
+  deleteStaffUserRow,
+  insertMembershipRow,
+  insertStaffUserRow,
+  selectAccountAdminIds,
+  selectAccountsVisibleTo,
+  selectMemberIds,
+  selectMembershipRole,
+  selectMembershipsOf,
+  selectStaffUserByEmail,
+  selectStaffUserById,
+  selectStaffUserRows,
+  setRoleInEveryMembership,
+  updateStaffUserByEmail,
+  updateStaffUserById,
+  upsertMembershipRow,
+  type StaffUserRow,
+} from "../storage/staff-rows";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { DomainError, getDefaultAccount, isUuid } from "./accounts";
 import { looksLikeEmailAddress } from "../contract/plausible-email";
@@ -51,7 +68,7 @@ export interface StaffUserWithMemberships extends StaffUser {
   memberships: Membership[];
 }
 
-type StaffRow = typeof staffUsers.$inferSelect;
+type StaffRow = StaffUserRow;
 
 // Serialises changes that could leave the install without an admin.
 const ADMIN_LOCK_ID = 727_200;
@@ -101,17 +118,17 @@ function toStaffUser(r: StaffRow): StaffUser {
 }
 
 /**
- * Spread into an update of staff_users: ends the user's dashboard sessions
+ * Spread into a change of a staff user: ends the user's dashboard sessions
  * (docs/adr/0507-session-version.md). Every change of what a user may do or
  * of how they prove who they are carries it: a password set or changed, a
  * role, a membership revoked, the owner flag, and "sign out everywhere".
  */
-export const endsSessions = { sessionVersion: nextSessionVersion };
+const endsSessions = { endSessions: true } as const;
 
 /** "Sign out everywhere": ends every dashboard session of the user (CLI, the dashboard). */
 export async function endStaffSessions(q: Queryable, rawEmail: string): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
-  const [row] = await q.db.update(staffUsers).set(endsSessions).where(eq(staffUsers.email, email)).returning();
+  const row = await updateStaffUserByEmail(q, email, endsSessions);
   if (!row) throw new DomainError(`No staff user with the email ${email}`);
   return toStaffUser(row);
 }
@@ -134,20 +151,16 @@ export async function addStaffUser(
   requirePassword(input.password);
   const account = input.accountId === undefined ? await getDefaultAccount(q) : await requireMemberAccount(q, input.accountId);
   const passwordHash = await hashStaffPassword(input.password);
-  const [row] = await q.db
-    .insert(staffUsers)
-    .values({
-      email,
-      role,
-      passwordHash,
-      name: input.name?.trim() ?? "",
-      mustChangePassword: input.mustChangePassword ?? false,
-      isOwner: input.owner ?? false,
-    })
-    .onConflictDoNothing()
-    .returning();
+  const row = await insertStaffUserRow(q, {
+    email,
+    role,
+    passwordHash,
+    name: input.name?.trim() ?? "",
+    mustChangePassword: input.mustChangePassword ?? false,
+    isOwner: input.owner ?? false,
+  });
   if (!row) throw new DomainError(`A staff user with the email ${email} already exists`);
-  if (account) await q.db.insert(staffMemberships).values({ userId: row.id, accountId: account.id, role });
+  if (account) await insertMembershipRow(q, { userId: row.id, accountId: account.id, role });
   return toStaffUser(row);
 }
 
@@ -162,11 +175,7 @@ export async function addStaffUser(
 export async function addSsoStaffUser(q: Queryable, input: { email: string; role: string; name?: string }): Promise<StaffUser> {
   const email = requireEmail(input.email);
   const role = parseStaffRole(input.role);
-  const [row] = await q.db
-    .insert(staffUsers)
-    .values({ email, role, passwordHash: NO_PASSWORD, name: input.name?.trim().slice(0, 100) ?? "" })
-    .onConflictDoNothing()
-    .returning();
+  const row = await insertStaffUserRow(q, { email, role, passwordHash: NO_PASSWORD, name: input.name?.trim().slice(0, 100) ?? "" });
   if (row) return toStaffUser(row);
   return toStaffUser(await requireUser(q, email));
 }
@@ -176,20 +185,18 @@ export const NO_PASSWORD = "!";
 
 /** Records a sign-in that did not go through verifyStaffPassword (single sign-on). */
 export async function recordStaffSignIn(q: Queryable, rawEmail: string): Promise<void> {
-  await q.db.update(staffUsers).set({ lastLoginAt: new Date() }).where(eq(staffUsers.email, normalizeStaffEmail(rawEmail)));
+  await updateStaffUserByEmail(q, normalizeStaffEmail(rawEmail), { lastLoginAt: new Date() });
 }
 
 export async function requireMemberAccount(q: Queryable, accountId: string): Promise<{ id: string; name: string }> {
-  const [row] = isUuid(accountId)
-    ? await q.db.select({ id: accounts.id, name: accounts.name, status: accounts.status }).from(accounts).where(eq(accounts.id, accountId))
-    : [];
+  const row = isUuid(accountId) ? await selectAccountRow(q, accountId) : undefined;
   if (!row || row.status === "deleted") throw new DomainError(`No account with the id ${accountId}`);
-  return row;
+  return { id: row.id, name: row.name };
 }
 
 async function requireUser(q: Queryable, rawEmail: string): Promise<StaffRow> {
   const email = normalizeStaffEmail(rawEmail);
-  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.email, email));
+  const row = await selectStaffUserByEmail(q, email);
   if (!row) throw new DomainError(`No staff user with the email ${email}`);
   return row;
 }
@@ -215,32 +222,21 @@ export async function grantMembershipIn(tx: Tx, rawEmail: string, accountId: str
 /** The membership's row, under the admin lock. */
 async function setMembership(tx: Tx, user: StaffRow, account: { id: string; name: string }, role: StaffRole): Promise<void> {
   if (role !== "admin") await refuseLastAccountAdmin(tx, user, account);
-  const [before] = await tx.db
-    .select({ role: staffMemberships.role })
-    .from(staffMemberships)
-    .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, account.id)));
-  await tx.db
-    .insert(staffMemberships)
-    .values({ userId: user.id, accountId: account.id, role })
-    .onConflictDoUpdate({ target: [staffMemberships.userId, staffMemberships.accountId], set: { role } });
+  const before = await selectMembershipRole(tx, user.id, account.id);
+  await upsertMembershipRow(tx, user.id, account.id, role);
   // A changed role ends the user's sessions (docs/adr/0507); a new membership only adds.
-  if (before && before.role !== role) await tx.db.update(staffUsers).set(endsSessions).where(eq(staffUsers.id, user.id));
+  if (before && before !== role) await updateStaffUserById(tx, user.id, endsSessions);
 }
 
 /** Ends the user's membership of the account (the user stays, with their other accounts). */
 export async function revokeMembership(database: Database, rawEmail: string, accountId: string): Promise<StaffUserWithMemberships> {
   const user = await requireUser(database, rawEmail);
   await withAdminLock(database, async (tx) => {
-    const [account] = isUuid(accountId) ? await tx.db.select({ id: accounts.id, name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)) : [];
+    const account = isUuid(accountId) ? await selectAccountRow(tx, accountId) : undefined;
     if (account) await refuseLastAccountAdmin(tx, user, account);
-    const removed = account
-      ? await tx.db
-          .delete(staffMemberships)
-          .where(and(eq(staffMemberships.userId, user.id), eq(staffMemberships.accountId, accountId)))
-          .returning()
-      : [];
-    if (removed.length === 0) throw new DomainError(`${user.email} is not a member of the account ${accountId}`);
-    await tx.db.update(staffUsers).set(endsSessions).where(eq(staffUsers.id, user.id));
+    const removed = account ? await deleteMembershipRow(tx, user.id, accountId) : false;
+    if (!removed) throw new DomainError(`${user.email} is not a member of the account ${accountId}`);
+    await updateStaffUserById(tx, user.id, endsSessions);
   });
   return withMemberships(database, user);
 }
@@ -251,11 +247,8 @@ export async function revokeMembership(database: Database, rawEmail: string, acc
  * but its own staff would be left without anyone to manage it.
  */
 async function refuseLastAccountAdmin(tx: Tx, user: StaffRow, account: { id: string; name: string }): Promise<void> {
-  const admins = await tx.db
-    .select({ userId: staffMemberships.userId })
-    .from(staffMemberships)
-    .where(and(eq(staffMemberships.accountId, account.id), eq(staffMemberships.role, "admin")));
-  if (admins.length === 1 && admins[0]!.userId === user.id) {
+  const admins = await selectAccountAdminIds(tx, account.id);
+  if (admins.length === 1 && admins[0] === user.id) {
     throw new DomainError(`${user.email} is the last admin of ${account.name}: add another admin before changing or removing it`);
   }
 }
@@ -263,23 +256,14 @@ async function refuseLastAccountAdmin(tx: Tx, user: StaffRow, account: { id: str
 /** Grants or withdraws the owner flag. */
 export async function setStaffOwner(q: Queryable, rawEmail: string, owner: boolean): Promise<StaffUser> {
   const user = await requireUser(q, rawEmail);
-  const [row] = await q.db
-    .update(staffUsers)
-    .set({ isOwner: owner, ...endsSessions })
-    .where(eq(staffUsers.id, user.id))
-    .returning();
+  const row = await updateStaffUserById(q, user.id, { isOwner: owner, ...endsSessions });
   return toStaffUser(row!);
 }
 
 /** The accounts a user belongs to (not deleted), by account name. */
 export async function listMembershipsOf(q: Queryable, userId: string): Promise<Membership[]> {
-  const rows = await q.db
-    .select({ accountId: staffMemberships.accountId, accountName: accounts.name, role: staffMemberships.role })
-    .from(staffMemberships)
-    .innerJoin(accounts, eq(accounts.id, staffMemberships.accountId))
-    .where(and(eq(staffMemberships.userId, userId), accountNotDeleted))
-    .orderBy(asc(accounts.name), asc(accounts.id));
-  return rows;
+  const rows = await selectMembershipsOf(q, [userId]);
+  return rows.map(({ accountId, accountName, role }) => ({ accountId, accountName, role }));
 }
 
 async function withMemberships(q: Queryable, row: StaffRow): Promise<StaffUserWithMemberships> {
@@ -288,20 +272,17 @@ async function withMemberships(q: Queryable, row: StaffRow): Promise<StaffUserWi
 
 /** Staff users with their memberships; with `accountId`, only the members of that account. */
 export async function listStaffWithMemberships(q: Queryable, options: { accountId?: string } = {}): Promise<StaffUserWithMemberships[]> {
-  let users = await q.db.select().from(staffUsers).orderBy(asc(staffUsers.email));
+  let users = await selectStaffUserRows(q);
   if (options.accountId !== undefined) {
     await requireMemberAccount(q, options.accountId);
-    const members = await q.db.select({ userId: staffMemberships.userId }).from(staffMemberships).where(eq(staffMemberships.accountId, options.accountId));
-    const ids = new Set(members.map((m) => m.userId));
+    const ids = new Set(await selectMemberIds(q, options.accountId));
     users = users.filter((u) => ids.has(u.id));
   }
   if (users.length === 0) return [];
-  const rows = await q.db
-    .select({ userId: staffMemberships.userId, accountId: staffMemberships.accountId, accountName: accounts.name, role: staffMemberships.role })
-    .from(staffMemberships)
-    .innerJoin(accounts, eq(accounts.id, staffMemberships.accountId))
-    .where(and(inArray(staffMemberships.userId, users.map((u) => u.id)), accountNotDeleted))
-    .orderBy(asc(accounts.name), asc(accounts.id));
+  const rows = await selectMembershipsOf(
+    q,
+    users.map((u) => u.id),
+  );
   return users.map((u) => ({
     ...toStaffUser(u),
     memberships: rows.filter((r) => r.userId === u.id).map(({ accountId, accountName, role }) => ({ accountId, accountName, role })),
@@ -309,19 +290,18 @@ export async function listStaffWithMemberships(q: Queryable, options: { accountI
 }
 
 export async function listStaffUsers(q: Queryable): Promise<StaffUser[]> {
-  const rows = await q.db.select().from(staffUsers).orderBy(asc(staffUsers.email));
-  return rows.map(toStaffUser);
+  return (await selectStaffUserRows(q)).map(toStaffUser);
 }
 
 export async function getStaffUser(q: Queryable, email: string): Promise<StaffUser | undefined> {
-  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.email, normalizeStaffEmail(email)));
+  const row = await selectStaffUserByEmail(q, normalizeStaffEmail(email));
   return row ? toStaffUser(row) : undefined;
 }
 
 /** The staff user of a row id (a dashboard session's `uid`, ADR 0509); undefined when there is none. */
 export async function getStaffUserById(q: Queryable, id: string): Promise<StaffUser | undefined> {
   if (!isUuid(id)) return undefined;
-  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.id, id));
+  const row = await selectStaffUserById(q, id);
   return row ? toStaffUser(row) : undefined;
 }
 
@@ -344,12 +324,12 @@ async function adminLocked<T>(tx: Tx, work: (tx: Tx, admins: number) => Promise<
 export async function removeStaffUser(database: Database, rawEmail: string): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
   return withAdminLock(database, async (tx, admins) => {
-    const [row] = await tx.db.select().from(staffUsers).where(eq(staffUsers.email, email));
+    const row = await selectStaffUserByEmail(tx, email);
     if (!row) throw new DomainError(`No staff user with the email ${email}`);
     if (row.role === "admin" && admins <= 1) {
       throw new DomainError(`${email} is the last admin: add another admin before removing it`);
     }
-    await tx.db.delete(staffUsers).where(eq(staffUsers.id, row.id));
+    await deleteStaffUserRow(tx, row.id);
     return toStaffUser(row);
   });
 }
@@ -359,18 +339,14 @@ export async function changeStaffRole(database: Database, rawEmail: string, rawR
   const email = normalizeStaffEmail(rawEmail);
   const role = parseStaffRole(rawRole);
   return withAdminLock(database, async (tx, admins) => {
-    const [row] = await tx.db.select().from(staffUsers).where(eq(staffUsers.email, email));
+    const row = await selectStaffUserByEmail(tx, email);
     if (!row) throw new DomainError(`No staff user with the email ${email}`);
     if (row.role === "admin" && role !== "admin" && admins <= 1) {
       throw new DomainError(`${email} is the last admin: add another admin before changing its role`);
     }
-    const [updated] = await tx.db
-      .update(staffUsers)
-      .set({ role, ...endsSessions })
-      .where(eq(staffUsers.id, row.id))
-      .returning();
+    const updated = await updateStaffUserById(tx, row.id, { role, ...endsSessions });
     // The one-role command of before memberships: the role in every account the user belongs to (ADR 0510).
-    await tx.db.update(staffMemberships).set({ role }).where(eq(staffMemberships.userId, row.id));
+    await setRoleInEveryMembership(tx, row.id, role);
     return toStaffUser(updated!);
   });
 }
@@ -380,11 +356,7 @@ export async function setStaffPassword(q: Queryable, rawEmail: string, password:
   const email = normalizeStaffEmail(rawEmail);
   requirePassword(password);
   const passwordHash = await hashStaffPassword(password);
-  const [row] = await q.db
-    .update(staffUsers)
-    .set({ passwordHash, mustChangePassword: options.mustChangePassword ?? false, ...endsSessions })
-    .where(eq(staffUsers.email, email))
-    .returning();
+  const row = await updateStaffUserByEmail(q, email, { passwordHash, mustChangePassword: options.mustChangePassword ?? false, ...endsSessions });
   if (!row) throw new DomainError(`No staff user with the email ${email}`);
   return toStaffUser(row);
 }
@@ -396,7 +368,7 @@ export async function setStaffPassword(q: Queryable, rawEmail: string, password:
  */
 export async function changeOwnPassword(q: Queryable, rawEmail: string, current: string, next: string): Promise<StaffUser> {
   const email = normalizeStaffEmail(rawEmail);
-  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.email, email));
+  const row = await selectStaffUserByEmail(q, email);
   if (!row) throw new DomainError(`No staff user with the email ${email}`);
   let ok = false;
   try {
@@ -408,11 +380,7 @@ export async function changeOwnPassword(q: Queryable, rawEmail: string, current:
   requirePassword(next);
   if (next === current) throw new DomainError("Choose a password that differs from the current one");
   const passwordHash = await hashStaffPassword(next);
-  const [updated] = await q.db
-    .update(staffUsers)
-    .set({ passwordHash, mustChangePassword: false, ...endsSessions })
-    .where(eq(staffUsers.id, row.id))
-    .returning();
+  const updated = await updateStaffUserById(q, row.id, { passwordHash, mustChangePassword: false, ...endsSessions });
   return toStaffUser(updated!);
 }
 
@@ -430,7 +398,7 @@ function getDummyHash(): Promise<string> {
  */
 export async function verifyStaffPassword(q: Queryable, rawEmail: string, password: string): Promise<StaffUser | null> {
   const email = normalizeStaffEmail(rawEmail ?? "");
-  const [row] = email ? await q.db.select().from(staffUsers).where(eq(staffUsers.email, email)) : [];
+  const row = email ? await selectStaffUserByEmail(q, email) : undefined;
   const stored = row?.passwordHash ?? (await getDummyHash());
   let ok = false;
   try {
@@ -440,7 +408,7 @@ export async function verifyStaffPassword(q: Queryable, rawEmail: string, passwo
   }
   if (!row || !ok) return null;
   const lastLoginAt = new Date();
-  await q.db.update(staffUsers).set({ lastLoginAt }).where(eq(staffUsers.id, row.id));
+  await updateStaffUserById(q, row.id, { lastLoginAt });
   return toStaffUser({ ...row, lastLoginAt });
 }
 
@@ -460,20 +428,9 @@ export interface VisibleAccount {
  * no staff user has that email.
  */
 export async function accountsVisibleTo(q: Queryable, rawEmail: string): Promise<{ user: StaffUser; accounts: VisibleAccount[] } | undefined> {
-  const [row] = await q.db.select().from(staffUsers).where(eq(staffUsers.email, normalizeStaffEmail(rawEmail)));
+  const row = await selectStaffUserByEmail(q, normalizeStaffEmail(rawEmail));
   if (!row) return undefined;
-  const rows = await q.db
-    .select({
-      accountId: accounts.id,
-      accountName: accounts.name,
-      isDefault: accounts.isDefault,
-      status: accounts.status,
-      role: staffMemberships.role,
-    })
-    .from(accounts)
-    .leftJoin(staffMemberships, and(eq(staffMemberships.accountId, accounts.id), eq(staffMemberships.userId, row.id)))
-    .where(and(accountNotDeleted, memberOrOwner(row.isOwner)))
-    .orderBy(asc(accounts.name), asc(accounts.id));
+  const rows = await selectAccountsVisibleTo(q, row.id, row.isOwner);
   return {
     user: toStaffUser(row),
     accounts: rows.map((r) => ({

@@ -1,7 +1,13 @@
-import { and, asc, count, desc, eq, ilike, inArray } from "drizzle-orm";
 import { SUPPRESSION_REASONS as REASONS } from "../contract/suppressions";
 import type { Queryable } from "../storage/database";
-import { suppressions, type SuppressionReason } from "../storage/schema";
+import type { SuppressionReason, suppressions } from "../storage/schema";
+import {
+  deleteSuppressionRow,
+  insertSuppressionIfAbsent,
+  selectSuppressionPage,
+  selectSuppressionRows,
+  selectSuppressionsByEmail,
+} from "../storage/suppression-rows";
 
 /**
  * The account's suppression list: addresses that must not receive mail
@@ -20,10 +26,7 @@ export function normalizeEmail(email: string): string {
 /** Which of `emails` are suppressed for the account (keys are normalised emails). */
 export async function findSuppressedEmails(q: Queryable, accountId: string, emails: string[]): Promise<Map<string, SuppressionRow>> {
   if (emails.length === 0) return new Map();
-  const rows = await q.db
-    .select()
-    .from(suppressions)
-    .where(and(eq(suppressions.accountId, accountId), inArray(suppressions.email, [...new Set(emails.map(normalizeEmail))])));
+  const rows = await selectSuppressionRows(q, accountId, [...new Set(emails.map(normalizeEmail))]);
   return new Map(rows.map((r) => [r.email, r]));
 }
 
@@ -32,26 +35,17 @@ export async function addSuppression(
   q: Queryable,
   input: { accountId: string; email: string; reason: SuppressionReason; detail?: string; messageId?: string },
 ): Promise<boolean> {
-  const rows = await q.db
-    .insert(suppressions)
-    .values({
-      accountId: input.accountId,
-      email: normalizeEmail(input.email),
-      reason: input.reason,
-      detail: input.detail ?? "",
-      messageId: input.messageId ?? null,
-    })
-    .onConflictDoNothing()
-    .returning({ email: suppressions.email });
-  return rows.length > 0;
+  return insertSuppressionIfAbsent(q, {
+    accountId: input.accountId,
+    email: normalizeEmail(input.email),
+    reason: input.reason,
+    detail: input.detail ?? "",
+    messageId: input.messageId ?? null,
+  });
 }
 
 export async function removeSuppression(q: Queryable, accountId: string, email: string): Promise<boolean> {
-  const rows = await q.db
-    .delete(suppressions)
-    .where(and(eq(suppressions.accountId, accountId), eq(suppressions.email, normalizeEmail(email))))
-    .returning({ email: suppressions.email });
-  return rows.length > 0;
+  return deleteSuppressionRow(q, accountId, normalizeEmail(email));
 }
 
 export async function listSuppressions(
@@ -59,15 +53,7 @@ export async function listSuppressions(
   accountId: string,
   options: { search?: string; limit?: number; offset?: number } = {},
 ): Promise<SuppressionRow[]> {
-  const conds = [eq(suppressions.accountId, accountId)];
-  if (options.search) conds.push(ilike(suppressions.email, `%${options.search.replace(/[%_\\]/g, "\\$&")}%`));
-  return q.db
-    .select()
-    .from(suppressions)
-    .where(and(...conds))
-    .orderBy(asc(suppressions.email))
-    .limit(options.limit ?? 100)
-    .offset(options.offset ?? 0);
+  return selectSuppressionsByEmail(q, accountId, { search: options.search, limit: options.limit ?? 100, offset: options.offset ?? 0 });
 }
 
 /**
@@ -80,19 +66,5 @@ export async function pageSuppressions(
   accountId: string,
   query: { reason?: SuppressionReason; email?: string; startFrom: number; retrieveCount: number },
 ): Promise<{ total: number; rows: SuppressionRow[] }> {
-  const conds = [eq(suppressions.accountId, accountId)];
-  if (query.reason) conds.push(eq(suppressions.reason, query.reason));
-  if (query.email !== undefined) conds.push(eq(suppressions.email, normalizeEmail(query.email)));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    q.db
-      .select()
-      .from(suppressions)
-      .where(where)
-      .orderBy(desc(suppressions.createdAt), asc(suppressions.email))
-      .limit(query.retrieveCount)
-      .offset(query.startFrom),
-    q.db.select({ n: count() }).from(suppressions).where(where),
-  ]);
-  return { total: total?.n ?? 0, rows };
+  return selectSuppressionPage(q, accountId, { ...query, email: query.email === undefined ? undefined : normalizeEmail(query.email) });
 }

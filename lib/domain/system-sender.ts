@@ -1,6 +1,7 @@
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { selectAccountName } from "../storage/account-rows";
+import { selectLiveDashboardKeyId, selectOldestLiveKeyId } from "../storage/api-key-rows";
 import type { Queryable } from "../storage/database";
-import { accounts, apiKeys, dashboardApiKeys, staffMemberships, staffUsers } from "../storage/schema";
+import { selectAccountAdminEmails } from "../storage/staff-rows";
 import type { AuthenticatedKey } from "./api-keys";
 import { getDefaultAccount } from "./accounts";
 import { effectiveLimits } from "./plans";
@@ -18,27 +19,15 @@ import { listSenderDomains } from "./sender-domains";
 export async function systemSender(q: Queryable, configuredFrom: string | undefined): Promise<{ key: AuthenticatedKey; from: string } | undefined> {
   const account = await getDefaultAccount(q);
   if (!account || account.status !== "active") return undefined;
-  const [dashboard] = await q.db
-    .select({ id: apiKeys.id })
-    .from(dashboardApiKeys)
-    .innerJoin(apiKeys, eq(apiKeys.id, dashboardApiKeys.apiKeyId))
-    .where(and(eq(dashboardApiKeys.accountId, account.id), isNull(apiKeys.revokedAt)));
-  const [oldest] = dashboard
-    ? [dashboard]
-    : await q.db
-        .select({ id: apiKeys.id })
-        .from(apiKeys)
-        .where(and(eq(apiKeys.accountId, account.id), isNull(apiKeys.revokedAt)))
-        .orderBy(asc(apiKeys.createdAt))
-        .limit(1);
-  if (!oldest) return undefined;
+  const keyId = (await selectLiveDashboardKeyId(q, account.id)) ?? (await selectOldestLiveKeyId(q, account.id));
+  if (!keyId) return undefined;
   const verified = (await listSenderDomains(q, account.id)).find((d) => d.status === "verified");
   const from = configuredFrom ?? (verified ? `no-reply@${verified.name}` : undefined);
   if (!from) return undefined;
   return {
     from,
     key: {
-      keyId: oldest.id,
+      keyId,
       accountId: account.id,
       plan: account.plan,
       limits: effectiveLimits(account.plan, account),
@@ -53,12 +42,6 @@ export async function systemSender(q: Queryable, configuredFrom: string | undefi
 
 /** The account's name and the emails of its admins (members with the admin role). */
 export async function accountAdmins(q: Queryable, accountId: string): Promise<{ accountName: string; emails: string[] }> {
-  const [account] = await q.db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId));
-  const rows = await q.db
-    .select({ email: staffUsers.email })
-    .from(staffMemberships)
-    .innerJoin(staffUsers, eq(staffUsers.id, staffMemberships.userId))
-    .where(and(eq(staffMemberships.accountId, accountId), eq(staffMemberships.role, "admin")))
-    .orderBy(asc(staffUsers.email));
-  return { accountName: account?.name ?? "", emails: rows.map((r) => r.email) };
+  const accountName = await selectAccountName(q, accountId);
+  return { accountName: accountName ?? "", emails: await selectAccountAdminEmails(q, accountId) };
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Queryable } from "../storage/database";
-import { instanceSettings } from "../storage/schema";
-import { eq } from "drizzle-orm";
+import { insertSettingIfAbsent, selectSetting } from "../storage/instance-setting-rows";
 
 /**
  * The secret that signs tracking tokens and VERP addresses: the configured
@@ -13,9 +12,8 @@ const KEY = "tracking_secret";
 
 export async function getTrackingSecret(q: Queryable, configured?: string): Promise<string> {
   if (configured) return configured;
-  await q.db.insert(instanceSettings).values({ key: KEY, value: randomBytes(32).toString("base64url") }).onConflictDoNothing();
-  const [row] = await q.db.select().from(instanceSettings).where(eq(instanceSettings.key, KEY));
-  return row!.value;
+  await insertSettingIfAbsent(q, KEY, randomBytes(32).toString("base64url"));
+  return (await selectSetting(q, KEY))!.value;
 }
 
 /** One per process (buildAppContext, `ctx.trackingSecret`): read once, then the same answer (the secret never changes). */

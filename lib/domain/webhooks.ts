@@ -1,9 +1,19 @@
-import { and, asc, count, desc, eq, lt } from "drizzle-orm";
 import { MAX_WEBHOOKS_PER_ACCOUNT, NEVER_CALLED_AT, type WebhookEvent, type WebhookRecord } from "../contract/webhooks";
+import { lockAccountRow } from "../storage/account-rows";
 import type { Database, Queryable } from "../storage/database";
+import type { webhooks } from "../storage/schema";
 import { DEADLOCK_DETECTED, sqlStateOf } from "../storage/sqlstate";
 import { withTransaction } from "../storage/transaction";
-import { accounts, webhookAttempts, webhookNotifications, webhooks } from "../storage/schema";
+import {
+  countWebhookRows,
+  deleteWebhookRow,
+  hasWebhook,
+  insertWebhookRow,
+  lockWebhookNotifications,
+  selectWebhookAttemptRows,
+  selectWebhookRow,
+  selectWebhookRows,
+} from "../storage/webhook-rows";
 
 /**
  * Webhook registrations of an account (docs/contract.md §9). Every read
@@ -48,26 +58,20 @@ export async function createWebhook(
 ): Promise<WebhookRow> {
   await checkUrl(input.url);
   return withTransaction(database, async (tx) => {
-    await tx.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-    const [{ n } = { n: 0 }] = await tx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.accountId, accountId));
-    if (n >= MAX_WEBHOOKS_PER_ACCOUNT) throw new WebhookLimitError();
-    const [row] = await tx.db.insert(webhooks).values({ accountId, event: input.event, url: input.url }).returning();
-    return row!;
+    await lockAccountRow(tx, accountId);
+    if ((await countWebhookRows(tx, accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) throw new WebhookLimitError();
+    return insertWebhookRow(tx, accountId, input);
   });
 }
 
 /** The account's webhooks, ordered by WebhookID. */
 export async function listWebhooks(q: Queryable, accountId: string): Promise<WebhookRow[]> {
-  return q.db.select().from(webhooks).where(eq(webhooks.accountId, accountId)).orderBy(asc(webhooks.id));
+  return selectWebhookRows(q, accountId);
 }
 
 export async function getWebhook(q: Queryable, accountId: string, webhookId: number): Promise<WebhookRow | undefined> {
   if (!Number.isSafeInteger(webhookId) || webhookId <= 0) return undefined;
-  const [row] = await q.db
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)));
-  return row;
+  return selectWebhookRow(q, accountId, webhookId);
 }
 
 /**
@@ -88,22 +92,9 @@ export async function deleteWebhook(database: Database, accountId: string, webho
   for (let attempt = 1; ; attempt++) {
     try {
       return await withTransaction(database, async (tx) => {
-        const [own] = await tx.db
-          .select({ id: webhooks.id })
-          .from(webhooks)
-          .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)));
-        if (!own) return false;
-        await tx.db
-          .select({ id: webhookNotifications.id })
-          .from(webhookNotifications)
-          .where(eq(webhookNotifications.webhookId, webhookId))
-          .orderBy(asc(webhookNotifications.id))
-          .for("update");
-        const rows = await tx.db
-          .delete(webhooks)
-          .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)))
-          .returning({ id: webhooks.id });
-        return rows.length > 0;
+        if (!(await hasWebhook(tx, accountId, webhookId))) return false;
+        await lockWebhookNotifications(tx, webhookId);
+        return deleteWebhookRow(tx, accountId, webhookId);
       });
     } catch (err) {
       if (attempt >= 3 || sqlStateOf(err) !== DEADLOCK_DETECTED) throw err;
@@ -156,14 +147,7 @@ export async function listWebhookAttempts(
 ): Promise<WebhookAttempt[] | undefined> {
   if (!(await getWebhook(q, accountId, webhookId))) return undefined;
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
-  const conds = [eq(webhookAttempts.webhookId, webhookId)];
-  if (options.beforeId !== undefined) conds.push(lt(webhookAttempts.id, options.beforeId));
-  const rows = await q.db
-    .select()
-    .from(webhookAttempts)
-    .where(and(...conds))
-    .orderBy(desc(webhookAttempts.id))
-    .limit(limit);
+  const rows = await selectWebhookAttemptRows(q, webhookId, { limit, beforeId: options.beforeId });
   return rows.map((r) => ({
     id: r.id,
     notificationId: r.notificationId,

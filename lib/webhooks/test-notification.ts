@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
 import { canonicalWebhookEvent, webhookEventSchema } from "../contract/webhooks";
 import { sampleEventData } from "../domain/notification-payload";
 import { getWebhook } from "../domain/webhooks";
+import { selectWebhookSigningKey } from "../storage/account-rows";
 import type { Queryable } from "../storage/database";
-import { accounts } from "../storage/schema";
 import { postJson, type AttemptResult } from "./http-post";
 import { signNotification } from "./signing";
 import type { Resolver } from "./ssrf-guard";
@@ -30,15 +29,12 @@ export async function sendTestNotification(
 ): Promise<TestNotificationResult | undefined> {
   const webhook = await getWebhook(q, accountId, webhookId);
   if (!webhook) return undefined;
-  const [account] = await q.db
-    .select({ key: accounts.webhookSigningKey })
-    .from(accounts)
-    .where(eq(accounts.id, accountId));
-  if (!account) return undefined;
+  const signingKey = await selectWebhookSigningKey(q, accountId);
+  if (signingKey === undefined) return undefined;
   const event = webhookEventSchema.safeParse(webhook.event);
   const eventData = sampleEventData(event.success ? canonicalWebhookEvent(event.data) : "delivery", "example.com");
   const id = `msg_mailroom_test_${randomBytes(8).toString("hex")}`;
-  const signed = signNotification({ signingKey: account.key, notificationId: 0, webhookId: id, eventData });
+  const signed = signNotification({ signingKey, notificationId: 0, webhookId: id, eventData });
   const result = await postJson(webhook.url, signed.body, signed.headers, options);
   return { ...result, eventData, webhookMessageId: id };
 }
