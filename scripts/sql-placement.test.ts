@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { beginProblems, isCheckedForSql, isCheckedForTransactions, sqlProblems } from "./sql-placement";
+import { beginProblems, builderProblems, isCheckedForSql, isCheckedForTransactions, sqlProblems } from "./sql-placement";
 
 describe("SQL placement", () => {
   it("finds statements and sql fragments outside lib/storage", () => {
@@ -32,5 +32,25 @@ describe("SQL placement", () => {
     expect(isCheckedForTransactions("lib/storage/job-lease-rows.ts")).toBe(true);
     expect(isCheckedForTransactions("lib/storage/transaction.ts")).toBe(false);
     expect(isCheckedForTransactions("lib/storage/transaction.test.ts")).toBe(false);
+  });
+
+  it("finds the query builder outside lib/storage: a drizzle-orm import and a call on a Queryable's db", () => {
+    const source = [
+      'import { and, eq } from "drizzle-orm";',
+      'import type { PgDatabase } from "drizzle-orm/pg-core";',
+      'export { sql } from "drizzle-orm";',
+      "const [row] = await q.db.select().from(accounts).where(eq(accounts.id, id));",
+      "await tx.db",
+      "  .insert(webhooks)",
+      "  .values(row);",
+      "await ctx.database.db.update(accounts).set({ name });",
+      "const db = options.db ?? boss.getDb();",
+      "await q.query(text, values);",
+      'import { accounts } from "../storage/schema";',
+      'const drizzle = "drizzle-orm";',
+      'type Db = import("drizzle-orm/node-postgres").NodePgDatabase;',
+      'const m = await import("drizzle-orm");',
+    ].join("\n");
+    expect(builderProblems("lib/domain/x.ts", source).map((p) => p.line)).toEqual([1, 2, 3, 4, 5, 8, 13, 14]);
   });
 });

@@ -2,8 +2,9 @@ import ts from "typescript";
 
 /**
  * SQL text outside lib/storage (docs/adr/0038): a string or template that
- * starts like a statement, or a drizzle `sql` tagged template. Pure, so its
- * unit test feeds it sources.
+ * starts like a statement, or a drizzle `sql` tagged template; and the
+ * drizzle query builder outside it (an import of drizzle-orm, a `x.db.select`).
+ * Pure, so its unit test feeds it sources.
  */
 export interface SqlProblem {
   file: string;
@@ -60,6 +61,41 @@ export function beginProblems(file: string, source: string): SqlProblem[] {
     const text = ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) ? node.text : ts.isTemplateExpression(node) ? node.head.text : undefined;
     if (text !== undefined && /^\s*(BEGIN|START\s+TRANSACTION)\b/.test(text)) {
       problems.push({ file, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, text: text.trim().split("\n")[0]!.slice(0, 80) });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return problems;
+}
+
+/** What drizzle's builder is called through on a Queryable's `db` (q.db.select, tx.db.insert, ...). */
+const BUILDER_METHODS = /^(select|selectDistinct|selectDistinctOn|insert|update|delete|execute|query|with|\$with|\$count|transaction)$/;
+
+/**
+ * The query builder outside lib/storage: an import (or re-export) of
+ * drizzle-orm or any of its subpaths, and a builder call on a Queryable's
+ * `db` (`x.db.select(...)`, `tx.db.insert(...)`). A use case calls a row
+ * module's function instead, which returns plain rows. Files as isCheckedForSql.
+ */
+export function builderProblems(file: string, source: string): SqlProblem[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const problems: SqlProblem[] = [];
+  const report = (node: ts.Node, text: string) => problems.push({ file, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, text });
+  const isDrizzle = (specifier: ts.Node | undefined) => specifier !== undefined && ts.isStringLiteral(specifier) && /^drizzle-orm(\/|$)/.test(specifier.text);
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && isDrizzle(node.moduleSpecifier)) {
+      report(node, `import from "${(node.moduleSpecifier as ts.StringLiteral).text}"`);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && isDrizzle(node.arguments[0])) {
+      report(node, `import("${(node.arguments[0] as ts.StringLiteral).text}")`);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && isDrizzle(node.argument.literal)) {
+      report(node, `import("${(node.argument.literal as ts.StringLiteral).text}")`);
+    } else if (
+      ts.isPropertyAccessExpression(node) &&
+      BUILDER_METHODS.test(node.name.text) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.name.text === "db"
+    ) {
+      report(node, `${node.getText(sf).split("\n")[0]!.slice(0, 60)}(...)`);
     }
     ts.forEachChild(node, visit);
   };
