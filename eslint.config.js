@@ -18,11 +18,29 @@ const noLazyImportOfOurs = {
   message: "import our modules statically: a job's worker is paired with it by lib/workers/start-workers.ts, not loaded by import() (docs/adr/0050)",
 };
 
-// Two rules of docs/ARCHITECTURE.md:
-// - every job goes through lib/queue's typed enqueue (enqueue, enqueueMany, enqueueOnce, scheduleQueue),
-//   which checks the payload against its queue's schema: no pg-boss send, insert or schedule elsewhere;
-// - a process's caches and memos live on its AppContext (lib/context.ts), never in module state: an empty
-//   Map or Set at a module's top level is one. Constants (a Set built from a list) are fine.
+// A process's caches and memos live on its AppContext (lib/context.ts), never in module state (docs/adr/0014):
+// an empty Map or Set, a `let` or `var`, or a pool, lanes, limiter or cache object at a module's top level is
+// one. Constants (a Set built from a list) are fine. What must be one per process (the worker pools, whose
+// threads are the process's CPU, and the lines in front of them; a memo of loaded code) is exempt line by line,
+// each saying why.
+const topLevel = ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration";
+const moduleState = [
+  {
+    selector: `${topLevel} > VariableDeclarator > NewExpression[callee.name=/^(Map|Set|WeakMap|WeakSet)$/][arguments.length=0]`,
+    message: "module-level state: keep it on AppContext (created in buildAppContext, lib/process-context.ts)",
+  },
+  {
+    selector: `${topLevel}[kind=/^(let|var)$/]`,
+    message: "module-level state: keep it on AppContext (buildAppContext, lib/process-context.ts); one that must be per process is exempt on its line, saying why (docs/adr/0014)",
+  },
+  {
+    selector: `${topLevel} > VariableDeclarator > NewExpression[callee.name=/(Pool|Lanes|Limiter|Cache|Queue|ExpiringMap)$/]`,
+    message: "module-level state: keep it on AppContext (buildAppContext, lib/process-context.ts); one that must be per process is exempt on its line, saying why (docs/adr/0014)",
+  },
+];
+
+// Every job goes through lib/queue's typed enqueue (enqueue, enqueueMany, enqueueOnce, scheduleQueue), which
+// checks the payload against its queue's schema: no pg-boss send, insert or schedule elsewhere (docs/ARCHITECTURE.md).
 const houseRules = [
   {
     selector: "CallExpression[callee.property.name=/^(send|sendAfter|insert|schedule|publish)$/][callee.object.name='boss']",
@@ -32,10 +50,7 @@ const houseRules = [
     selector: "CallExpression[callee.property.name=/^(send|sendAfter|insert|schedule|publish)$/][callee.object.property.name='boss']",
     message: "enqueue jobs through lib/queue/boss.ts (enqueue, enqueueMany, enqueueOnce, scheduleQueue)",
   },
-  {
-    selector: ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator > NewExpression[callee.name=/^(Map|Set|WeakMap|WeakSet)$/][arguments.length=0]",
-    message: "module-level state: keep it on AppContext (created in buildAppContext, lib/process-context.ts)",
-  },
+  ...moduleState,
 ];
 
 export default tseslint.config(
@@ -97,5 +112,5 @@ export default tseslint.config(
       "no-restricted-syntax": ["error", ...houseRules, noLazyImportOfOurs],
     },
   },
-  { files: ["lib/queue/**/*.ts"], ignores: ["**/*.test.ts"], rules: { "no-restricted-syntax": ["error", noLazyImportOfOurs] } },
+  { files: ["lib/queue/**/*.ts"], ignores: ["**/*.test.ts"], rules: { "no-restricted-syntax": ["error", ...moduleState, noLazyImportOfOurs] } },
 );

@@ -521,6 +521,7 @@ export function backlogConfig(e: Env) {
   };
 }
 
+// eslint-disable-next-line no-restricted-syntax -- the process's environment, parsed once (a context is given its Config; tests call buildConfig)
 let cached: Config | undefined;
 /** The process-wide configuration, parsed once from process.env. */
 export function getConfig(): Config {

@@ -102,6 +102,7 @@ parentPort.on("message", ({ op, data }) => {
 });
 `;
 
+// eslint-disable-next-line no-restricted-syntax -- per process: its threads are the process's CPU (WORKERS however many contexts it holds), and a reply depends only on its message
 const pool = new WorkerPool(WORKERS, () => new Worker(SOURCE, { eval: true }), "JSON worker");
 
 function submit(op: "parse" | "parseText" | "parseItems" | "stringify", data: unknown, transfer?: ArrayBuffer[]): Promise<unknown> {

@@ -14,6 +14,7 @@ export interface Geolocation {
 const EMPTY: Geolocation = { city: "", region: "", country: "" };
 
 type Lookup = (ip: string) => Promise<{ country?: string; region?: string; city?: string } | null>;
+// eslint-disable-next-line no-restricted-syntax -- a memo of loaded code (fast-geoip), the same for every context
 let lookupFn: Lookup | undefined;
 
 export async function geolocate(ip: string): Promise<Geolocation> {

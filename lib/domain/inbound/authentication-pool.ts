@@ -78,6 +78,7 @@ export interface MailauthVerdicts {
 
 export class AuthenticationTimeout extends Error {}
 
+// eslint-disable-next-line no-restricted-syntax -- per process: its threads are the process's CPU (WORKERS however many contexts it holds), and a reply depends only on its message
 let pool: WorkerPool | undefined;
 
 /** mailauth's verdicts of `message` on a worker; rejects when the worker is over its budget, its deadline, or fails. */

@@ -46,6 +46,7 @@ interface MailauthTools {
   parseDkimHeaders(line: Buffer): { parsed?: { d?: { value?: unknown } } };
   getAlignment(fromDomain: string, domains: string[]): false | { domain: string };
 }
+// eslint-disable-next-line no-restricted-syntax -- a memo of loaded code (mailauth), the same for every context
 let tools: MailauthTools | undefined;
 // mailauth's own tag-list parser and alignment (organisational domains by tldts), not exported from its index.
 const mailauthTools = () => (tools ??= createRequire(import.meta.url)("mailauth/lib/tools") as MailauthTools);

@@ -47,6 +47,7 @@ export type WorkerReply<T> =
   | { ok: false; limit: "output" | "steps" | "depth" }
   | { ok: false; part: "subject" | "html" | "text" };
 
+// eslint-disable-next-line no-restricted-syntax -- per process: its threads are the process's CPU (WORKERS however many contexts it holds), and a reply depends only on its message
 let pool: WorkerPool | undefined;
 
 /** Runs renderParts(parts, model, budget) of `rendererPath` on a worker; rejects with RenderTimeout after `timeoutMs`. */

@@ -59,6 +59,7 @@ const SMALL_MODEL = { nodes: 2_000, chars: 64 * 1024 };
 export const SMALL_BUDGET: Budget = { maxOutput: 256 * 1024, maxSteps: 10_000 };
 
 /** Per account: two renders at once (of the two render workers), eight more waiting; past them `busy`. */
+// eslint-disable-next-line no-restricted-syntax -- per process, as the render workers they line up for are (render-pool.ts)
 const lanes = new RenderLanes({ running: 2, waiting: 8 });
 
 interface BoundedMustache {
@@ -68,6 +69,7 @@ interface BoundedMustache {
 }
 
 const RENDERER_PATH = fileURLToPath(new URL("./bounded-mustache.cjs", import.meta.url));
+// eslint-disable-next-line no-restricted-syntax -- a memo of loaded code (bounded-mustache.cjs), the same for every context
 let renderer: BoundedMustache | undefined;
 const load = () => (renderer ??= createRequire(import.meta.url)(RENDERER_PATH) as BoundedMustache);
 
