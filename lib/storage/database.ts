@@ -20,7 +20,7 @@ export type Db = PgDatabase<NodePgQueryResultHKT, Schema, ExtractTablesWithRelat
  * `withTransaction`, or takes the caller's `Tx`.
  */
 export interface Queryable {
-  /** drizzle on the same connection(s), for the typed query builder. */
+  /** drizzle on the same connection(s), for the typed query builder: read only by lib/storage's row modules (docs/adr/0038). */
   readonly db: Db;
   /** Raw SQL: text and values, or a config with a name (a prepared statement). */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>>;
