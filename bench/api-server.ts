@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildConfig } from "../lib/config";
-import { createAccount } from "../lib/domain/accounts";
-import { rollupEventCounts } from "../lib/domain/event-counts";
-import { dropRecipientsDay } from "../lib/domain/recipient-partitions";
+import { createAccount } from "../lib/domain/accounts/accounts";
+import { rollupEventCounts } from "../lib/domain/events/event-counts";
+import { dropRecipientsDay } from "../lib/domain/partitions/recipient-partitions";
 import { dropDayPartition, ensureDayPartitions, listDayPartitions } from "../lib/storage/day-partitions";
 import { DAY, dropEventPartition, ensureEventPartitions, listEventPartitions } from "../lib/storage/event-partitions";
 import { startServer } from "../server";
@@ -130,7 +130,7 @@ async function main() {
     if (msg.type === "replica") send({ type: "replica", health: await server.ctx.reads.check() });
     if (msg.type === "ryw") send({ type: "ryw", windows: await readYourWritesWindows(server, account.apiKey, account.accountId) });
     if (msg.type === "drop-oldest-day") {
-      // Retention of one day: the oldest day partition detached and dropped (lib/domain/event-partitions.ts).
+      // Retention of one day: the oldest day partition detached and dropped (lib/domain/partitions/event-partitions.ts).
       // The oldest day partition that holds events (the first one made may be empty).
       let oldest = { name: "", rows: 0 };
       for (const p of (await listEventPartitions(server.ctx.database)).filter((p) => p.name.startsWith("events_p"))) {
@@ -141,7 +141,7 @@ async function main() {
       const t0 = performance.now();
       await dropEventPartition(server.ctx.database, oldest.name);
       const ms = Math.round(performance.now() - t0);
-      // Then the oldest day of messages that holds rows, with its recipients' tables first (lib/domain/message-partitions.ts).
+      // Then the oldest day of messages that holds rows, with its recipients' tables first (lib/domain/partitions/message-partitions.ts).
       let messagesDay = { name: "", rows: 0 };
       for (const p of (await listDayPartitions(server.ctx.database, "messages")).filter((p) => p.name.startsWith("messages_p"))) {
         const { rows: n } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${p.name}`);

@@ -9,7 +9,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { buildMessage } from "../lib/delivery/build-message";
 import { createCopyTemplate } from "../lib/delivery/message-template";
-import { parseMessageContent } from "../lib/domain/email-request/message-content";
+import { parseMessageContent } from "../lib/domain/sending/email-request/message-content";
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 2000);
 const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });

@@ -24,9 +24,9 @@ import os from "node:os";
 import path from "node:path";
 import { SMTPServer } from "smtp-server";
 import { buildConfig } from "../lib/config";
-import { createAccount } from "../lib/domain/accounts";
-import { authenticateApiKey } from "../lib/domain/api-keys";
-import { sendEmail } from "../lib/domain/send-email";
+import { createAccount } from "../lib/domain/accounts/accounts";
+import { authenticateApiKey } from "../lib/domain/accounts/api-keys";
+import { sendEmail } from "../lib/domain/sending/send-email";
 import { startServer } from "../server";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5000);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildConfig } from "../lib/config";
-import { createAccount } from "../lib/domain/accounts";
+import { createAccount } from "../lib/domain/accounts/accounts";
 import { createInboundRoute } from "../lib/domain/inbound/routes";
 import { getInboundAddress } from "../lib/inbound/inbound-server";
 import { startServer } from "../server";

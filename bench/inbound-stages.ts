@@ -10,7 +10,8 @@
  */
 import http from "node:http";
 import { simpleParser } from "mailparser";
-import { authenticationOf, buildInboundPayload, payloadJsonBytes } from "../lib/domain/inbound/payload";
+import { buildInboundPayload, payloadJsonBytes } from "../lib/domain/inbound/payload";
+import { authenticationOf } from "../lib/domain/inbound/authentication";
 import { createAgents, postJson } from "../lib/webhooks/http-post";
 import { signInboundPost } from "../lib/webhooks/inbound-post";
 

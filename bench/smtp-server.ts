@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildConfig } from "../lib/config";
-import { createAccount } from "../lib/domain/accounts";
+import { createAccount } from "../lib/domain/accounts/accounts";
 import { startServer } from "../server";
 
 const send = (msg: unknown) => process.send!(msg);

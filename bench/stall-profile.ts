@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { buildConfig } from "../lib/config";
-import { createAccount } from "../lib/domain/accounts";
+import { createAccount } from "../lib/domain/accounts/accounts";
 import { startServer } from "../server";
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);

@@ -1,4 +1,4 @@
-import { getAccount, getDefaultAccount, isUuid, listAccounts, type AccountRow } from "../lib/domain/accounts";
+import { getAccount, getDefaultAccount, isUuid, listAccounts, type AccountRow } from "../lib/domain/accounts/accounts";
 import type { Queryable } from "../lib/storage/database";
 import { CliError } from "./output";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
-import { createAccount } from "../lib/domain/accounts";
-import { addStaffUser, grantMembership } from "../lib/domain/staff-users";
+import { createAccount } from "../lib/domain/accounts/accounts";
+import { addStaffUser, grantMembership } from "../lib/domain/staff/staff-users";
 import { openDatabase } from "../lib/storage/database";
 import { actionId, callAction } from "./support/actions";
 import { shot, signIn } from "./support/session";

@@ -35,7 +35,7 @@ async function mustChange(email: string): Promise<boolean> {
 test("the first-start admin is offered to change the printed password, and the new one works", async ({ page }) => {
   const { admin } = loadState().users;
   const chosen = "my-own-admin-passphrase-2026";
-  expect(await mustChange(admin.email)).toBe(true); // set by the first start (lib/domain/bootstrap.ts)
+  expect(await mustChange(admin.email)).toBe(true); // set by the first start (lib/domain/staff/bootstrap.ts)
 
   await signInAs(page, admin.email, admin.password);
   await expect(page).toHaveURL(/\/account\/password\?next=%2F$/);

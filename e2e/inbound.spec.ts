@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
 import nodemailer from "nodemailer";
-import { createAccount } from "../lib/domain/accounts";
+import { createAccount } from "../lib/domain/accounts/accounts";
 import { openDatabase } from "../lib/storage/database";
 import { actionId, callAction } from "./support/actions";
 import { shot, signIn } from "./support/session";

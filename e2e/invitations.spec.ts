@@ -1,8 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { simpleParser } from "mailparser";
-import { createAccount } from "../lib/domain/accounts";
-import { createInvitation } from "../lib/domain/staff-invitations";
-import { addStaffUser, setStaffOwner } from "../lib/domain/staff-users";
+import { createAccount } from "../lib/domain/accounts/accounts";
+import { createInvitation } from "../lib/domain/staff/staff-invitations";
+import { addStaffUser, setStaffOwner } from "../lib/domain/staff/staff-users";
 import { openDatabase, type Database } from "../lib/storage/database";
 import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";

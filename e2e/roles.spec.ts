@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { addStaffUser, changeStaffRole, removeStaffUser } from "../lib/domain/staff-users";
+import { addStaffUser, changeStaffRole, removeStaffUser } from "../lib/domain/staff/staff-users";
 import { openDatabase } from "../lib/storage/database";
 import { actionId, callAction } from "./support/actions";
 import { shot, signIn } from "./support/session";

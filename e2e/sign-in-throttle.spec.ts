@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { addStaffUser } from "../lib/domain/staff-users";
+import { addStaffUser } from "../lib/domain/staff/staff-users";
 import { openDatabase } from "../lib/storage/database";
 import { loadState } from "./support/state";
 

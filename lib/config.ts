@@ -15,7 +15,7 @@ const booleanString = z
 
 /**
  * MAILROOM_TRUST_PROXY: how many proxies of our own stand in front of the
- * app (lib/domain/client-ip.ts). A number 0–10; `true`/`yes`/`on` mean 1
+ * app (lib/domain/shared/client-ip.ts). A number 0–10; `true`/`yes`/`on` mean 1
  * (one proxy, the usual case), `false`/`no`/`off` mean 0.
  */
 const trustProxyHops = z.string().transform((value, ctx) => {
@@ -294,7 +294,7 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
     tracking: { secret: e.MAILROOM_TRACKING_SECRET },
     /**
      * Proxies of our own in front of the HTTP server (MAILROOM_TRUST_PROXY): the client address is the
-     * Nth X-Forwarded-For entry from the right; 0: the socket address (lib/domain/client-ip.ts).
+     * Nth X-Forwarded-For entry from the right; 0: the socket address (lib/domain/shared/client-ip.ts).
      */
     trustProxyHops: e.MAILROOM_TRUST_PROXY,
     api: apiConfig(e),

@@ -1,10 +1,10 @@
 import type PgBoss from "pg-boss";
 import type { Counter, Registry } from "prom-client";
 import type { Config } from "./config";
-import type { ApiKeyAuthCache } from "./domain/api-keys";
-import type { ExpiringMap } from "./domain/expiring-map";
-import type { Acceptor, UnitAcceptor, VerifiedDomainCache } from "./domain/send-email";
-import type { RollupScheduler } from "./domain/event-counts";
+import type { ApiKeyAuthCache } from "./domain/accounts/api-keys";
+import type { ExpiringMap } from "./domain/shared/expiring-map";
+import type { Acceptor, UnitAcceptor, VerifiedDomainCache } from "./domain/sending/send-email";
+import type { RollupScheduler } from "./domain/events/event-counts";
 import type { Logger } from "./logger";
 import type { Database } from "./storage/database";
 import type { ReadRouter } from "./storage/read-replica";
@@ -71,7 +71,7 @@ export interface AppContext {
   /**
    * The dashboard's secret (sessions, sealed dashboard keys): AUTH_SECRET or
    * the data directory's generated one, set by server.ts before the
-   * dashboard serves (lib/domain/dashboard-auth-secret.ts, docs/adr/0508);
+   * dashboard serves (lib/domain/staff/dashboard-auth-secret.ts, docs/adr/0508);
    * undefined in a process without the dashboard.
    */
   dashboardSecret?: string;
@@ -105,7 +105,7 @@ export interface AppContext {
   inbound: { address?: { host: string; port: number } };
 }
 
-/** What the process's users need of a backlog monitor (createBacklogMonitor, lib/domain/delivery-backlog.ts). */
+/** What the process's users need of a backlog monitor (createBacklogMonitor, lib/domain/sending/delivery-backlog.ts). */
 export interface SampledBacklog {
   /** Whether the latest sample is at or past the maximum. */
   full(): boolean;

@@ -2,7 +2,7 @@ import { Counter, Gauge, type Registry } from "prom-client";
 import type { Queryable } from "./storage/database";
 import type { DiskMonitor, DiskStatus } from "./storage/disk-space";
 import { reclaimedJobsByQueue, waitingJobsByQueue } from "./storage/job-rows";
-import type { BacklogMonitor } from "./domain/delivery-backlog";
+import type { BacklogMonitor } from "./domain/sending/delivery-backlog";
 import type { ReplicaHealth } from "./storage/replica-lag";
 
 /**

@@ -1,13 +1,13 @@
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import type { Logger } from "./logger";
-import { createUnitAcceptor, createVerifiedDomainCache } from "./domain/send-email";
-import { refusingAcceptors } from "./domain/acceptance-refusals";
-import { createApiKeyAuthCache } from "./domain/api-keys";
-import { createTrackingSecretSource } from "./domain/tracking-secret";
+import { createUnitAcceptor, createVerifiedDomainCache } from "./domain/sending/send-email";
+import { refusingAcceptors } from "./domain/sending/acceptance-refusals";
+import { createApiKeyAuthCache } from "./domain/accounts/api-keys";
+import { createTrackingSecretSource } from "./domain/tracking/tracking-secret";
 import { createDashboardApiCache } from "./api-client/dashboard-cache";
-import { createRollupScheduler } from "./domain/event-counts";
-import { createBacklogMonitor } from "./domain/delivery-backlog";
+import { createRollupScheduler } from "./domain/events/event-counts";
+import { createBacklogMonitor } from "./domain/sending/delivery-backlog";
 import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
@@ -149,7 +149,7 @@ export function buildAppContext(base: {
     publicUrl: base.config.publicUrl,
     httpMetrics,
     metrics: createAppMetrics(httpMetrics.registry, base.database, disk, reads.health, backlog, inboundBacklog),
-    // POST /email and SMTP submission share this path; the refusals are the sending rules' (lib/domain/acceptance-refusals.ts).
+    // POST /email and SMTP submission share this path; the refusals are the sending rules' (lib/domain/sending/acceptance-refusals.ts).
     accept: (acceptance) => noted(acceptance.key.accountId, acceptors.accept(acceptance)),
     acceptBatch: (unit) => {
       const accountId = unit.items[0]?.key.accountId;

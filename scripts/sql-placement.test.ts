@@ -21,7 +21,7 @@ describe("SQL placement", () => {
     expect(isCheckedForSql("lib/storage/event-rows.ts")).toBe(false);
     expect(isCheckedForSql("lib/domain/send-email.test.ts")).toBe(false);
     expect(isCheckedForSql("bench/api.ts")).toBe(false);
-    expect(isCheckedForSql("lib/domain/send-email.ts")).toBe(true);
+    expect(isCheckedForSql("lib/domain/sending/send-email.ts")).toBe(true);
     expect(isCheckedForSql("app/(dashboard)/page.tsx")).toBe(true);
     expect(isCheckedForSql("server.ts")).toBe(true);
   });

@@ -5,8 +5,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { ConfigError, getConfig } from "../lib/config";
-import { markFirstStartCredentialsShown } from "../lib/domain/bootstrap";
-import { AuthSecretError } from "../lib/domain/dashboard-auth-secret";
+import { markFirstStartCredentialsShown } from "../lib/domain/staff/bootstrap";
+import { AuthSecretError } from "../lib/domain/staff/dashboard-auth-secret";
 import { PortError } from "../lib/listen-ports";
 import { DataDirError } from "../lib/storage/embedded";
 import { startServer } from "../server";

@@ -8,10 +8,10 @@ import {
   summarizeAccount,
   listAccounts,
   type AccountSummary,
-} from "../../lib/domain/accounts";
-import { setDefaultAccount } from "../../lib/domain/default-account";
-import type { Limits } from "../../lib/domain/plans";
-import { dnsRecordsFor, findSenderDomain } from "../../lib/domain/sender-domains";
+} from "../../lib/domain/accounts/accounts";
+import { setDefaultAccount } from "../../lib/domain/accounts/default-account";
+import type { Limits } from "../../lib/domain/accounts/plans";
+import { dnsRecordsFor, findSenderDomain } from "../../lib/domain/accounts/sender-domains";
 import { CliError, emit, formatTime, table } from "../output";
 import { resolveAccount } from "../resolve-account";
 import { withJson, type CliApp, type JsonOptions } from "../runner";

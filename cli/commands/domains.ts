@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { checkDomainDns, describeFailedCheck, txtResolverFor } from "../../lib/domain/domain-verification";
+import { checkDomainDns, describeFailedCheck, txtResolverFor } from "../../lib/domain/accounts/domain-verification";
 import {
   addSenderDomain,
   dnsRecordsFor,
@@ -9,7 +9,7 @@ import {
   normalizeDomainName,
   type DnsRecord,
   type SenderDomainRow,
-} from "../../lib/domain/sender-domains";
+} from "../../lib/domain/accounts/sender-domains";
 import { CliError, emit, formatTime, table } from "../output";
 import { resolveAccount } from "../resolve-account";
 import { withJson, type CliApp, type JsonOptions } from "../runner";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { createInboundRoute, deleteRoute, listRoutes } from "../../lib/domain/inbound/routes";
-import { WebhookUrlRefusedError } from "../../lib/domain/webhooks";
+import { WebhookUrlRefusedError } from "../../lib/domain/webhooks/webhooks";
 import { webhookUrlCheck } from "../../lib/webhooks/destination-check";
 import { CliError, emit, formatTime, table } from "../output";
 import { resolveAccount } from "../resolve-account";

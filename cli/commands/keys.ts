@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { isUuid } from "../../lib/domain/accounts";
+import { isUuid } from "../../lib/domain/accounts/accounts";
 import { API_KEY_SCOPES, isApiKeyScope } from "../../lib/contract/api-keys";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../lib/domain/api-keys";
-import { DomainError } from "../../lib/domain/domain-error";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../lib/domain/accounts/api-keys";
+import { DomainError } from "../../lib/domain/shared/domain-error";
 import { CliError, emit, formatTime, table } from "../output";
 import { resolveAccount } from "../resolve-account";
 import { withJson, type CliApp, type JsonOptions } from "../runner";

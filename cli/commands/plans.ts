@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { PLANS } from "../../lib/domain/plans";
+import { PLANS } from "../../lib/domain/accounts/plans";
 import { emit, table } from "../output";
 import { withJson, type JsonOptions } from "../runner";
 

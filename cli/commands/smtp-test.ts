@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import nodemailer from "nodemailer";
-import { isValidEmail } from "../../lib/domain/email-request/addresses";
-import { listSenderDomains } from "../../lib/domain/sender-domains";
+import { isValidEmail } from "../../lib/contract/text";
+import { listSenderDomains } from "../../lib/domain/accounts/sender-domains";
 import { DEFAULT_PORTS } from "../../lib/submission/ports";
 import { CliError, emit } from "../output";
 import { resolveAccount } from "../resolve-account";

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { addSuppression, listSuppressions, removeSuppression, SUPPRESSION_REASONS, type SuppressionRow } from "../../lib/domain/suppressions";
+import { addSuppression, listSuppressions, removeSuppression, SUPPRESSION_REASONS, type SuppressionRow } from "../../lib/domain/accounts/suppressions";
 import type { SuppressionReason } from "../../lib/storage/schema";
 import { CliError, emit, formatTime, table } from "../output";
 import { resolveAccount } from "../resolve-account";

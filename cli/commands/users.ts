@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { generatePassword } from "../../lib/domain/bootstrap";
+import { generatePassword } from "../../lib/domain/staff/bootstrap";
 import {
   addStaffUser,
   changeStaffRole,
@@ -13,7 +13,7 @@ import {
   type Membership,
   type StaffUser,
   type StaffUserWithMemberships,
-} from "../../lib/domain/staff-users";
+} from "../../lib/domain/staff/staff-users";
 import { CliError, emit, formatTime, table } from "../output";
 import { resolveAccount } from "../resolve-account";
 import { withJson, type CliApp, type JsonOptions } from "../runner";

@@ -1,4 +1,4 @@
-import { ExpiringMap } from "../domain/expiring-map";
+import { ExpiringMap } from "../domain/shared/expiring-map";
 
 /**
  * What this process keeps for the dashboard's API clients (on its context:

@@ -1,4 +1,4 @@
-import { OUTAGE_MESSAGES, outageMessage } from "../domain/outage-message";
+import { OUTAGE_MESSAGES, outageMessage } from "../domain/shared/outage-message";
 import { ApiRequestError } from "./client";
 
 /** A sentence for the page that says what went wrong and what to do. */

@@ -1,8 +1,8 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import type { AppContext } from "../context";
-import { authenticateApiKey } from "../domain/api-keys";
-import { CLIENT_ADDRESS_HEADER } from "../domain/client-ip";
+import { authenticateApiKey } from "../domain/accounts/api-keys";
+import { CLIENT_ADDRESS_HEADER } from "../domain/shared/client-ip";
 import type { ApiEnv } from "../http/env";
 import { apiError } from "../http/errors";
 import { createMcpServer, type ApiCall } from "../mcp/tools";

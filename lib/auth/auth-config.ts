@@ -2,10 +2,10 @@ import "server-only";
 import { CredentialsSignin } from "@auth/core/errors";
 import type { NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
-import { requestClientIp } from "../domain/client-ip";
-import { outageMessage } from "../domain/outage-message";
-import { beginSignInAttempt, signInSucceeded } from "../domain/sign-in-throttle";
-import { getStaffUserById, verifyStaffPassword } from "../domain/staff-users";
+import { requestClientIp } from "../domain/shared/client-ip";
+import { outageMessage } from "../domain/shared/outage-message";
+import { beginSignInAttempt, signInSucceeded } from "../domain/staff/sign-in-throttle";
+import { getStaffUserById, verifyStaffPassword } from "../domain/staff/staff-users";
 import { getServerContext } from "../runtime";
 import { admitOidcIdentity } from "./oidc-sign-in";
 import { isRole } from "./roles";
@@ -16,7 +16,7 @@ import { sessionBindingAtSignIn, sessionHolds, sessionUserId } from "./session-v
  * credentials over staff users, an optional OIDC provider from
  * configuration, JWT sessions carrying the role, re-read on every request.
  * Built per request from the running context, whose secret server.ts
- * resolved at start (lib/domain/dashboard-auth-secret.ts). No `next-auth`
+ * resolved at start (lib/domain/staff/dashboard-auth-secret.ts). No `next-auth`
  * runtime import here, so it can be tested outside Next.
  */
 

@@ -1,5 +1,5 @@
 import type { AppContext } from "../context";
-import { addSsoStaffUser, getStaffUser, recordStaffSignIn } from "../domain/staff-users";
+import { addSsoStaffUser, getStaffUser, recordStaffSignIn } from "../domain/staff/staff-users";
 import type { StaffRole } from "../contract/staff-roles";
 import { decideOidcSignIn, type OidcAllowList } from "./oidc-policy";
 

@@ -1,5 +1,5 @@
 import type { AppContext } from "../context";
-import { getStaffUser, normalizeStaffEmail, type StaffUser } from "../domain/staff-users";
+import { getStaffUser, normalizeStaffEmail, type StaffUser } from "../domain/staff/staff-users";
 
 /**
  * What binds a dashboard session to its staff user (docs/adr/0507-session-version.md,

@@ -1,7 +1,7 @@
 /**
  * The scopes of an API key (docs/contract.md §17.2, docs/adr/0130): the one
  * list, read by the api_keys column type, the scope policy
- * (lib/domain/key-scope.ts), the CLI and the dashboard.
+ * (lib/domain/accounts/key-scope.ts), the CLI and the dashboard.
  */
 export const API_KEY_SCOPES = ["full", "send", "read"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

@@ -7,7 +7,7 @@ import { withinCodePoints } from "./text";
  * POST /email (docs/contract.md §5). The schema
  * here is the permissive wire shape, for the OpenAPI document, the dashboard's
  * compose form and the API client. The server's validation is the ordered,
- * code-by-code check of lib/domain/email-request (it must report the spec's
+ * code-by-code check of lib/domain/sending/email-request (it must report the spec's
  * error codes, which a zod schema cannot express); both count lengths and
  * characters by lib/contract/text.ts. Imports only zod and lib/contract.
  */

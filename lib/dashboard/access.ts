@@ -3,9 +3,9 @@ import { forbidden, notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { getStaffSession, staffSessionUnchecked } from "../auth/auth";
 import { safeReturnPath } from "../auth/safe-return";
-import { OUTAGE_MESSAGES, outageMessage } from "../domain/outage-message";
+import { OUTAGE_MESSAGES, outageMessage } from "../domain/shared/outage-message";
 import { homeFor, type Area } from "../auth/roles";
-import { accountsVisibleTo } from "../domain/staff-users";
+import { accountsVisibleTo } from "../domain/staff/staff-users";
 import { getServerContext } from "../runtime";
 import { accountBase, decideAccess, type AccessCheck, type AccountAccess, type DashboardUser } from "./decide";
 

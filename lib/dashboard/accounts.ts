@@ -1,8 +1,8 @@
 import "server-only";
 import { notFound } from "next/navigation";
-import { createAccount, listAccounts, setAccountLimits, setAccountStatus, type AccountSummary } from "../domain/accounts";
-import { PLANS, type PlanName } from "../domain/plans";
-import { endStaffSessions } from "../domain/staff-users";
+import { createAccount, listAccounts, setAccountLimits, setAccountStatus, type AccountSummary } from "../domain/accounts/accounts";
+import { PLANS, type PlanName } from "../domain/accounts/plans";
+import { endStaffSessions } from "../domain/staff/staff-users";
 import { getServerContext } from "../runtime";
 import { requireDashboardUser, type DashboardUser } from "./access";
 

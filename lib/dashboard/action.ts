@@ -4,8 +4,8 @@ import type { z } from "zod";
 import { ApiRequestError } from "../api-client/client";
 import { describeApiError } from "../api-client/describe-error";
 import type { Area } from "../auth/roles";
-import { DomainError } from "../domain/accounts";
-import { outageMessage } from "../domain/outage-message";
+import { DomainError } from "../domain/shared/domain-error";
+import { outageMessage } from "../domain/shared/outage-message";
 import { checkAccess, dashboardUserOrOutage, type AccountAccess, type DashboardUser } from "./access";
 import { ActionRefusal } from "./refusal";
 

@@ -1,8 +1,8 @@
 import "server-only";
 import { createApiClient, type ApiClient } from "../api-client/client";
 import { defaultApiBaseUrl } from "../api-client";
-import { authenticateApiKey } from "../domain/api-keys";
-import { getDashboardApiKey } from "../domain/bootstrap";
+import { authenticateApiKey } from "../domain/accounts/api-keys";
+import { getDashboardApiKey } from "../domain/staff/bootstrap";
 import { getServerContext } from "../runtime";
 
 /**

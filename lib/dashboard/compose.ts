@@ -1,5 +1,5 @@
 import "server-only";
-import { listSenderDomains } from "../domain/sender-domains";
+import { listSenderDomains } from "../domain/accounts/sender-domains";
 import { getServerContext } from "../runtime";
 import type { AccountAccess } from "./decide";
 import { assertArea } from "./guard";

@@ -1,5 +1,5 @@
 import { canAccess, type Area, type Role } from "../auth/roles";
-import type { VisibleAccount } from "../domain/staff-users";
+import type { VisibleAccount } from "../domain/staff/staff-users";
 
 /**
  * The dashboard's access decision (ADR 0510), pure: who may open which

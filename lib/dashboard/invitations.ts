@@ -1,9 +1,9 @@
 import "server-only";
 import { ApiRequestError } from "../api-client/client";
 import { describeApiError } from "../api-client/describe-error";
-import { getDefaultAccount } from "../domain/accounts";
-import { invitationEmail } from "../domain/invitation-email";
-import { listSenderDomains } from "../domain/sender-domains";
+import { getDefaultAccount } from "../domain/accounts/accounts";
+import { invitationEmail } from "../domain/staff/invitation-email";
+import { listSenderDomains } from "../domain/accounts/sender-domains";
 import {
   acceptInvitation,
   acceptInvitationAsNewUser,
@@ -11,8 +11,8 @@ import {
   findOpenInvitation,
   listPendingInvitations,
   revokeInvitation,
-} from "../domain/staff-invitations";
-import { addStaffUser, getStaffUser, grantMembership, listStaffWithMemberships, normalizeStaffEmail } from "../domain/staff-users";
+} from "../domain/staff/staff-invitations";
+import { addStaffUser, getStaffUser, grantMembership, listStaffWithMemberships, normalizeStaffEmail } from "../domain/staff/staff-users";
 import { getServerContext } from "../runtime";
 import { apiClientFor } from "./api";
 import type { AccountAccess } from "./decide";

@@ -1,5 +1,5 @@
 import "server-only";
-import { findAccountHoldingMessage } from "../domain/message-account";
+import { findAccountHoldingMessage } from "../domain/events/message-account";
 import { canAccess } from "../auth/roles";
 import { getServerContext } from "../runtime";
 import type { DashboardUser } from "./access";

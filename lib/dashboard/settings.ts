@@ -1,10 +1,10 @@
 import "server-only";
 import type { ApiKeyScope } from "../contract/api-keys";
-import { createApiKey, listApiKeys, revokeApiKey, type KeyOptions } from "../domain/api-keys";
-import { checkDomainDns, describeFailedCheck } from "../domain/domain-verification";
-import { addSenderDomain, dnsRecordsFor, listSenderDomains, markDomainVerified, type DnsRecord } from "../domain/sender-domains";
-import { grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff-users";
-import { addSuppression, listSuppressions, removeSuppression } from "../domain/suppressions";
+import { createApiKey, listApiKeys, revokeApiKey, type KeyOptions } from "../domain/accounts/api-keys";
+import { checkDomainDns, describeFailedCheck } from "../domain/accounts/domain-verification";
+import { addSenderDomain, dnsRecordsFor, listSenderDomains, markDomainVerified, type DnsRecord } from "../domain/accounts/sender-domains";
+import { grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff/staff-users";
+import { addSuppression, listSuppressions, removeSuppression } from "../domain/accounts/suppressions";
 import { getServerContext } from "../runtime";
 import { forgetDashboardKeys } from "./api";
 import type { AccountAccess } from "./decide";
@@ -12,7 +12,7 @@ import { pendingInvitations, type InvitationView } from "./invitations";
 import { refuse } from "./refusal";
 import { assertArea } from "./guard";
 
-export type { DnsRecord } from "../domain/sender-domains";
+export type { DnsRecord } from "../domain/accounts/sender-domains";
 
 /**
  * Settings of one account (admin of that account): API keys, sender

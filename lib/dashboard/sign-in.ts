@@ -1,11 +1,11 @@
 import "server-only";
-import { changeOwnPassword, endStaffSessions, getStaffUser, MIN_PASSWORD_LENGTH } from "../domain/staff-users";
+import { changeOwnPassword, endStaffSessions, getStaffUser, MIN_PASSWORD_LENGTH } from "../domain/staff/staff-users";
 import { getServerContext } from "../runtime";
 
 /** What the sign-in and password pages need (not scoped by account). */
 
-export { throttleMessage } from "../domain/sign-in-throttle";
-export { DomainError } from "../domain/accounts";
+export { throttleMessage } from "../domain/staff/sign-in-throttle";
+export { DomainError } from "../domain/shared/domain-error";
 export { MIN_PASSWORD_LENGTH };
 
 export function oidcEnabled(): boolean {

@@ -1,13 +1,13 @@
 import "server-only";
-import { getAccount, rotateSigningKey } from "../domain/accounts";
+import { getAccount, rotateSigningKey } from "../domain/accounts/accounts";
 import { sendTestNotification } from "../webhooks/test-notification";
-import { listWebhookAttempts, type WebhookAttempt } from "../domain/webhooks";
+import { listWebhookAttempts, type WebhookAttempt } from "../domain/webhooks/webhooks";
 import { getServerContext } from "../runtime";
 import type { AccountAccess } from "./decide";
 import { refuse } from "./refusal";
 import { assertArea } from "./guard";
 
-export type { WebhookAttempt } from "../domain/webhooks";
+export type { WebhookAttempt } from "../domain/webhooks/webhooks";
 
 /** What the public API cannot express about an account's webhooks: attempts, test notification, signing key. */
 

@@ -3,7 +3,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { buildMessage } from "./build-message";
-import { parseMessageContent } from "../domain/email-request/message-content";
+import { parseMessageContent } from "../domain/sending/email-request/message-content";
 import { testDkimKey, testDkimResolver } from "../../test/support/dkim-test-key";
 
 const privateKey = testDkimKey.privateKey;

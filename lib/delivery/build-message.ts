@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import MailComposer from "nodemailer/lib/mail-composer";
 import type Mail from "nodemailer/lib/mailer";
 import { signDkim, type DkimKey } from "./dkim";
-import type { ContentAddress, MessageContent } from "../domain/email-request/message-content";
+import type { ContentAddress, MessageContent } from "../domain/sending/email-request/message-content";
 
 /**
  * Builds the RFC 5322 message of one recipient's copy with nodemailer's

@@ -2,7 +2,7 @@ import { domainToASCII } from "node:url";
 import { buildMessage, type DkimKey } from "./build-message";
 import { createCopyTemplate, templateApplies, type CopyTemplate } from "./message-template";
 import { buildRawCopy, extractHtmlPart } from "./raw-copy";
-import type { MessageContent } from "../domain/email-request/message-content";
+import type { MessageContent } from "../domain/sending/email-request/message-content";
 import { encodeTrackingToken } from "../tracking/tracking-tokens";
 import { planTracking, renderTrackingPieces } from "../tracking/tracking-html";
 import { bounceDomainFor, signedAddress, verpAddress } from "../tracking/verp";

@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { composeMessage } from "./build-message";
 import { createCopyTemplate, templateApplies } from "./message-template";
-import { parseMessageContent } from "../domain/email-request/message-content";
+import { parseMessageContent } from "../domain/sending/email-request/message-content";
 import { testDkimKey, testDkimResolver } from "../../test/support/dkim-test-key";
 
 const privateKey = testDkimKey.privateKey;

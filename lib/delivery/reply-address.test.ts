@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMessageContent } from "../domain/email-request/message-content";
+import { parseMessageContent } from "../domain/sending/email-request/message-content";
 import { parseReplyTag, replyTag } from "../tracking/verp";
 import { withReplyAddress } from "./reply-address";
 

@@ -1,4 +1,4 @@
-import type { ContentAddress, MessageContent } from "../domain/email-request/message-content";
+import type { ContentAddress, MessageContent } from "../domain/sending/email-request/message-content";
 import { parseAddress, pickRoute } from "../domain/inbound/route-match";
 import { REPLY_TAG_LENGTH, replyTag } from "../tracking/verp";
 

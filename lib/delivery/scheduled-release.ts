@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
-import { nextReleaseInMs, RELEASE_BATCH, releaseDueMessages, SCHEDULED_CHANNEL } from "../domain/scheduled-sends";
+import { nextReleaseInMs, releaseDueMessages } from "../domain/sending/scheduled-sends";
+import { RELEASE_BATCH, SCHEDULED_CHANNEL } from "../storage/scheduled-rows";
 import { listenForWork } from "../queue/listen";
 
 /**

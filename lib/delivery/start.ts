@@ -8,7 +8,7 @@ import { preparedSql } from "../storage/prepared-sql";
 import { processDeliverJob, type DeliveryDeps } from "./deliver-job";
 import { createMessageLoader } from "./load-messages";
 import { createRoundWriter } from "./record-outcomes";
-import { createMessageFactsWriter } from "../domain/tracked-links";
+import { createMessageFactsWriter } from "../domain/tracking/tracked-links";
 import { startScheduledRelease } from "./scheduled-release";
 import type { Transport } from "./transports";
 

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { authenticateApiKey, type ApiKeyAuthCache } from "../domain/api-keys";
+import { authenticateApiKey, type ApiKeyAuthCache } from "../domain/accounts/api-keys";
 import type { Queryable } from "../storage/database";
 import type { ApiEnv } from "./env";
 import { apiError } from "./errors";

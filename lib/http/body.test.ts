@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { JsonNumberText } from "../domain/json-number";
+import { JsonNumberText } from "../domain/shared/json-number";
 import { OFFLOAD_MIN_BYTES } from "../json-worker";
 import { MAX_VALUES_FOR_SOURCE, readJsonArrayBody, readJsonBody } from "./body";
 

@@ -1,6 +1,6 @@
 import { setImmediate as checkPhase, setTimeout as timersPhase } from "node:timers/promises";
 import v8 from "node:v8";
-import { JsonNumberText } from "../domain/json-number";
+import { JsonNumberText } from "../domain/shared/json-number";
 import { OFFLOAD_MIN_BYTES, parseJsonItemsOffThread, parseJsonOffThread } from "../json-worker";
 import { readBytes } from "../read-bytes";
 

@@ -1,4 +1,4 @@
-import type { AuthenticatedKey } from "../domain/api-keys";
+import type { AuthenticatedKey } from "../domain/accounts/api-keys";
 import type { Logger } from "../logger";
 
 /** Hono environment of the /api/v1 routes: the authenticated key is set by the auth middleware. */

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { BacklogFullError } from "../domain/delivery-backlog";
+import { BacklogFullError } from "../domain/sending/delivery-backlog";
 import type { Logger } from "../logger";
 import type { OutageLog } from "../storage/outage-log";
 import { databaseFaultOf } from "../storage/unavailable";

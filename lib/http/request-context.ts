@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
-import { CLIENT_ADDRESS_HEADER } from "../domain/client-ip";
+import { CLIENT_ADDRESS_HEADER } from "../domain/shared/client-ip";
 import type { Logger } from "../logger";
 import { isBodyLeftUnread } from "./body";
 import type { ApiEnv } from "./env";
@@ -34,7 +34,7 @@ function fallbackRoute(path: string): string {
 /**
  * First middleware of the API app: request id in (X-Request-Id) and out, a
  * child logger that carries it, one access-log line (with the client
- * address server.ts resolved, lib/domain/client-ip.ts) and the request metrics.
+ * address server.ts resolved, lib/domain/shared/client-ip.ts) and the request metrics.
  */
 export function requestContext(log: Logger, metrics: HttpMetrics): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {

@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import { parseSignedAddress } from "../tracking/verp";
-import { findRecipient, recordEngagement, recordLateBounce } from "../domain/recipient-events";
+import { findRecipient, recordEngagement, recordLateBounce } from "../domain/events/recipient-events";
 import { parseReport, type ParsedReport } from "./report-parser";
 
 /**

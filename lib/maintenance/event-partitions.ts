@@ -1,5 +1,5 @@
-import { maintainDayPartitions } from "../domain/day-partitions";
-import { maintainEventPartitions } from "../domain/event-partitions";
+import { maintainDayPartitions } from "../domain/partitions/day-partitions";
+import { maintainEventPartitions } from "../domain/partitions/event-partitions";
 import type { MaintenanceJob } from "./maintenance-job";
 
 /**

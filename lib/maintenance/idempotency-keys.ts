@@ -1,4 +1,4 @@
-import { purgeIdempotencyKeys } from "../domain/idempotency-keys";
+import { purgeIdempotencyKeys } from "../domain/sending/idempotency-keys";
 import type { MaintenanceJob } from "./maintenance-job";
 
 /** Idempotency-Key answers are kept 24 hours (docs/adr/0110); the hourly purge frees older keys. */

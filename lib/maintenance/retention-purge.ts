@@ -1,10 +1,10 @@
 import type { AppContext } from "../context";
 import type { MaintenanceJob } from "./maintenance-job";
-import { purgeDayPartitionedBefore } from "../domain/day-partitions";
+import { purgeDayPartitionedBefore } from "../domain/partitions/day-partitions";
 import { accountRetentions } from "../storage/event-partitions";
-import { longestRetentionDays, purgeEventsPastRetention } from "../domain/event-partitions";
-import { dropPastMessageDays } from "../domain/message-partitions";
-import { dropEmptyRecipientDays } from "../domain/recipient-partitions";
+import { longestRetentionDays, purgeEventsPastRetention } from "../domain/partitions/event-partitions";
+import { dropPastMessageDays } from "../domain/partitions/message-partitions";
+import { dropEmptyRecipientDays } from "../domain/partitions/recipient-partitions";
 import { deleteEventHourCountsPastRetention, deleteLimitCountersBefore, deleteMessagesPastRetention } from "../storage/retention-rows";
 
 /**
@@ -14,12 +14,12 @@ import { deleteEventHourCountsPastRetention, deleteLimitCountersBefore, deleteMe
  * sandbox captures older than MAILROOM_SANDBOX_RETENTION, rate-limit counters
  * of past windows, and the hourly event-count summaries past retention.
  * Deletes in batches so that no statement holds locks for long.
- * Events go by whole day partitions (lib/domain/event-partitions.ts, docs/adr/0031),
- * and so do sandbox captures (lib/domain/day-partitions.ts, docs/adr/0040) and
+ * Events go by whole day partitions (lib/domain/partitions/event-partitions.ts, docs/adr/0031),
+ * and so do sandbox captures (lib/domain/partitions/day-partitions.ts, docs/adr/0040) and
  * messages past the longest retention, with their recipients' and tracking
- * rows' day tables (lib/domain/message-partitions.ts, docs/adr/0044); a
+ * rows' day tables (lib/domain/partitions/message-partitions.ts, docs/adr/0044); a
  * recipients' day table emptied by its messages' deletes is dropped too
- * (lib/domain/recipient-partitions.ts, docs/adr/0043).
+ * (lib/domain/partitions/recipient-partitions.ts, docs/adr/0043).
  */
 
 export async function purgePastRetention(ctx: AppContext, now = new Date()) {

@@ -1,4 +1,4 @@
-import { purgeSignInFailures } from "../domain/sign-in-throttle";
+import { purgeSignInFailures } from "../domain/staff/sign-in-throttle";
 import type { MaintenanceJob } from "./maintenance-job";
 
 /** Failed staff sign-ins older than the throttle's window count for nothing (docs/adr/0504). */

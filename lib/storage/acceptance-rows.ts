@@ -5,7 +5,7 @@ import type { Tx } from "./transaction";
  * The SQL of acceptance (docs/adr/0102, the hot path of docs/adr/0320):
  * messages and their recipients stored in one statement whatever their
  * number, the suppression check of limited keys, and the savepoint a limit
- * check runs under. lib/domain/accept-messages.ts decides what is accepted;
+ * check runs under. lib/domain/sending/accept-messages.ts decides what is accepted;
  * this is only the SQL.
  */
 

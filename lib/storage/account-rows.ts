@@ -4,7 +4,7 @@ import { accounts } from "./schema";
 import type { Tx } from "./transaction";
 
 /**
- * The reads and writes of accounts (lib/domain/accounts.ts and
+ * The reads and writes of accounts (lib/domain/accounts/accounts.ts and
  * default-account.ts decide what an account is).
  */
 

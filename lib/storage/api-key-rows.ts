@@ -2,7 +2,7 @@ import { and, asc, desc, eq, isNull } from "drizzle-orm";
 import type { Queryable } from "./database";
 import { accounts, apiKeys, dashboardApiKeys } from "./schema";
 
-/** The reads and writes of API keys (lib/domain/api-keys.ts decides what a key may do). */
+/** The reads and writes of API keys (lib/domain/accounts/api-keys.ts decides what a key may do). */
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Queryable } from "./database";
 import { dashboardApiKeys } from "./schema";
 
-/** The reads and writes of dashboard_api_keys, each account's dashboard key sealed (lib/domain/bootstrap.ts, dashboard-auth-secret.ts). */
+/** The reads and writes of dashboard_api_keys, each account's dashboard key sealed (lib/domain/staff/bootstrap.ts, dashboard-auth-secret.ts). */
 
 export type DashboardKeyRow = typeof dashboardApiKeys.$inferSelect;
 

@@ -6,7 +6,7 @@ import type { Tx } from "./transaction";
 /**
  * The SQL of the hourly event summaries (migration 0100, docs/adr/0101):
  * event_hour_counts and event_rollup_state, and the counts read from them.
- * lib/domain/event-counts.ts decides what is summarised and when; this is
+ * lib/domain/events/event-counts.ts decides what is summarised and when; this is
  * only the SQL.
  */
 
@@ -48,7 +48,7 @@ export async function updateRolledUntil(tx: Tx, accountId: string, rolledUntil: 
 /**
  * CTEs `v`, `w` and `s` of a count statement: account $1's summary state, oldest event and
  * retention floor, and `s` (one row: ru, oldest, rf, a, b), the summarised span [a, b) inside
- * [lo, hi] (lib/domain/event-counts.ts `summarisedSpan`, in SQL). Read in the statement that
+ * [lo, hi] (lib/domain/events/event-counts.ts `summarisedSpan`, in SQL). Read in the statement that
  * counts, so state and summaries come from one snapshot: a roll-up or a late event's undo
  * committing between two statements would count a span twice or not at all.
  */

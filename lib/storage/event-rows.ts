@@ -24,7 +24,7 @@ export interface EventRow {
 
 /**
  * Appends events in one statement and returns their ids in the order given
- * (lib/domain/event-log.ts decides what an event is; this is only the SQL).
+ * (lib/domain/events/event-log.ts decides what an event is; this is only the SQL).
  * Constant text whatever the number of events, so a named (prepared) statement.
  */
 export async function insertEvents(q: Queryable, rows: EventRow[]): Promise<number[]> {
@@ -116,7 +116,7 @@ export async function countEventRows(q: Queryable, accountId: string, f: EventRo
 /**
  * The number of matching events in [startDate, endDate] (`far` when open),
  * in one round trip: the summary state, the span [a, b) it covers
- * (lib/domain/event-counts.ts `summarisedSpan`, in SQL) and the count,
+ * (lib/domain/events/event-counts.ts `summarisedSpan`, in SQL) and the count,
  * hourly summaries for [a, b) and rows for the rest. Also the state read,
  * so the caller can bring the summaries forward.
  */

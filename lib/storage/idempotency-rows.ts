@@ -3,7 +3,7 @@ import type { Tx } from "./transaction";
 
 /**
  * The SQL of idempotency_keys (migration 0710, docs/adr/0110): one row per
- * API key and Idempotency-Key with the answer given. lib/domain/idempotency-keys.ts
+ * API key and Idempotency-Key with the answer given. lib/domain/sending/idempotency-keys.ts
  * decides what a claim is; this is only the SQL. The claim runs on the
  * acceptance hot path, so it is a named (prepared) statement.
  */

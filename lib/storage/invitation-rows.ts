@@ -3,7 +3,7 @@ import { accountNotDeleted } from "./account-rows";
 import type { Queryable } from "./database";
 import { accounts, staffInvitations } from "./schema";
 
-/** The reads and writes of staff invitations (lib/domain/staff-invitations.ts decides what they mean). */
+/** The reads and writes of staff invitations (lib/domain/staff/staff-invitations.ts decides what they mean). */
 
 export type InvitationRow = typeof staffInvitations.$inferSelect;
 

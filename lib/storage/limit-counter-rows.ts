@@ -2,7 +2,7 @@ import type { Queryable } from "./database";
 
 /**
  * The SQL of limit_counters (docs/contract.md §6): one row per API key,
- * window kind and window start. lib/domain/limit-counters.ts decides what a
+ * window kind and window start. lib/domain/sending/limit-counters.ts decides what a
  * window is and what a refusal means; this is only the SQL.
  */
 

@@ -5,7 +5,7 @@ import { idBounds } from "./day-partitions";
 /** Channel on which a committed fan-out wakes the notification workers (LISTEN/NOTIFY is transactional). */
 export const WAKE_CHANNEL = "mailroom_webhooks";
 
-/** An event that notifies, as lib/domain/notification-outbox.ts maps it. */
+/** An event that notifies, as lib/domain/webhooks/notification-outbox.ts maps it. */
 export interface NotificationCandidate {
   event_id: number;
   account_id: string;

@@ -4,7 +4,7 @@ import type { Tx } from "./transaction";
 /**
  * The SQL of what happens to one recipient after delivery (opens, clicks,
  * unsubscribes, complaints, late bounces): its message_recipients row and
- * its engagement_windows (ADR 0306). lib/domain/recipient-events.ts decides
+ * its engagement_windows (ADR 0306). lib/domain/events/recipient-events.ts decides
  * what is logged; this is only the SQL.
  */
 

@@ -24,7 +24,7 @@ async function deleteInBatches(q: Queryable, sql: string, params: unknown[]): Pr
  * them since messages are partitioned, docs/adr/0044; their attempts and
  * windows follow by theirs). By (id, created_at), so each delete finds its
  * day table. The whole days past the longest retention go by DROP
- * (lib/domain/message-partitions.ts); this thins the days a shorter retention reaches.
+ * (lib/domain/partitions/message-partitions.ts); this thins the days a shorter retention reaches.
  */
 export async function deleteMessagesPastRetention(q: Queryable, now: Date): Promise<number> {
   let total = 0;

@@ -1,5 +1,5 @@
 /**
- * lib/domain/retention-floor.ts in SQL: the first whole UTC hour inside an
+ * lib/domain/events/retention-floor.ts in SQL: the first whole UTC hour inside an
  * account's retention period (docs/adr/0515). `now` and `days` are SQL
  * expressions of Unix seconds and days.
  */

@@ -4,7 +4,7 @@ import type { Tx } from "./transaction";
 /**
  * The SQL of scheduled sends (docs/adr/0125): messages.send_at and
  * messages.schedule_status, and the recipients of a cancelled message.
- * lib/domain/scheduled-sends.ts decides when a message is released or
+ * lib/domain/sending/scheduled-sends.ts decides when a message is released or
  * cancelled; this is only the SQL.
  */
 

@@ -336,7 +336,7 @@ export const sandboxMessages = pgTable("sandbox_messages", {
   accountId: uuid("account_id"),
 });
 
-// Migration 0100: hourly event summaries for exact counts (lib/domain/event-counts.ts).
+// Migration 0100: hourly event summaries for exact counts (lib/domain/events/event-counts.ts).
 export const eventHourCounts = pgTable(
   "event_hour_counts",
   {
@@ -353,7 +353,7 @@ export const eventRollupState = pgTable("event_rollup_state", {
   rolledUntil: bigint("rolled_until", { mode: "number" }).notNull(),
 });
 
-/** Failed staff sign-ins, counted per email and client address (migration 0500, lib/domain/sign-in-throttle.ts). */
+/** Failed staff sign-ins, counted per email and client address (migration 0500, lib/domain/staff/sign-in-throttle.ts). */
 export const signInFailures = pgTable("sign_in_failures", {
   id: bigserial("id", { mode: "number" }).primaryKey(),
   email: text("email").notNull(),
@@ -375,7 +375,7 @@ export const engagementWindows = pgTable(
   (t) => [primaryKey({ columns: [t.recipientId, t.kind, t.linkKey] })],
 );
 
-/** Idempotency-Key answers of POST /email per API key (migration 0710, lib/domain/idempotency-keys.ts). */
+/** Idempotency-Key answers of POST /email per API key (migration 0710, lib/domain/sending/idempotency-keys.ts). */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {

@@ -2,7 +2,7 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Queryable } from "./database";
 import { senderDomains } from "./schema";
 
-/** The reads and writes of sender domains (lib/domain/sender-domains.ts decides what they mean; verified-domain-rows.ts, the send path's check). */
+/** The reads and writes of sender domains (lib/domain/accounts/sender-domains.ts decides what they mean; verified-domain-rows.ts, the send path's check). */
 
 export type SenderDomainRow = typeof senderDomains.$inferSelect;
 

@@ -3,7 +3,7 @@ import type { Tx } from "./transaction";
 
 /**
  * The SQL of sign_in_failures, the staff password sign-in throttle's rows
- * (lib/domain/sign-in-throttle.ts decides the limits, docs/adr/0504).
+ * (lib/domain/staff/sign-in-throttle.ts decides the limits, docs/adr/0504).
  */
 
 /** Serialises the attempts on one key (`email:…` or `address:…`) of the throttle's lock class until the transaction ends. */

@@ -6,7 +6,7 @@ import { accounts, staffMemberships, staffUsers } from "./schema";
 
 /**
  * The reads and writes of staff users and their memberships
- * (lib/domain/staff-users.ts decides what they mean; invitations:
+ * (lib/domain/staff/staff-users.ts decides what they mean; invitations:
  * invitation-rows.ts).
  */
 

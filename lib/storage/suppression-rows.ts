@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, ilike, inArray } from "drizzle-orm";
 import type { Queryable } from "./database";
 import { suppressions, type SuppressionReason } from "./schema";
 
-/** The reads and writes of suppressions (lib/domain/suppressions.ts normalises the addresses and decides what a suppression means). */
+/** The reads and writes of suppressions (lib/domain/accounts/suppressions.ts normalises the addresses and decides what a suppression means). */
 
 export type SuppressionRow = typeof suppressions.$inferSelect;
 

@@ -3,7 +3,7 @@ import type { Queryable } from "./database";
 /**
  * The SQL of messages.tracked_links (the link list of a message's HTML body,
  * written by its first tracked delivery) and of the facts delivery learns
- * about a message (docs/adr/0320). lib/domain/tracked-links.ts decides what
+ * about a message (docs/adr/0320). lib/domain/tracking/tracked-links.ts decides what
  * a link is; this is only the SQL. The click path and the facts writer are
  * hot: named (prepared) statements.
  */

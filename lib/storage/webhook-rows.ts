@@ -4,7 +4,7 @@ import type { Queryable } from "./database";
 import { webhookAttempts, webhookNotifications, webhooks } from "./schema";
 import type { Tx } from "./transaction";
 
-/** The reads and writes of webhook registrations and their attempt log (lib/domain/webhooks.ts decides what they mean). */
+/** The reads and writes of webhook registrations and their attempt log (lib/domain/webhooks/webhooks.ts decides what they mean). */
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;

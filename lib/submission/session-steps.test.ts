@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AppContext } from "../context";
-import { BacklogFullError } from "../domain/delivery-backlog";
+import { BacklogFullError } from "../domain/sending/delivery-backlog";
 import { MAX_ENVELOPE_RECIPIENTS } from "../domain/submission/recipient-kinds";
 import { REPLY } from "../domain/submission/replies";
 import { authRefusal, envelopeOf, failedReply, recipientRefusal, refuse, senderRefusal } from "./session-steps";

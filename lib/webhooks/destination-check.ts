@@ -1,4 +1,4 @@
-import { WebhookUrlRefusedError, type WebhookUrlCheck } from "../domain/webhooks";
+import { WebhookUrlRefusedError, type WebhookUrlCheck } from "../domain/webhooks/webhooks";
 import { resolveDestination, SsrfRefusedError, type Resolver } from "./ssrf-guard";
 
 /**

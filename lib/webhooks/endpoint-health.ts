@@ -1,7 +1,7 @@
 import type { AppContext } from "../context";
-import { sendEmail } from "../domain/send-email";
-import { accountAdmins, systemSender } from "../domain/system-sender";
-import { webhookDisabledEmail } from "../domain/webhook-disabled-email";
+import { sendEmail } from "../domain/sending/send-email";
+import { accountAdmins, systemSender } from "../domain/accounts/system-sender";
+import { webhookDisabledEmail } from "../domain/webhooks/webhook-disabled-email";
 import type { Database } from "../storage/database";
 import { holdNotifications } from "../storage/notification-rows";
 import { withTransaction } from "../storage/transaction";

@@ -6,23 +6,12 @@ import { buildInboundPayload, payloadJsonBytes, type BuiltInboundPayload } from 
 import { keptPayloadJson, postedPayloadJson } from "../domain/inbound/stored-payload";
 import { signDownloadToken } from "../domain/inbound/download-token";
 import { messageOfReplyTag } from "../domain/inbound/reply-address";
-import { INBOUND_WAKE_CHANNEL } from "../domain/inbound/receive";
+import { INBOUND_WAKE_CHANNEL, findAccountMessage, findRepliedMessage, recordFirstInboundAttempt, recordInboundAttempt, withWholeRaw, type InboundForPost, type InboundKey, type LoadedInboundRow, type PayloadToSave } from "../storage/inbound-rows";
 import { enqueueMany } from "../queue/boss";
 import { inboundPostQueue, type InboundPostJob } from "../jobs/inbound-post";
 import { listenForWork } from "../queue/listen";
 import type { JobWorker, JobWorkerEnv } from "../jobs/job-worker";
 import { SETTLED, startJobLoop } from "../queue/worker-loop";
-import {
-  findAccountMessage,
-  findRepliedMessage,
-  recordFirstInboundAttempt,
-  recordInboundAttempt,
-  withWholeRaw,
-  type InboundForPost,
-  type InboundKey,
-  type LoadedInboundRow,
-  type PayloadToSave,
-} from "../storage/inbound-rows";
 import { loadInboundRowsForPost, recordFinalInboundAttempts, type FinalInboundAttempt } from "../storage/inbound-post-batches";
 import { createGroupCommit } from "../storage/group-commit";
 import { completeJobs } from "../storage/job-rows";

@@ -2,8 +2,8 @@ import type { Database } from "../storage/database";
 import { DAY, firstIdOfDay } from "../storage/day-partitions";
 import { accountRetentions } from "../storage/event-partitions";
 import { deleteAttemptsOfNotificationIds, deleteFinishedNotifications, notificationPartitionMustStay } from "../storage/notification-rows";
-import { dropPastDays } from "../domain/day-partitions";
-import { DEFAULT_RETENTION_DAYS } from "../domain/event-partitions";
+import { dropPastDays } from "../domain/partitions/day-partitions";
+import { DEFAULT_RETENTION_DAYS } from "../domain/partitions/event-partitions";
 
 const TABLE = "webhook_notifications";
 /** Below every id: the lower bound of the legacy table. */

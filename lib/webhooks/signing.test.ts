@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { notificationSchema } from "../contract/notifications";
-import { generateSigningKey } from "../domain/accounts";
+import { generateSigningKey } from "../domain/accounts/accounts";
 import { decodeSigningKey, newSignatureToken, signNotification, webhookMessageId } from "./signing";
 
 /** A receiver's check, written from docs/contract.md §10.3 alone: hex HMAC-SHA256 of Timestamp+Token keyed with the key as shown. */

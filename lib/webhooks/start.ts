@@ -6,7 +6,7 @@ import { SETTLED, startJobLoop } from "../queue/worker-loop";
 import { openDatabase, type Database } from "../storage/database";
 import { preparedSql } from "../storage/prepared-sql";
 import { NotificationDispatcher, defaultDispatcherOptions, type DispatcherOptions, type DispatcherStats } from "./dispatcher";
-import { WAKE_CHANNEL } from "../domain/notification-outbox";
+import { WAKE_CHANNEL } from "../storage/notification-rows";
 
 /** How a worker process works the `notify` job (lib/jobs/notify.ts); `dispatcher` overrides its options (tests). */
 export const notifyWorker: JobWorker<AppContext, { dispatcher?: Partial<DispatcherOptions> }> = {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { canonicalWebhookEvent, webhookEventSchema } from "../contract/webhooks";
-import { sampleEventData } from "../domain/notification-payload";
-import { getWebhook } from "../domain/webhooks";
+import { sampleEventData } from "../domain/webhooks/notification-payload";
+import { getWebhook } from "../domain/webhooks/webhooks";
 import { selectWebhookSigningKey } from "../storage/account-rows";
 import type { Queryable } from "../storage/database";
 import { postJson, type AttemptResult } from "./http-post";

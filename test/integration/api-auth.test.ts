@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authenticateApiKey, createApiKeyAuthCache, revokeApiKey } from "../../lib/domain/api-keys";
+import { authenticateApiKey, createApiKeyAuthCache, revokeApiKey } from "../../lib/domain/accounts/api-keys";
 import type { Queryable } from "../../lib/storage/database";
-import { setAccountStatus } from "../../lib/domain/accounts";
+import { setAccountStatus } from "../../lib/domain/accounts/accounts";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 

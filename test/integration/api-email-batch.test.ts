@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setAccountLimits } from "../../lib/domain/accounts";
-import { addSuppression } from "../../lib/domain/suppressions";
+import { setAccountLimits } from "../../lib/domain/accounts/accounts";
+import { addSuppression } from "../../lib/domain/accounts/suppressions";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { simpleEmail } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setAccountLimits } from "../../lib/domain/accounts";
-import { addSuppression } from "../../lib/domain/suppressions";
+import { setAccountLimits } from "../../lib/domain/accounts/accounts";
+import { addSuppression } from "../../lib/domain/accounts/suppressions";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { DELIVER_ENTRIES_SQL } from "../../lib/storage/deliver-entries-sql";

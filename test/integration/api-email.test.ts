@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addSuppression } from "../../lib/domain/suppressions";
-import { addSenderDomain } from "../../lib/domain/sender-domains";
+import { addSuppression } from "../../lib/domain/accounts/suppressions";
+import { addSenderDomain } from "../../lib/domain/accounts/sender-domains";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { deliverJobHasMessage } from "../support/delivery-helpers";

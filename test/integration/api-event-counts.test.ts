@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rollupEventCounts, rollupTarget } from "../../lib/domain/event-counts";
+import { rollupEventCounts, rollupTarget } from "../../lib/domain/events/event-counts";
 import { RETAINED_FROM } from "../../lib/storage/retention-sql";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";

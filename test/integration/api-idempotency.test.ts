@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setAccountLimits } from "../../lib/domain/accounts";
-import { addSuppression } from "../../lib/domain/suppressions";
+import { setAccountLimits } from "../../lib/domain/accounts/accounts";
+import { addSuppression } from "../../lib/domain/accounts/suppressions";
 import { runMaintenance } from "../support/run-now";
-import { createAccount } from "../../lib/domain/accounts";
+import { createAccount } from "../../lib/domain/accounts/accounts";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { migrate } from "../../lib/storage/migrate";
 import { bearer, createTestAccount } from "../support/fixtures";

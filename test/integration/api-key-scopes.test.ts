@@ -1,8 +1,8 @@
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiKeyScope } from "../../lib/contract/api-keys";
-import { authenticateApiKey, createApiKey, hashApiKey, listApiKeys } from "../../lib/domain/api-keys";
-import { addSenderDomain } from "../../lib/domain/sender-domains";
+import { authenticateApiKey, createApiKey, hashApiKey, listApiKeys } from "../../lib/domain/accounts/api-keys";
+import { addSenderDomain } from "../../lib/domain/accounts/sender-domains";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { expectNoRecipientLeftQueued, simpleEmail } from "../support/delivery-helpers";
 import { submissionEnv } from "../support/submission";

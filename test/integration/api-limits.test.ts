@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setAccountLimits } from "../../lib/domain/accounts";
-import { createApiKey } from "../../lib/domain/api-keys";
-import { addSuppression } from "../../lib/domain/suppressions";
+import { setAccountLimits } from "../../lib/domain/accounts/accounts";
+import { createApiKey } from "../../lib/domain/accounts/api-keys";
+import { addSuppression } from "../../lib/domain/accounts/suppressions";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_MESSAGES } from "../../lib/contract/errors";
-import { createApiKey } from "../../lib/domain/api-keys";
-import { setAccountDailyCeiling } from "../../lib/domain/accounts";
-import { addSenderDomain } from "../../lib/domain/sender-domains";
+import { createApiKey } from "../../lib/domain/accounts/api-keys";
+import { setAccountDailyCeiling } from "../../lib/domain/accounts/accounts";
+import { addSenderDomain } from "../../lib/domain/accounts/sender-domains";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { runCliJson } from "./cli-support";

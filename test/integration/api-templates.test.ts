@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorEnvelopeSchema } from "../../lib/contract/errors";
 import { listTemplatesResponseSchema, templateDetailSchema, templateSavedResponseSchema, templateVersionSchema } from "../../lib/contract/templates";
-import type { CreatedAccount } from "../../lib/domain/accounts";
+import type { CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 

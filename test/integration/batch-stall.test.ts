@@ -2,7 +2,7 @@ import http from "node:http";
 import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS } from "../../lib/contract/scheduled";
-import { setAccountLimits } from "../../lib/domain/accounts";
+import { setAccountLimits } from "../../lib/domain/accounts/accounts";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 

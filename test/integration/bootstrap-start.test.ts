@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { listAccounts } from "../../lib/domain/accounts";
-import { listApiKeys } from "../../lib/domain/api-keys";
-import { verifyStaffPassword } from "../../lib/domain/staff-users";
+import { listAccounts } from "../../lib/domain/accounts/accounts";
+import { listApiKeys } from "../../lib/domain/accounts/api-keys";
+import { verifyStaffPassword } from "../../lib/domain/staff/staff-users";
 import { openDatabase } from "../../lib/storage/database";
 import { freePort, waitFor } from "../support/processes";
 import { createTestDatabase } from "../support/test-database";

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { buildConfig } from "../../lib/config";
 import type { AppContext } from "../../lib/context";
-import { listAccounts } from "../../lib/domain/accounts";
-import { authenticateApiKey, listApiKeys, revokeApiKey } from "../../lib/domain/api-keys";
-import { ensureFirstStart, getDashboardApiKey } from "../../lib/domain/bootstrap";
-import { listSenderDomains } from "../../lib/domain/sender-domains";
-import { listMembershipsOf, listStaffUsers, verifyStaffPassword } from "../../lib/domain/staff-users";
+import { listAccounts } from "../../lib/domain/accounts/accounts";
+import { authenticateApiKey, listApiKeys, revokeApiKey } from "../../lib/domain/accounts/api-keys";
+import { ensureFirstStart, getDashboardApiKey } from "../../lib/domain/staff/bootstrap";
+import { listSenderDomains } from "../../lib/domain/accounts/sender-domains";
+import { listMembershipsOf, listStaffUsers, verifyStaffPassword } from "../../lib/domain/staff/staff-users";
 import { createLogger } from "../../lib/logger";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { authenticateApiKey } from "../../lib/domain/api-keys";
-import { getDashboardApiKey } from "../../lib/domain/bootstrap";
+import { authenticateApiKey } from "../../lib/domain/accounts/api-keys";
+import { getDashboardApiKey } from "../../lib/domain/staff/bootstrap";
 import { openDatabase } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount } from "../../lib/domain/accounts";
+import { createAccount } from "../../lib/domain/accounts/accounts";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { findSuppressedEmails } from "../../lib/domain/suppressions";
+import { findSuppressedEmails } from "../../lib/domain/accounts/suppressions";
 import { openDatabase } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { changeOwnPassword, verifyStaffPassword } from "../../lib/domain/staff-users";
+import { changeOwnPassword, verifyStaffPassword } from "../../lib/domain/staff/staff-users";
 import { openDatabase } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 import { runCli, runCliJson } from "./cli-support";

@@ -6,11 +6,11 @@ import { listSandbox, readSandbox, reportSandboxSpam } from "../../lib/dashboard
 import * as invitations from "../../lib/dashboard/invitations";
 import * as settings from "../../lib/dashboard/settings";
 import * as webhooks from "../../lib/dashboard/webhooks";
-import { createAccount } from "../../lib/domain/accounts";
-import { accountsVisibleTo, addStaffUser, grantMembership, revokeMembership } from "../../lib/domain/staff-users";
+import { createAccount } from "../../lib/domain/accounts/accounts";
+import { accountsVisibleTo, addStaffUser, grantMembership, revokeMembership } from "../../lib/domain/staff/staff-users";
 import type { AppContext } from "../../lib/context";
 import { setServerContext } from "../../lib/runtime";
-import { createApiKeyAuthCache } from "../../lib/domain/api-keys";
+import { createApiKeyAuthCache } from "../../lib/domain/accounts/api-keys";
 import { createDashboardApiCache } from "../../lib/api-client/dashboard-cache";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";

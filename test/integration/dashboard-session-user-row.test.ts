@@ -2,7 +2,7 @@ import { Auth } from "@auth/core";
 import { getRequestListener } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildAuthConfig } from "../../lib/auth/auth-config";
-import { addStaffUser, removeStaffUser } from "../../lib/domain/staff-users";
+import { addStaffUser, removeStaffUser } from "../../lib/domain/staff/staff-users";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAccount } from "../../lib/domain/accounts";
+import { createAccount } from "../../lib/domain/accounts/accounts";
 import { openDatabase } from "../../lib/storage/database";
 import { startEmbeddedPostgres } from "../../lib/storage/embedded";
 import { bearer } from "../support/fixtures";

@@ -1,7 +1,7 @@
 import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CreatedAccount } from "../../lib/domain/accounts";
-import { ENGAGEMENT_WINDOW_SECONDS } from "../../lib/domain/recipient-events";
+import type { CreatedAccount } from "../../lib/domain/accounts/accounts";
+import { ENGAGEMENT_WINDOW_SECONDS } from "../../lib/domain/events/recipient-events";
 import { createTestAccount } from "../support/fixtures";
 import { eventsOf, sendViaApi, simpleEmail, waitFor, waitForEvent } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { maintainEventPartitions, purgeEventsPastRetention } from "../../lib/domain/event-partitions";
+import { maintainEventPartitions, purgeEventsPastRetention } from "../../lib/domain/partitions/event-partitions";
 import { openDatabase } from "../../lib/storage/database";
 import { insertEvents } from "../../lib/storage/event-rows";
 import { DAY, dayPartitionName, listEventPartitions } from "../../lib/storage/event-partitions";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../../lib/contract/events";
-import { rollupEventCounts, type RollupScheduler } from "../../lib/domain/event-counts";
-import { eventStats } from "../../lib/domain/event-stats";
+import { rollupEventCounts, type RollupScheduler } from "../../lib/domain/events/event-counts";
+import { eventStats } from "../../lib/domain/events/event-stats";
 import type { Database } from "../../lib/storage/database";
 import { addHourCounts, ensureRollupState, HOUR, updateRolledUntil } from "../../lib/storage/event-count-rows";
 import { RETAINED_FROM } from "../../lib/storage/retention-sql";

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { errorEnvelopeSchema } from "../../lib/contract/errors";
-import { createAccount } from "../../lib/domain/accounts";
+import { createAccount } from "../../lib/domain/accounts/accounts";
 import { openDatabase } from "../../lib/storage/database";
 import { startEmbeddedPostgres } from "../../lib/storage/embedded";
 import { clusterDirOf } from "../../lib/storage/postgres-as-root";

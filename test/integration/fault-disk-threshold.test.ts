@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount } from "../../lib/domain/accounts";
+import { createAccount } from "../../lib/domain/accounts/accounts";
 import { openDatabase } from "../../lib/storage/database";
 import { bearer } from "../support/fixtures";
 import { startAppProcess, waitFor, type Proc } from "../support/processes";

@@ -1,7 +1,7 @@
 import http from "node:http";
 import { SMTPServer } from "smtp-server";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { createAccount } from "../../lib/domain/accounts";
+import { createAccount } from "../../lib/domain/accounts/accounts";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { freePort, startAppProcess, waitFor } from "../support/processes";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { maintainDayPartitions } from "../../lib/domain/day-partitions";
+import { maintainDayPartitions } from "../../lib/domain/partitions/day-partitions";
 import { purgeExpiredInboundMessages } from "../../lib/domain/inbound/retention";
 import { openDatabase, type Queryable } from "../../lib/storage/database";
 import { DAY, dayTableName, listDayPartitions } from "../../lib/storage/day-partitions";

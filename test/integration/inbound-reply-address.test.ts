@@ -3,7 +3,7 @@ import { simpleParser } from "mailparser";
 import nodemailer from "nodemailer";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CreatedAccount } from "../../lib/domain/accounts";
+import type { CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { getInboundAddress } from "../../lib/inbound/inbound-server";
 import { replyTag } from "../../lib/tracking/verp";
 import { expectNoRecipientLeftQueued, sendViaApi, simpleEmail, waitForEvent } from "../support/delivery-helpers";

@@ -6,7 +6,7 @@ import nodemailer from "nodemailer";
 import MailComposer from "nodemailer/lib/mail-composer";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CreatedAccount } from "../../lib/domain/accounts";
+import type { CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { getInboundAddress } from "../../lib/inbound/inbound-server";
 import { sendViaApi, simpleEmail } from "../support/delivery-helpers";
 import { bearer, createTestAccount } from "../support/fixtures";

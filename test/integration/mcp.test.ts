@@ -3,8 +3,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "../../lib/domain/api-keys";
-import { addSuppression } from "../../lib/domain/suppressions";
+import { createApiKey } from "../../lib/domain/accounts/api-keys";
+import { addSuppression } from "../../lib/domain/accounts/suppressions";
 import { MCP_TOOL_NAMES } from "../../lib/mcp/tools";
 import { createTestAccount } from "../support/fixtures";
 import { expectNoRecipientLeftQueued, simpleEmail, waitFor } from "../support/delivery-helpers";

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dropPastMessageDays } from "../../lib/domain/message-partitions";
+import { dropPastMessageDays } from "../../lib/domain/partitions/message-partitions";
 import { openDatabase } from "../../lib/storage/database";
 import { createdInIdDays, DAY, dayTableName, ensureDayPartitions, firstIdOfDay, listDayPartitions } from "../../lib/storage/day-partitions";
 import { loadMessagesToDeliver } from "../../lib/storage/delivery-rows";

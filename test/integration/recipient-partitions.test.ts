@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dropEmptyRecipientDays } from "../../lib/domain/recipient-partitions";
+import { dropEmptyRecipientDays } from "../../lib/domain/partitions/recipient-partitions";
 import { openDatabase } from "../../lib/storage/database";
 import { DAY, dayTableName, firstIdOfDay, listDayPartitions } from "../../lib/storage/day-partitions";
 import { migrate } from "../../lib/storage/migrate";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rollupEventCounts } from "../../lib/domain/event-counts";
-import { retentionFloor } from "../../lib/domain/retention-floor";
+import { rollupEventCounts } from "../../lib/domain/events/event-counts";
+import { retentionFloor } from "../../lib/domain/events/retention-floor";
 import { purgePastRetention } from "../../lib/maintenance/retention-purge";
 import { insertEvents } from "../../lib/storage/event-rows";
 import { eventAt } from "../support/event-rows";

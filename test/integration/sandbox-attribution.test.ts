@@ -2,7 +2,7 @@ import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideAccess, type AccountAccess } from "../../lib/dashboard/decide";
 import { listSandbox, readSandbox } from "../../lib/dashboard/sandbox";
-import { accountsVisibleTo, addStaffUser } from "../../lib/domain/staff-users";
+import { accountsVisibleTo, addStaffUser } from "../../lib/domain/staff/staff-users";
 import { migrate } from "../../lib/storage/migrate";
 import { verpAddress } from "../../lib/tracking/verp";
 import { createTestAccount } from "../support/fixtures";

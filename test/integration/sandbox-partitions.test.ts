@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { maintainDayPartitions, purgeDayPartitionedBefore } from "../../lib/domain/day-partitions";
+import { maintainDayPartitions, purgeDayPartitionedBefore } from "../../lib/domain/partitions/day-partitions";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { DAY, dayTableName, listDayPartitions } from "../../lib/storage/day-partitions";
 import { migrate } from "../../lib/storage/migrate";

@@ -1,6 +1,6 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, setAccountLimits } from "../../lib/domain/accounts";
+import { createAccount, setAccountLimits } from "../../lib/domain/accounts/accounts";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { migrate } from "../../lib/storage/migrate";
 import { bearer } from "../support/fixtures";

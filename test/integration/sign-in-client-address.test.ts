@@ -2,8 +2,8 @@ import { Auth } from "@auth/core";
 import { getRequestListener } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildAuthConfig } from "../../lib/auth/auth-config";
-import { SIGN_IN_LIMITS } from "../../lib/domain/sign-in-throttle";
-import { addStaffUser } from "../../lib/domain/staff-users";
+import { SIGN_IN_LIMITS } from "../../lib/domain/staff/sign-in-throttle";
+import { addStaffUser } from "../../lib/domain/staff/staff-users";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 /**

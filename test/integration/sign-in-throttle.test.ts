@@ -5,7 +5,7 @@ import {
   SIGN_IN_LIMITS,
   SIGN_IN_WINDOW_SECONDS,
   signInSucceeded,
-} from "../../lib/domain/sign-in-throttle";
+} from "../../lib/domain/staff/sign-in-throttle";
 import { runMaintenance } from "../support/run-now";
 import { startTestApp, type TestApp } from "../support/test-app";
 

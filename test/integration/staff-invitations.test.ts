@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount } from "../../lib/domain/accounts";
+import { createAccount } from "../../lib/domain/accounts/accounts";
 import {
   acceptInvitation,
   acceptInvitationAsNewUser,
@@ -8,8 +8,8 @@ import {
   INVITATION_TTL_MS,
   listPendingInvitations,
   revokeInvitation,
-} from "../../lib/domain/staff-invitations";
-import { accountsVisibleTo, addSsoStaffUser, addStaffUser, verifyStaffPassword } from "../../lib/domain/staff-users";
+} from "../../lib/domain/staff/staff-invitations";
+import { accountsVisibleTo, addSsoStaffUser, addStaffUser, verifyStaffPassword } from "../../lib/domain/staff/staff-users";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 

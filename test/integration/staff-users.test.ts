@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DomainError } from "../../lib/domain/accounts";
+import { DomainError } from "../../lib/domain/shared/domain-error";
 import {
   addStaffUser,
   changeStaffRole,
@@ -7,7 +7,7 @@ import {
   removeStaffUser,
   setStaffPassword,
   verifyStaffPassword,
-} from "../../lib/domain/staff-users";
+} from "../../lib/domain/staff/staff-users";
 import { openDatabase, type Database } from "../../lib/storage/database";
 import { createTestDatabase } from "../support/test-database";
 

@@ -2,7 +2,7 @@ import http from "node:http";
 import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeTrackingToken } from "../../lib/tracking/tracking-tokens";
-import { getTrackingSecret } from "../../lib/domain/tracking-secret";
+import { getTrackingSecret } from "../../lib/domain/tracking/tracking-secret";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { waitFor } from "../support/delivery-helpers";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import nodemailer from "nodemailer";
-import { createApiKey, revokeApiKey } from "../../lib/domain/api-keys";
-import { setAccountLimits, setAccountStatus } from "../../lib/domain/accounts";
-import { addSuppression } from "../../lib/domain/suppressions";
+import { createApiKey, revokeApiKey } from "../../lib/domain/accounts/api-keys";
+import { setAccountLimits, setAccountStatus } from "../../lib/domain/accounts/accounts";
+import { addSuppression } from "../../lib/domain/accounts/suppressions";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { expectNoRecipientLeftQueued } from "../support/delivery-helpers";
 import { submissionEnv } from "../support/submission";

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorEnvelopeSchema } from "../../lib/contract/errors";
-import type { CreatedAccount } from "../../lib/domain/accounts";
+import type { CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { processTree } from "../support/proc-stats";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { maintainDayPartitions } from "../../lib/domain/day-partitions";
+import { maintainDayPartitions } from "../../lib/domain/partitions/day-partitions";
 import { openDatabase } from "../../lib/storage/database";
 import { DAY, dayTableName, firstIdOfDay, listDayPartitions } from "../../lib/storage/day-partitions";
 import { migrate } from "../../lib/storage/migrate";

@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RESENDS_PER_HOUR, type DeliveriesResponse, type DeliveryDetail } from "../../lib/contract/webhook-deliveries";
-import type { CreatedAccount } from "../../lib/domain/accounts";
+import type { CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { createApiClient } from "../../lib/api-client/client";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";

@@ -1,8 +1,8 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeliveriesResponse } from "../../lib/contract/webhook-deliveries";
-import { getDefaultAccount, type CreatedAccount } from "../../lib/domain/accounts";
-import { addStaffUser } from "../../lib/domain/staff-users";
+import { getDefaultAccount, type CreatedAccount } from "../../lib/domain/accounts/accounts";
+import { addStaffUser } from "../../lib/domain/staff/staff-users";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { insertMessage, listWebhooksOf, logTestEvents, registerWebhook, sleep, startReceiver, until, type Receiver } from "./webhooks-helpers";

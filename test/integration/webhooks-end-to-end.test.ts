@@ -6,7 +6,7 @@ import {
   deliveredEventDataSchema,
   notificationOf,
 } from "../../lib/contract/notifications";
-import type { CreatedAccount } from "../../lib/domain/accounts";
+import type { CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { sendViaApi, simpleEmail } from "../support/delivery-helpers";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";

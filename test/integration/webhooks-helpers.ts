@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { logEvents, type NewEvent } from "../../lib/domain/event-log";
+import { logEvents, type NewEvent } from "../../lib/domain/events/event-log";
 import { withTransaction } from "../../lib/storage/transaction";
 import { bearer } from "../support/fixtures";
 import type { TestApp } from "../support/test-app";

@@ -11,9 +11,9 @@ import {
   openedEventDataSchema,
   unsubscribedEventDataSchema,
 } from "../../lib/contract/notifications";
-import { rotateSigningKey, type CreatedAccount } from "../../lib/domain/accounts";
+import { rotateSigningKey, type CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { sendTestNotification } from "../../lib/webhooks/test-notification";
-import { listWebhookAttempts } from "../../lib/domain/webhooks";
+import { listWebhookAttempts } from "../../lib/domain/webhooks/webhooks";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import {
@@ -249,7 +249,7 @@ describe("webhook notifications: payloads and signatures", () => {
     await registerWebhook(app, acct.apiKey, "delivery", `${receiver.url}/rollback`);
     const messageId = await insertMessage(app, acct.accountId);
     const { withTransaction } = await import("../../lib/storage/transaction");
-    const { logEvents } = await import("../../lib/domain/event-log");
+    const { logEvents } = await import("../../lib/domain/events/event-log");
     await expect(
       withTransaction(app.ctx.database, async (tx) => {
         await logEvents(tx, app.ctx.boss, [{ accountId: acct.accountId, messageId, type: "delivered", recipient: "q@example.net" }]);

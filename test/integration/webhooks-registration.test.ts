@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorEnvelopeSchema } from "../../lib/contract/errors";
 import { createWebhookResponseSchema, deleteWebhookResponseSchema, listWebhooksResponseSchema, NEVER_CALLED_AT } from "../../lib/contract/webhooks";
-import type { CreatedAccount } from "../../lib/domain/accounts";
+import type { CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { listWebhooksOf, registerWebhook } from "./webhooks-helpers";

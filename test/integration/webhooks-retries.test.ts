@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notificationSchema } from "../../lib/contract/notifications";
-import { listWebhookAttempts } from "../../lib/domain/webhooks";
+import { listWebhookAttempts } from "../../lib/domain/webhooks/webhooks";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listWebhookAttempts } from "../../lib/domain/webhooks";
+import { listWebhookAttempts } from "../../lib/domain/webhooks/webhooks";
 import { createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { insertMessage, listWebhooksOf, logTestEvents, sleep, startReceiver, until, type Receiver } from "./webhooks-helpers";

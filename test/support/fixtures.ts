@@ -1,5 +1,5 @@
 import type { AppContext } from "../../lib/context";
-import { createAccount, type CreatedAccount } from "../../lib/domain/accounts";
+import { createAccount, type CreatedAccount } from "../../lib/domain/accounts/accounts";
 
 /**
  * A ready-to-send account: its API key, signing key and a verified sender

@@ -1,6 +1,6 @@
 import net from "node:net";
 import nodemailer from "nodemailer";
-import { createAccount, type CreatedAccount } from "../../lib/domain/accounts";
+import { createAccount, type CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { openDatabase } from "../../lib/storage/database";
 import { freePort, startAppProcess, waitFor, type Proc } from "./processes";
 

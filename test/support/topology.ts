@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
-import { createAccount } from "../../lib/domain/accounts";
+import { createAccount } from "../../lib/domain/accounts/accounts";
 import { NODE_HEAP_FLAGS } from "../../lib/node-heap-flags";
 import { openDatabase } from "../../lib/storage/database";
 import { clusterDirOf } from "../../lib/storage/postgres-as-root";

@@ -2,10 +2,10 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../../context";
 import { errorItem } from "../../contract/errors";
 import type { EmailResponse as EmailResponseBody } from "../../contract/email";
-import { nowSeconds } from "../../domain/event-log";
-import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from "../../domain/idempotency-key";
-import { currentHeaders, sendEmail } from "../../domain/send-email";
-import { sendEmailOnce } from "../../domain/send-email-once";
+import { nowSeconds } from "../../domain/events/event-log";
+import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from "../../domain/sending/idempotency-key";
+import { currentHeaders, sendEmail } from "../../domain/sending/send-email";
+import { sendEmailOnce } from "../../domain/sending/send-email-once";
 import { readJsonBody } from "../../http/body";
 import type { ApiEnv } from "../../http/env";
 import { errorResponse } from "../../http/errors";
@@ -24,7 +24,7 @@ const replayedHeader = {
 /**
  * POST /email. The body is documented (EmailRequest) but not declared as a
  * zod body: the ordered, code-by-code checks (docs/contract.md §5) of
- * lib/domain/email-request decide which error wins (docs/adr/0105).
+ * lib/domain/sending/email-request decide which error wins (docs/adr/0105).
  */
 const sendEmailRoute = createRoute({
   method: "post",

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../../context";
 import { ACCEPTED_ALIAS, eventsQuerySchema } from "../../contract/events";
-import { listEvents } from "../../domain/list-events";
+import { listEvents } from "../../domain/events/list-events";
 import type { ApiEnv } from "../../http/env";
 import { queryInput } from "../../http/query";
 import { COMMON_ERRORS, errorResponses, EventsResponse } from "../openapi";

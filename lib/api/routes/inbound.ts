@@ -24,7 +24,7 @@ import {
   InboundRouteTakenError,
   listRoutes,
 } from "../../domain/inbound/routes";
-import { WebhookUrlRefusedError } from "../../domain/webhooks";
+import { WebhookUrlRefusedError } from "../../domain/webhooks/webhooks";
 import type { ApiEnv } from "../../http/env";
 import { apiError } from "../../http/errors";
 import { queryInput } from "../../http/query";

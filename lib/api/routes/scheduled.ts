@@ -9,8 +9,8 @@ import {
   SEND_AT_FIELD,
   type MessageSchedule,
 } from "../../contract/scheduled";
-import { nowSeconds } from "../../domain/event-log";
-import { cancelScheduledMessage, listScheduledMessages, messageSchedule, rescheduleMessage, type ScheduleChange } from "../../domain/scheduled-sends";
+import { nowSeconds } from "../../domain/events/event-log";
+import { cancelScheduledMessage, listScheduledMessages, messageSchedule, rescheduleMessage, type ScheduleChange } from "../../domain/sending/scheduled-sends";
 import type { ApiEnv } from "../../http/env";
 import { apiError, errorResponse } from "../../http/errors";
 import { readValidJson } from "../../http/validation";

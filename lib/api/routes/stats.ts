@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../../context";
 import { errorItem } from "../../contract/errors";
 import { MAX_STATS_BUCKETS, statsQuerySchema } from "../../contract/stats";
-import { bucketCount, eventStats } from "../../domain/event-stats";
+import { bucketCount, eventStats } from "../../domain/events/event-stats";
 import type { ApiEnv } from "../../http/env";
 import { errorResponse } from "../../http/errors";
 import { queryInput } from "../../http/query";

@@ -11,7 +11,7 @@ import {
   type ListSuppressionsResponse,
 } from "../../contract/suppressions";
 import { DEFAULT_RETRIEVE_COUNT } from "../../contract/events";
-import { addSuppression, normalizeEmail, pageSuppressions, removeSuppression, type SuppressionRow } from "../../domain/suppressions";
+import { addSuppression, normalizeEmail, pageSuppressions, removeSuppression, type SuppressionRow } from "../../domain/accounts/suppressions";
 import type { ApiEnv } from "../../http/env";
 import { apiError } from "../../http/errors";
 import { queryInput } from "../../http/query";

@@ -2,11 +2,11 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono, type Context } from "hono";
 import type { AppContext } from "../../context";
 import { decodeTrackingToken, type TrackingToken } from "../../tracking/tracking-tokens";
-import { clickTarget } from "../../domain/click-target";
-import { normalizeIp, requestClientIp } from "../../domain/client-ip";
-import { geolocate } from "../../domain/geolocation";
-import { findRecipient, recordEngagement, type RecipientRef } from "../../domain/recipient-events";
-import { findTrackedLink } from "../../domain/tracked-links";
+import { clickTarget } from "../../domain/tracking/click-target";
+import { normalizeIp, requestClientIp } from "../../domain/shared/client-ip";
+import { geolocate } from "../../domain/tracking/geolocation";
+import { findRecipient, recordEngagement, type RecipientRef } from "../../domain/events/recipient-events";
+import { findTrackedLink } from "../../domain/tracking/tracked-links";
 
 /**
  * Tracking under /t (docs/contract.md §11, §12.5):
@@ -52,7 +52,7 @@ export function createTrackingRoutes(ctx: AppContext): Hono {
   };
 
   const where = async (c: Context) => {
-    // Resolved by server.ts (MAILROOM_TRUST_PROXY, lib/domain/client-ip.ts); the socket when the app is mounted elsewhere.
+    // Resolved by server.ts (MAILROOM_TRUST_PROXY, lib/domain/shared/client-ip.ts); the socket when the app is mounted elsewhere.
     let ip = requestClientIp(c.req.raw.headers);
     if (!ip) {
       try {

@@ -10,7 +10,7 @@ import {
   replayRequestSchema,
   type QueuedResponse,
 } from "../../contract/webhook-deliveries";
-import { getWebhook } from "../../domain/webhooks";
+import { getWebhook } from "../../domain/webhooks/webhooks";
 import type { ApiEnv } from "../../http/env";
 import { apiError } from "../../http/errors";
 import { queryInput } from "../../http/query";

@@ -17,7 +17,7 @@ import {
   renderWebhook,
   WebhookLimitError,
   WebhookUrlRefusedError,
-} from "../../domain/webhooks";
+} from "../../domain/webhooks/webhooks";
 import type { ApiEnv } from "../../http/env";
 import { apiError } from "../../http/errors";
 import { readValidJson } from "../../http/validation";

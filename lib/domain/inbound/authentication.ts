@@ -5,8 +5,6 @@ import addressparser from "nodemailer/lib/addressparser";
 import { rawSlices, SLICE_BYTES } from "./slices";
 import { authenticateOnWorker, type MailauthVerdicts } from "./authentication-pool";
 
-export type { MailauthVerdicts };
-
 /**
  * SPF, DKIM and DMARC of a received message (docs/contract.md §13.4), bounded
  * (docs/adr/0808): at most MAX_VERIFIED_SIGNATURES DKIM signatures are

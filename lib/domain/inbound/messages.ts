@@ -18,8 +18,6 @@ import { verifyDownloadToken } from "./download-token";
  * account: another account's message is indistinguishable from none.
  */
 
-export type { InboundAttemptRow, InboundMessageRow, InboundStatus };
-
 export const isUuid = (id: string) => id.length === 36 && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 export async function listMessages(

@@ -9,9 +9,6 @@ import { mailroomReferences } from "./references";
 import { strippedTextReply } from "./stripped-reply";
 import { authenticationOf, type Authentication } from "./authentication";
 
-// Moved to authentication.ts (docs/adr/0808); bench/inbound-stages.ts imports it from here.
-export { authenticationOf };
-
 /**
  * The JSON posted to a route (docs/contract.md §13.4): Postmark's inbound
  * field names, so that parsers written for Postmark work unchanged, plus

@@ -5,7 +5,6 @@ import type { Database } from "../../storage/database";
 import { addToByteCounters, deleteByteCountersBefore, lockByteCounters } from "../../storage/inbound-byte-counter-rows";
 import {
   findRoutesByMatch,
-  INBOUND_WAKE_CHANNEL,
   insertInboundMessages,
   isSenderDomain,
   markForRetry,
@@ -27,9 +26,6 @@ import { candidateMatches, parseAddress } from "./route-match";
  * recipients, one raw copy per transaction, within the byte budgets
  * (docs/adr/0807).
  */
-
-/** Channel that wakes the posting loops when a message is committed (NOTIFY is transactional). */
-export { INBOUND_WAKE_CHANNEL };
 
 export interface RoutedRecipient {
   address: string;

@@ -1,5 +1,5 @@
 import type { Database } from "../../storage/database";
-import { dropPastDays } from "../day-partitions";
+import { dropPastDays } from "../partitions/day-partitions";
 import { deleteAttemptsOfInboundPartition, inboundPartitionHoldsUnexpired, purgeExpiredInbound } from "../../storage/inbound-rows";
 
 const TABLE = "inbound_messages";

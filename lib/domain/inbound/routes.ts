@@ -1,7 +1,7 @@
 import type { Database } from "../../storage/database";
 import { deleteInboundRoute, insertInboundRoute, isVerifiedDomainOf, listInboundRoutes, type InboundRouteRow } from "../../storage/inbound-rows";
-import { DomainError } from "../domain-error";
-import type { WebhookUrlCheck } from "../webhooks";
+import { DomainError } from "../shared/domain-error";
+import type { WebhookUrlCheck } from "../webhooks/webhooks";
 import { normaliseMatch } from "./route-match";
 
 /**

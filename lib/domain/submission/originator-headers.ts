@@ -1,6 +1,7 @@
 import { Headers } from "@zone-eu/mailsplit";
 import addressparser from "nodemailer/lib/addressparser";
-import { MAX_ADDRESS_LENGTH, emailDomain, isValidEmail } from "../email-request/addresses";
+import { MAX_ADDRESS_LENGTH, emailDomain } from "../sending/email-request/addresses";
+import { isValidEmail } from "../../contract/text";
 import { REPLY, type SmtpReply } from "./replies";
 
 /**

@@ -1,5 +1,5 @@
 import { MAX_BCC, MAX_CC, MAX_TO } from "../../contract/email";
-import { normalizeEmail } from "../suppressions";
+import { normalizeEmail } from "../accounts/suppressions";
 
 /**
  * How the envelope recipients of an SMTP submission map to the To, CC and

@@ -1,4 +1,4 @@
-import type { WindowKind } from "../limits";
+import type { WindowKind } from "../sending/limits";
 
 /**
  * Every refusal the SMTP submission server gives, as the reply code and its

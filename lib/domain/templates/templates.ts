@@ -23,7 +23,7 @@ import {
   type TemplateVersionRow,
 } from "../../storage/template-rows";
 import { withTransaction } from "../../storage/transaction";
-import { validateSubjectAndBodies } from "../email-request/validate";
+import { validateSubjectAndBodies } from "../sending/email-request/validate";
 import { MAX_TEMPLATE_BYTES, renderTemplate, unparsablePart, type RenderOutcome, type TemplatePart } from "./render";
 
 /**

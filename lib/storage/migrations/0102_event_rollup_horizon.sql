@@ -1,4 +1,4 @@
--- Summaries now reach up to five minutes ago, to the minute (lib/domain/event-counts.ts,
+-- Summaries now reach up to five minutes ago, to the minute (lib/domain/events/event-counts.ts,
 -- ROLLUP_HORIZON_SECONDS), so that an account sending hundreds of messages a
 -- second does not have TotalRecords count its last two hours row by row. An
 -- event older than the horizon when it is inserted is late: it undoes the

@@ -1,4 +1,4 @@
--- Idempotency-Key on POST /email (lib/domain/idempotency-keys.ts,
+-- Idempotency-Key on POST /email (lib/domain/sending/idempotency-keys.ts,
 -- docs/adr/0110). One row per API key and client key, written in the same
 -- transaction as the acceptance it answers for (so a committed message always
 -- has its row, and a rolled-back one never does). `request_hash` is the SHA-256

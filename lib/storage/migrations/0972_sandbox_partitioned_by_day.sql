@@ -140,5 +140,5 @@ CREATE TABLE sandbox_messages_default (LIKE sandbox_messages INCLUDING DEFAULTS 
 SELECT sandbox_messages_partition_indexes('sandbox_messages_default');
 ALTER TABLE sandbox_messages ATTACH PARTITION sandbox_messages_default DEFAULT;
 
--- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/day-partitions.ts).
+-- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/partitions/day-partitions.ts).
 SELECT day_partitions_ensure('sandbox_messages', extract(epoch FROM now())::bigint - 2 * 86400, extract(epoch FROM now())::bigint + 8 * 86400);

@@ -69,5 +69,5 @@ CREATE TABLE inbound_messages_default (LIKE inbound_messages INCLUDING DEFAULTS 
 SELECT inbound_messages_partition_indexes('inbound_messages_default');
 ALTER TABLE inbound_messages ATTACH PARTITION inbound_messages_default DEFAULT;
 
--- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/day-partitions.ts).
+-- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/partitions/day-partitions.ts).
 SELECT day_partitions_ensure('inbound_messages', extract(epoch FROM now())::bigint - 2 * 86400, extract(epoch FROM now())::bigint + 8 * 86400);

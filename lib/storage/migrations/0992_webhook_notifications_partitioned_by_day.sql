@@ -64,5 +64,5 @@ ALTER TABLE webhook_notifications ATTACH PARTITION webhook_notifications_default
 ALTER TABLE webhook_attempts ADD CONSTRAINT webhook_attempts_notification_id_fkey
   FOREIGN KEY (notification_id) REFERENCES webhook_notifications (id) ON DELETE CASCADE NOT VALID;
 
--- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/day-partitions.ts).
+-- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/partitions/day-partitions.ts).
 SELECT day_partitions_ensure('webhook_notifications', extract(epoch FROM now())::bigint - 2 * 86400, extract(epoch FROM now())::bigint + 8 * 86400);

@@ -73,5 +73,5 @@ ALTER TABLE delivery_attempts ADD CONSTRAINT delivery_attempts_recipient_id_fkey
 ALTER TABLE engagement_windows ADD CONSTRAINT engagement_windows_recipient_id_fkey
   FOREIGN KEY (recipient_id) REFERENCES message_recipients (id) ON DELETE CASCADE NOT VALID;
 
--- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/day-partitions.ts).
+-- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/partitions/day-partitions.ts).
 SELECT day_partitions_ensure('message_recipients', extract(epoch FROM now())::bigint - 2 * 86400, extract(epoch FROM now())::bigint + 8 * 86400);

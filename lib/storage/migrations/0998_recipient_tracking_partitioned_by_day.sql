@@ -66,7 +66,7 @@ BEGIN
     UPDATE day_partition_layouts SET legacy_before = cut WHERE parent = t;
     EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', t || '_default', t);
     EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I DEFAULT', t, t || '_default');
-    -- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/day-partitions.ts).
+    -- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/partitions/day-partitions.ts).
     PERFORM day_partitions_ensure(t, extract(epoch FROM now())::bigint - 2 * 86400, extract(epoch FROM now())::bigint + 8 * 86400);
   END LOOP;
 END $$;

@@ -71,5 +71,5 @@ CREATE TABLE messages_default (LIKE messages INCLUDING DEFAULTS INCLUDING CONSTR
 SELECT messages_partition_indexes('messages_default');
 ALTER TABLE messages ATTACH PARTITION messages_default DEFAULT;
 
--- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/day-partitions.ts).
+-- Two days behind to eight ahead, as the maintenance job keeps them (lib/domain/partitions/day-partitions.ts).
 SELECT day_partitions_ensure('messages', extract(epoch FROM now())::bigint - 2 * 86400, extract(epoch FROM now())::bigint + 8 * 86400);

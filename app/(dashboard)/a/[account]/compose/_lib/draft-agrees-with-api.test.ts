@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { emailRequestSchema, MAX_BCC, MAX_CC, MAX_CUSTOM_HEADERS, MAX_REPLY_TO, MAX_SUBJECT_LENGTH, MAX_TAG_LENGTH, MAX_TO } from "@/lib/contract/email";
 import { MAX_LINE_LENGTH } from "@/lib/contract/text";
 // eslint-disable-next-line no-restricted-imports -- this test holds the form to the API's own validator; the form itself never imports it
-import { validateEmailRequest } from "@/lib/domain/email-request/validate";
+import { validateEmailRequest } from "@/lib/domain/sending/email-request/validate";
 import { emptyDraft, toEmailRequest, validateDraft, type Draft, type DraftAddress } from "./draft";
 
 /**

@@ -1,0 +1,71 @@
+import type { EventRecord, EventsResponse, EventType, MessageHeaders } from "../../contract/events";
+import { DEFAULT_RETRIEVE_COUNT } from "../../contract/events";
+import { countEventRows, countEventsSummarised, selectEventPage, type EventRowFilter, type ListedEventRow } from "../../storage/event-rows";
+import { isUuid } from "../accounts/accounts";
+import { FAR_FUTURE, type EventReads } from "./event-counts";
+
+/**
+ * GET /events (docs/contract.md §7): the account's events, newest first (LoggedAt
+ * descending, then insertion order descending), with the total count of all
+ * matches. Each filter combination is served by an index of 0001_core.sql:
+ * (account, logged_at, id), (account, type, logged_at, id),
+ * (account, message_id, logged_at, id).
+ */
+export interface EventFilter extends EventRowFilter {
+  startFrom?: number;
+  retrieveCount?: number;
+}
+
+const ENGAGEMENT = new Set<EventType>(["opened", "clicked", "unsubscribed"]);
+
+const EMPTY_HEADERS: MessageHeaders = { MessageId: "", From: [], ReplyTo: [], To: [], Cc: [], Bcc: [], Subject: "" };
+
+export async function listEvents(
+  reads: EventReads,
+  accountId: string,
+  f: EventFilter,
+  onError: (err: unknown) => void = () => {},
+): Promise<EventsResponse> {
+  // An id that is no UUID names no message (and must not reach a uuid comparison).
+  if (f.messageId !== undefined && !isUuid(f.messageId)) return { TotalRecords: 0, Events: [] };
+  const limit = f.retrieveCount ?? DEFAULT_RETRIEVE_COUNT;
+  const offset = f.startFrom ?? 0;
+  const [page, count] = await Promise.all([
+    selectEventPage(reads.database, accountId, f, limit, offset),
+    countEvents(reads, accountId, f, onError),
+  ]);
+  return { TotalRecords: count, Events: page.map(toRecord) };
+}
+
+/** TotalRecords: hourly summaries for the long past, rows for the rest (lib/domain/events/event-counts.ts). */
+export async function countEvents({ database, rollups }: EventReads, accountId: string, f: EventFilter, onError: (err: unknown) => void): Promise<number> {
+  // One message's events: few rows, counted directly.
+  if (f.messageId !== undefined) return countEventRows(database, accountId, f);
+  const row = await countEventsSummarised(database, accountId, f, FAR_FUTURE);
+  rollups.schedule(accountId, { rolledUntil: row.ru, oldest: row.oldest }, onError);
+  return row.n;
+}
+
+/** One event record, members in the spec's order, then the additive Url, Tags, EventID. */
+export function toRecord(r: ListedEventRow): EventRecord {
+  const engagement = ENGAGEMENT.has(r.type);
+  return {
+    Event: r.type,
+    LoggedAt: r.logged_at,
+    LogLevel: r.log_level as EventRecord["LogLevel"],
+    Message: {
+      Headers: r.headers ?? { ...EMPTY_HEADERS, MessageId: r.message_id },
+      Size: r.size ?? 0,
+      Transport: (r.transport ?? "api") as EventRecord["Message"]["Transport"],
+    },
+    Recipient: r.recipient,
+    Reason: r.reason,
+    ...(engagement && {
+      Ip: r.ip ?? "",
+      Geolocation: { City: r.geo_city ?? "", Region: r.geo_region ?? "", Country: r.geo_country ?? "" },
+    }),
+    ...(r.type === "clicked" && { Url: r.url ?? "" }),
+    Tags: r.tags ?? [],
+    EventID: String(r.id),
+  };
+}
