@@ -12,36 +12,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildConfig } from "../lib/config";
 import { createAccount } from "../lib/domain/accounts/accounts";
 import { createApiKey } from "../lib/domain/accounts/api-keys";
 import { createInboundRoute } from "../lib/domain/inbound/routes";
 import { createTemplate } from "../lib/domain/templates/templates";
 import { getInboundAddress } from "../lib/inbound/inbound-server";
-import { startServer } from "../server";
+import { startBenchServer } from "./inbound-rig";
 
 const send = (msg: unknown) => process.send!(msg);
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-hostile-"));
-  const config = buildConfig({
-    NODE_ENV: "production",
-    MAILROOM_DATA_DIR: dataDir,
-    MAILROOM_EMBEDDED_PG_PORT: "0",
-    PORT: "0",
-    MAILROOM_WORKERS: "inline",
-    MAILROOM_INBOUND_PORT: "0",
-    MAILROOM_SUBMISSION_PORT: "0",
-    MAILROOM_SUBMISSION_TLS_PORT: "0",
-    MAILROOM_SANDBOX_PORT: "0",
-    MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "true",
-    MAILROOM_QUIET_START: "true",
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
-  });
-  const noDns = async (name: string) => {
-    throw Object.assign(new Error(`no record for ${name}`), { code: "ENOTFOUND" });
-  };
-  const server = await startServer({ config, dashboard: false, workers: { inboundPost: { authResolver: noDns } } });
+  const server = await startBenchServer(dataDir);
   const db = server.ctx.database;
   const attacker = await createAccount(db, { name: "Attacker", plan: "unlimited", domain: "in.example.com", verified: true });
   const other = await createAccount(db, { name: "Other", plan: "unlimited", domain: "other.example.com", verified: true });

@@ -23,12 +23,12 @@
  * the posts that reached the receiver. Env: BENCH_ONLY=recipients,signatures,renders,
  * BENCH_APP_PROFILE=<dir> (a CPU profile of the server process).
  */
-import { fork, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import path from "node:path";
 import nodemailer from "nodemailer";
 import { processTree } from "../test/support/proc-stats";
+import { forkServerChild, startPostReceiver } from "./inbound-rig";
 
 interface Ready {
   host: string;
@@ -66,28 +66,12 @@ function dkimFields(n: number): string[] {
 
 async function main() {
   const posts: { subject: string; at: number; recipients: number }[] = [];
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      try {
-        const p = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { Subject: string; OriginalRecipients?: unknown[] };
-        posts.push({ subject: p.Subject, at: performance.now(), recipients: Array.isArray(p.OriginalRecipients) ? p.OriginalRecipients.length : 1 });
-      } catch {
-        // not ours
-      }
-      res.writeHead(200).end("ok");
-    });
+  const receiver = await startPostReceiver((json, at) => {
+    const p = json as { Subject?: unknown; OriginalRecipients?: unknown[] } | undefined;
+    if (typeof p?.Subject === "string") posts.push({ subject: p.Subject, at, recipients: Array.isArray(p.OriginalRecipients) ? p.OriginalRecipients.length : 1 });
   });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/inbound`;
+  const child: ChildProcess = forkServerChild("hostile-server.ts", receiver.url);
 
-  const child: ChildProcess = fork(path.join(import.meta.dirname, "hostile-server.ts"), [], {
-    // BENCH_APP_PROFILE=<dir>: a V8 CPU profile of the server process, written when it exits.
-    execArgv: ["--import", "tsx", ...(process.env.BENCH_APP_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_APP_PROFILE}`] : [])],
-    env: { ...process.env, BENCH_RECEIVER_URL: receiverUrl },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
   const ask = <T>(type: string, answer: string) =>
     new Promise<T>((resolve) => {
       const on = (msg: { type: string }) => {

@@ -7,38 +7,21 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildConfig } from "../lib/config";
 import { createAccount } from "../lib/domain/accounts/accounts";
 import { createInboundRoute } from "../lib/domain/inbound/routes";
 import { getInboundAddress } from "../lib/inbound/inbound-server";
-import { startServer } from "../server";
+import { startBenchServer } from "./inbound-rig";
 
 const send = (msg: unknown) => process.send!(msg);
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-inbound-"));
-  const config = buildConfig({
-    NODE_ENV: "production",
-    MAILROOM_DATA_DIR: dataDir,
+  const server = await startBenchServer(dataDir, {
     ...(process.env.BENCH_DATABASE_URL && { DATABASE_URL: process.env.BENCH_DATABASE_URL }),
-    MAILROOM_EMBEDDED_PG_PORT: "0",
-    PORT: "0",
     MAILROOM_WORKERS: process.env.BENCH_WORKERS ?? "inline",
-    MAILROOM_INBOUND_PORT: "0",
     MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: "100000",
     MAILROOM_INBOUND_CONNECTIONS_PER_ADDRESS: "1000",
-    MAILROOM_SUBMISSION_PORT: "0",
-    MAILROOM_SUBMISSION_TLS_PORT: "0",
-    MAILROOM_SANDBOX_PORT: "0",
-    MAILROOM_ALLOW_PRIVATE_WEBHOOKS: "true",
-    MAILROOM_QUIET_START: "true",
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
   });
-  // No internet DNS in a benchmark: the sender authentication answers "none" at once.
-  const noDns = async (name: string) => {
-    throw Object.assign(new Error(`no record for ${name}`), { code: "ENOTFOUND" });
-  };
-  const server = await startServer({ config, dashboard: false, workers: { inboundPost: { authResolver: noDns } } });
   const account = await createAccount(server.ctx.database, { name: "Bench", plan: "unlimited", domain: "in.example.com", verified: true });
   await createInboundRoute(server.ctx.database, account.accountId, { match: "*@in.example.com", webhookUrl: process.env.BENCH_RECEIVER_URL! }, async () => {});
   process.on("message", async (msg: { type: string }) => {

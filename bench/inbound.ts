@@ -17,10 +17,9 @@
  * Env: BENCH_DURATION (s), BENCH_CONNECTIONS (default 16), BENCH_DATABASE_URL, BENCH_JSON=1, BENCH_APP_PROFILE=<dir>,
  * BENCH_WORKERS=off (receiving alone: nothing is posted).
  */
-import { fork, type ChildProcess } from "node:child_process";
-import http from "node:http";
-import path from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { processTree } from "../test/support/proc-stats";
+import { forkServerChild, startPostReceiver } from "./inbound-rig";
 import { dataOf, openSmtpLoadSession, type SmtpLoadSession } from "./smtp-load-client";
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -31,29 +30,13 @@ const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math
 async function main() {
   const accepted = new Map<string, number>();
   const posted = new Map<string, number>();
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const at = performance.now();
-      try {
-        const subject = (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { Subject: string }).Subject;
-        if (!posted.has(subject)) posted.set(subject, at);
-      } catch {
-        // counted as not posted
-      }
-      res.writeHead(200).end("ok");
-    });
+  const receiver = await startPostReceiver((json, at) => {
+    const subject = (json as { Subject?: unknown } | undefined)?.Subject;
+    // Not JSON, or no Subject: counted as not posted.
+    if (typeof subject === "string" && !posted.has(subject)) posted.set(subject, at);
   });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/inbound`;
+  const child: ChildProcess = forkServerChild("inbound-server.ts", receiver.url);
 
-  const child: ChildProcess = fork(path.join(import.meta.dirname, "inbound-server.ts"), [], {
-    // BENCH_APP_PROFILE=<dir>: a V8 CPU profile of the server process, written when it exits.
-    execArgv: ["--import", "tsx", ...(process.env.BENCH_APP_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_APP_PROFILE}`] : [])],
-    env: { ...process.env, BENCH_RECEIVER_URL: receiverUrl },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
   const ready = await new Promise<{ host: string; port: number }>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`inbound-server.ts exited with ${code}`)));
     child.on("message", (msg: { type: string; host: string; port: number }) => {
