@@ -28,7 +28,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import nodemailer from "nodemailer";
 import { processTree } from "../test/support/proc-stats";
-import { forkServerChild, startPostReceiver } from "./inbound-rig";
+import { forkServerChild, startPostReceiver, stopServerChild } from "./inbound-rig";
 
 interface Ready {
   host: string;
@@ -249,14 +249,7 @@ async function main() {
   }
 
   if (process.env.BENCH_JSON) console.log(JSON.stringify(results));
-  child.send({ type: "stop" });
-  await new Promise<void>((r) => {
-    child.once("exit", () => r());
-    setTimeout(() => {
-      child.kill("SIGKILL");
-      r();
-    }, 30_000);
-  });
+  await stopServerChild(child);
   receiver.close();
 }
 

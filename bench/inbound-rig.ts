@@ -39,6 +39,21 @@ export function forkServerChild(script: string, receiverUrl: string): ChildProce
   });
 }
 
+/** Asks the child to stop ({type:"stop"}) and waits for it to exit; past 30 s, SIGKILL. */
+export function stopServerChild(child: ChildProcess): Promise<void> {
+  child.send({ type: "stop" });
+  return new Promise<void>((r) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      r();
+    }, 30_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      r();
+    });
+  });
+}
+
 /** No internet DNS in a benchmark: sender authentication asks a resolver that knows no name, and answers "none" at once. */
 const noDns = async (name: string) => {
   throw Object.assign(new Error(`no record for ${name}`), { code: "ENOTFOUND" });

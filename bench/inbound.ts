@@ -19,7 +19,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { processTree } from "../test/support/proc-stats";
-import { forkServerChild, startPostReceiver } from "./inbound-rig";
+import { forkServerChild, startPostReceiver, stopServerChild } from "./inbound-rig";
 import { dataOf, openSmtpLoadSession, type SmtpLoadSession } from "./smtp-load-client";
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -122,14 +122,7 @@ async function main() {
     console.log(`  server process CPU ${figures.serverCpuMsPerMessage} ms per message (received and posted)`);
     console.log(`  all processes CPU ${figures.allCpuMsPerMessage} ms per message (server, its PostgreSQL, load client and receiver)`);
   }
-  child.send({ type: "stop" });
-  await new Promise<void>((r) => {
-    child.once("exit", () => r());
-    setTimeout(() => {
-      child.kill("SIGTERM");
-      r();
-    }, 30_000);
-  });
+  await stopServerChild(child);
   receiver.close();
 }
 
