@@ -2,9 +2,8 @@ import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getInboundAddress } from "../../lib/inbound/inbound-server";
 import { startWorkers, type RunningWorkers } from "../../lib/workers/start-workers";
-import { bearer, createTestAccount } from "../support/fixtures";
-import { startTestApp, type TestApp } from "../support/test-app";
-import { noSenderDns, startReceiver, until, type Receiver } from "./webhooks-helpers";
+import type { TestApp } from "../support/test-app";
+import { noSenderDns, startRoutedApp, until, type Receiver } from "./webhooks-helpers";
 
 /**
  * docs/contract.md §13.3: past MAILROOM_INBOUND_MAX_BACKLOG received
@@ -22,16 +21,11 @@ describe("the inbound backlog pushes receiving back", () => {
   let accountId: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_INBOUND_MAX_BACKLOG: String(MAX), MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: "10000" });
-    const account = await createTestAccount(app.ctx, { name: "Inbound backlog", domain: "backlog-in.example" });
-    accountId = account.accountId;
-    receiver = await startReceiver();
-    const res = await app.fetch("/api/v1/inbound/routes", {
-      method: "POST",
-      headers: bearer(account.apiKey),
-      body: JSON.stringify({ Match: "in@backlog-in.example", WebhookURL: `${receiver.url}/in` }),
-    });
-    expect(res.status).toBe(200);
+    ({ app, receiver, accountId } = await startRoutedApp(
+      { MAILROOM_WORKERS: "off", MAILROOM_INBOUND_MAX_BACKLOG: String(MAX), MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: "10000" },
+      { name: "Inbound backlog", domain: "backlog-in.example" },
+      "in@backlog-in.example",
+    ));
   }, 120_000);
   afterAll(async () => {
     await workers?.stop();

@@ -5,9 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getInboundAddress } from "../../lib/inbound/inbound-server";
 import { startWorkers, type RunningWorkers } from "../../lib/workers/start-workers";
 import { readStat } from "../support/proc-stats";
-import { bearer, createTestAccount } from "../support/fixtures";
-import { startTestApp, type TestApp } from "../support/test-app";
-import { noSenderDns, sleep, startReceiver, type Receiver } from "./webhooks-helpers";
+import type { TestApp } from "../support/test-app";
+import { noSenderDns, sleep, startRoutedApp, type Receiver } from "./webhooks-helpers";
 
 /**
  * One SMTP transaction is stored once (docs/adr/0807): a 10 MB message to
@@ -80,17 +79,12 @@ describe("one SMTP transaction is stored once", () => {
 
   beforeAll(async () => {
     // Posting paused (no workers) until the stored bytes are measured.
-    app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: "10000", MAILROOM_WEBHOOK_TIMEOUT: "30s", MAILROOM_WEBHOOK_RETRY_SCHEDULE: "1s,1s" });
+    ({ app, receiver, accountId } = await startRoutedApp(
+      { MAILROOM_WORKERS: "off", MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: "10000", MAILROOM_WEBHOOK_TIMEOUT: "30s", MAILROOM_WEBHOOK_RETRY_SCHEDULE: "1s,1s" },
+      { name: "One copy", domain: "one-copy.example" },
+      "support@one-copy.example",
+    ));
     databaseName = new URL(app.ctx.database.url).pathname.slice(1);
-    const account = await createTestAccount(app.ctx, { name: "One copy", domain: "one-copy.example" });
-    accountId = account.accountId;
-    receiver = await startReceiver();
-    const res = await app.fetch("/api/v1/inbound/routes", {
-      method: "POST",
-      headers: bearer(account.apiKey),
-      body: JSON.stringify({ Match: "support@one-copy.example", WebhookURL: `${receiver.url}/in` }),
-    });
-    expect(res.status).toBe(200);
   }, 120_000);
   afterAll(async () => {
     await workers?.stop();

@@ -3,8 +3,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { logEvents, type NewEvent } from "../../lib/domain/events/event-log";
 import { withTransaction } from "../../lib/storage/transaction";
-import { bearer } from "../support/fixtures";
-import type { TestApp } from "../support/test-app";
+import { bearer, createTestAccount } from "../support/fixtures";
+import { startTestApp, type TestApp } from "../support/test-app";
 
 /** Shared pieces of the webhooks-*.test.ts files: a real HTTP receiver on loopback, events, the API. */
 
@@ -143,3 +143,17 @@ export async function noSenderDns(name: string, rrtype: string): Promise<string[
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+
+/** An inbound test's start: an app with `env`, an account of `domain`, a receiver, and a route from `match` to it (200 asserted). */
+export async function startRoutedApp(env: Record<string, string>, account: { name: string; domain: string }, match: string) {
+  const app = await startTestApp(env);
+  const created = await createTestAccount(app.ctx, account);
+  const receiver = await startReceiver();
+  const res = await app.fetch("/api/v1/inbound/routes", {
+    method: "POST",
+    headers: bearer(created.apiKey),
+    body: JSON.stringify({ Match: match, WebhookURL: `${receiver.url}/in` }),
+  });
+  if (res.status !== 200) throw new Error(`the route was refused: ${res.status} ${await res.text()}`);
+  return { app, receiver, accountId: created.accountId, apiKey: created.apiKey };
+}
