@@ -496,3 +496,15 @@ export const inboundAttempts = pgTable("inbound_attempts", {
   body: text("body").notNull().default(""),
   error: text("error"),
 });
+
+/** Holds on delivery destinations (migration 1009, lib/delivery/destinations/holds.ts): a key, optionally an account, until when. */
+export const destinationHolds = pgTable("destination_holds", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  destinationKey: text("destination_key").notNull(),
+  accountId: uuid("account_id"),
+  until: tstz("until"),
+  reason: text("reason").notNull().default(""),
+  source: text("source").$type<"operator" | "automatic">().notNull(),
+  placedBy: text("placed_by").notNull(),
+  placedAt: tstz("placed_at").notNull().defaultNow(),
+});
