@@ -83,7 +83,7 @@ export function registerDomains(program: Command, app: CliApp): void {
     .option("--force", "mark verified without a DNS check (local use, tests)")
     .option("--dns-server <address>", "ask this DNS server (ip or ip:port) instead of the system's resolver")
     .action((name: string, opts: AccountOption & { force?: boolean; dnsServer?: string }) =>
-      app.run(async ({ database }) => {
+      app.run(async ({ database, config }) => {
         const account = await resolveAccount(database, opts.account);
         const domain = await findSenderDomain(database, account.id, name);
         if (!domain) throw new CliError(`${account.name} has no sender domain ${normalizeDomainName(name)}: add it with \`mailroom domains add\``);
@@ -95,7 +95,9 @@ export function registerDomains(program: Command, app: CliApp): void {
         }
         let resolver;
         try {
-          resolver = opts.dnsServer ? txtResolverFor([opts.dnsServer]) : undefined;
+          // --dns-server first, then MAILROOM_DNS_SERVERS (a test rig's resolvers), else the system's.
+          const servers = opts.dnsServer ? [opts.dnsServer] : config.delivery.dnsServers;
+          resolver = servers ? txtResolverFor(servers) : undefined;
         } catch {
           throw new CliError(`--dns-server: "${opts.dnsServer}" is not an IP address (with an optional :port)`);
         }

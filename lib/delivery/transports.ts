@@ -1,6 +1,5 @@
-import dns from "node:dns/promises";
-import { cachedResolver } from "../net/dns-answer-cache";
 import net from "node:net";
+import { dnsResolver } from "../net/dns-resolver";
 import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
 import { SmtpClient, type SmtpClientOptions } from "./smtp-client";
@@ -76,13 +75,7 @@ export interface MxResolver {
 }
 
 // A burst of copies to one domain asks its MX and addresses once, kept a minute (docs/adr/0806).
-const cachedSystemDns = cachedResolver<unknown>((name, rrtype) => dns.resolve(name, rrtype));
-
-export const systemResolver: MxResolver = {
-  resolveMx: (d) => cachedSystemDns(d, "MX") as Promise<{ exchange: string; priority: number }[]>,
-  resolve4: (h) => cachedSystemDns(h, "A") as Promise<string[]>,
-  resolve6: (h) => cachedSystemDns(h, "AAAA") as Promise<string[]>,
-};
+export const systemResolver: MxResolver = dnsResolver();
 
 interface Hop {
   host: string;
@@ -137,9 +130,9 @@ export async function resolveHops(resolver: MxResolver, domain: string, options:
   return hops;
 }
 
-export function createMxTransport(options: TransportOptions & { resolver?: MxResolver; port?: number; allowPrivate?: boolean }): Transport {
+export function createMxTransport(options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean }): Transport {
   const client = new SmtpClient(options);
-  const resolver = options.resolver ?? systemResolver;
+  const resolver = options.resolver ?? (options.dnsServers ? dnsResolver({ servers: options.dnsServers }) : systemResolver);
   const port = options.port ?? 25;
   return {
     name: "mx",

@@ -143,8 +143,10 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
     transport = createMxTransport({
       ...base,
       ...smtp.mx,
+      // MAILROOM_DNS_SERVERS and MAILROOM_MX_PORT: a test rig's fake internet (test/support/fake-dns.ts).
       resolver: options.mx?.resolver,
-      port: options.mx?.port,
+      dnsServers: ctx.config.delivery.dnsServers,
+      port: options.mx?.port ?? ctx.config.delivery.mxPort,
       allowPrivate: ctx.config.delivery.allowPrivateMx,
     });
   }
