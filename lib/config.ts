@@ -189,6 +189,9 @@ const envSchema = z.object({
   // Request rate per API key of the endpoints other than POST /email (docs/contract.md §6.4: 100/s, bursts of 200).
   MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
   MAILROOM_API_REQUEST_BURST: z.coerce.number().int().positive().default(200),
+  // Per account, the sending requests past its line at once and those waiting their turn (docs/adr/0133); 0 in progress: no line.
+  MAILROOM_API_SENDS_PER_ACCOUNT: z.coerce.number().int().min(0).default(8),
+  MAILROOM_API_SENDS_WAITING_PER_ACCOUNT: z.coerce.number().int().min(0).default(64),
   // Emails a day an account may send, all its keys together (docs/contract.md §6.5, docs/adr/0132); 0: no such ceiling.
   MAILROOM_ACCOUNT_DAILY_LIMIT: z.coerce.number().int().min(0).default(0),
   MAILROOM_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
@@ -509,6 +512,8 @@ export function apiConfig(e: Env) {
   return {
     maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES,
     requestRate: { ratePerSecond: e.MAILROOM_API_REQUEST_RATE, burst: e.MAILROOM_API_REQUEST_BURST },
+    /** POST /email, /email/batch and the template renders: each account's line (docs/adr/0133); past it, 429. */
+    sendAdmission: { inProgress: e.MAILROOM_API_SENDS_PER_ACCOUNT, waiting: e.MAILROOM_API_SENDS_WAITING_PER_ACCOUNT },
   };
 }
 
