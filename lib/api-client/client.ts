@@ -103,6 +103,9 @@ export interface EventsParams {
   StartFrom?: number;
   RetrieveCount?: number;
   MessageID?: string;
+  /** Extensions (docs/contract.md §7.6): one recipient's events; a fragment of the Subject. */
+  Recipient?: string;
+  Subject?: string;
 }
 
 export interface StatsParams {
