@@ -348,6 +348,20 @@ export const eventHourCounts = pgTable(
   (t) => [primaryKey({ columns: [t.accountId, t.hour, t.type] })],
 );
 
+/** Hourly counts per tag, recipient domain and sender domain (migration 1014, docs/adr/0517); value '' is the rest of an hour. */
+export const eventHourBreakdowns = pgTable(
+  "event_hour_breakdowns",
+  {
+    accountId: uuid("account_id").notNull(),
+    dimension: text("dimension").notNull(),
+    hour: bigint("hour", { mode: "number" }).notNull(),
+    value: text("value").notNull(),
+    type: text("type").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.dimension, t.hour, t.value, t.type] })],
+);
+
 export const eventRollupState = pgTable("event_rollup_state", {
   accountId: uuid("account_id").primaryKey(),
   rolledUntil: bigint("rolled_until", { mode: "number" }).notNull(),
