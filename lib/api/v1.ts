@@ -12,6 +12,7 @@ import { sendAdmission } from "../http/send-admission";
 import { validationHook } from "../http/validation";
 import { registerComponents } from "./openapi";
 import { addBatchRoutes } from "./routes/batch";
+import { addDomainRoutes } from "./routes/domains";
 import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
 import { addInboundRoutes } from "./routes/inbound";
@@ -51,6 +52,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addSuppressionRoutes(endpoints, ctx);
   addTemplateRoutes(endpoints, ctx);
   addInboundRoutes(endpoints, ctx);
+  addDomainRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }

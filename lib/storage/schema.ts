@@ -17,6 +17,15 @@ import type { ApiKeyScope } from "../contract/api-keys";
 import type { EventType } from "../contract/events";
 import type { StaffRole } from "../contract/staff-roles";
 import type { SuppressionReason } from "../contract/suppressions";
+import type { CheckStatus, FixRecordType, HealthCheckName } from "../contract/domains";
+
+/** One health check of a sender domain as stored (lib/domain/accounts/domain-health). */
+export interface StoredHealthCheck {
+  check: HealthCheckName;
+  status: CheckStatus;
+  detail: string;
+  fix: { type: FixRecordType; name: string; value: string } | null;
+}
 
 /**
  * Drizzle's view of the tables created by migrations/*.sql. The SQL files are
@@ -80,6 +89,18 @@ export const senderDomains = pgTable("sender_domains", {
   dkimPublicKey: text("dkim_public_key").notNull(),
   createdAt: tstz("created_at").notNull().defaultNow(),
   verifiedAt: tstz("verified_at"),
+  /** The last health checks (migration 1012): lib/domain/accounts/domain-health. */
+  healthChecks: jsonb("health_checks").$type<StoredHealthCheck[]>(),
+  checkedAt: tstz("checked_at"),
+  dkimNextSelector: text("dkim_next_selector"),
+  dkimNextPrivateKey: text("dkim_next_private_key"),
+  dkimNextPublicKey: text("dkim_next_public_key"),
+  dkimPreviousSelector: text("dkim_previous_selector"),
+  dkimPreviousPublicKey: text("dkim_previous_public_key"),
+  dkimPreviousUntil: tstz("dkim_previous_until"),
+  /** Migration 1013, docs/adr/0135. */
+  trackingDomain: text("tracking_domain"),
+  trackingVerifiedAt: tstz("tracking_verified_at"),
 });
 
 /** Partitioned by day on created_at, no primary key: each day table has a unique index on id (migration 1002, docs/adr/0044). */

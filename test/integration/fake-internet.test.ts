@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dnsResolver } from "../../lib/net/dns-resolver";
-import { checkDomainDns, txtResolverFor } from "../../lib/domain/accounts/domain-verification";
+import { checkDomain, domainDepsFrom } from "../../lib/domain/accounts/domain-operations";
 import { addSenderDomain } from "../../lib/domain/accounts/sender-domains";
 import { dnsRecordsFor } from "../../lib/domain/accounts/sender-domains";
 import { createTestAccount } from "../support/fixtures";
@@ -93,7 +93,8 @@ describe("MAILROOM_DNS_SERVERS and MAILROOM_MX_PORT", () => {
     const domain = await addSenderDomain(app.ctx.database, accountId, "sender.test");
     const verification = dnsRecordsFor(domain).find((r) => r.purpose === "verification")!;
     dns.set(verification.name, { TXT: [verification.value] });
-    const check = await checkDomainDns(domain, txtResolverFor(app.ctx.config.delivery.dnsServers!));
-    expect(check.verified).toBe(true);
+    const deps = domainDepsFrom({ database: app.ctx.database, lookup: app.ctx.domainLookup, publicUrl: app.ctx.publicUrl, delivery: app.ctx.config.delivery });
+    const checked = await checkDomain(deps, accountId, domain.name);
+    expect(checked?.row.status).toBe("verified");
   });
 });

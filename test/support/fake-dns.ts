@@ -4,7 +4,7 @@ import dnsPacket, { type Answer, type Packet, type TlsaData } from "dns-packet";
 
 /**
  * A small DNS server on 127.0.0.1 for a fake internet (MAILROOM_DNS_SERVERS):
- * it answers MX, A, AAAA, TXT, CNAME and TLSA questions from a table the test
+ * it answers MX, A, AAAA, TXT, CNAME, PTR and TLSA questions from a table the test
  * sets and changes while it runs, over UDP and TCP on the same port; a name
  * not in the table is NXDOMAIN, a name without records of the type asked is
  * an empty answer (NODATA). CNAMEs are followed within the table. A zone
@@ -25,6 +25,8 @@ export interface ZoneEntry {
   /** Each record a string or its list of character strings. */
   TXT?: (string | string[])[];
   CNAME?: string;
+  /** Names of an address's reverse entry (`1.0.0.127.in-addr.arpa`). */
+  PTR?: string[];
   TLSA?: TlsaData[];
   /** Answers for this name carry the AD bit (DNSSEC-validated data). */
   authenticated?: boolean;
@@ -112,6 +114,8 @@ export async function startFakeDns(options: { ttl?: number } = {}): Promise<Fake
         return (entry.TXT ?? []).map((t) => ({ type: "TXT", name, ttl, data: Array.isArray(t) ? t : [t] }));
       case "CNAME":
         return entry.CNAME ? [{ type: "CNAME", name, ttl, data: entry.CNAME }] : [];
+      case "PTR":
+        return (entry.PTR ?? []).map((p) => ({ type: "PTR", name, ttl, data: p }));
       case "TLSA":
         return (entry.TLSA ?? []).map((t) => ({ type: "TLSA", name, ttl, data: t }));
       default:
