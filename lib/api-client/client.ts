@@ -22,7 +22,7 @@ import {
   type ListInboundMessagesResponse,
   type ListInboundRoutesResponse,
 } from "../contract/inbound";
-import { statsResponseSchema, type StatsInterval, type StatsResponse } from "../contract/stats";
+import { statsResponseSchema, type StatsBreakdownBy, type StatsInterval, type StatsResponse } from "../contract/stats";
 import {
   archiveTemplateResponseSchema,
   listTemplatesResponseSchema,
@@ -112,6 +112,8 @@ export interface StatsParams {
   StartDate: number;
   EndDate: number;
   Interval: StatsInterval;
+  /** Extension (docs/adr/0517): adds the range's Breakdown by this dimension. */
+  By?: StatsBreakdownBy;
 }
 
 /** GET /webhooks/{id}/deliveries (docs/contract.md §16.1). */

@@ -11,7 +11,8 @@ import { useAccountBase, useAccountId } from "@/components/shell/use-account";
 import { getOverviewAction, type OverviewResult } from "../actions";
 import type { OverviewParams } from "../_lib/load-overview";
 import { computeKpis } from "../_lib/overview";
-import { explorerHrefForBucket, rangeHrefForBuckets } from "../_lib/overview-links";
+import { explorerHrefForBucket, overviewHrefWith, rangeHrefForBuckets } from "../_lib/overview-links";
+import { BreakdownTable } from "./breakdown-table";
 import { KpiCards } from "./kpi-cards";
 
 const REFRESH_MS = 60_000;
@@ -104,6 +105,7 @@ export function OverviewDashboard({ params, initial }: { params: OverviewParams;
           </CardBody>
         </Card>
       </div>
+      <BreakdownTable breakdown={d.breakdown} by={d.by} hrefFor={(by) => overviewHrefWith(base, { ...params, by: undefined }, { by })} />
     </div>
   );
 }

@@ -28,3 +28,10 @@ export function rangeHrefForBuckets(base: string, first: number, last: number, i
   const q = new URLSearchParams({ range: "custom", from: bound(a), to: bound(b) });
   return `${base}?${q.toString()}`;
 }
+
+/** The overview's URL with the same range and another breakdown (`by`). */
+export function overviewHrefWith(base: string, params: Record<string, string | undefined>, patch: Record<string, string>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...params, ...patch })) if (v) q.set(k, v);
+  return `${base}?${q.toString()}`;
+}
