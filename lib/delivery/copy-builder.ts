@@ -106,7 +106,7 @@ export async function prepareCopies({ message, content: stored, recipientCount, 
       : template && html !== undefined
         ? await template.build({ html, unsubscribe })
         : await buildMessage({ messageId: message.id, fromDomain, date, content, html, unsubscribe, dkim });
-    return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw };
+    return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw, accountId: message.account_id };
   };
   return { build, mime, links };
 }

@@ -31,7 +31,7 @@ export interface GateOptions {
   suspendMs: number;
   /** The longest wait for a free moment inside the gate; past it the copy is deferred (default 1 s). */
   maxWaitMs?: number;
-  /** When a hold without an end is asked about again (default 60 s; a resume makes the mail due at once). */
+  /** When a hold without an end is asked about again (default 10 min; a resume makes the mail due at once). */
   openHoldRecheckMs?: number;
   backOff?: BackOffOptions;
   log?: Logger;
@@ -78,7 +78,7 @@ export class DestinationGate {
     const now = this.now();
     const hold = this.options.holds.holdFor(keys, accountId);
     if (hold) {
-      const until = hold.until ? hold.until.getTime() : now + (this.options.openHoldRecheckMs ?? 60_000);
+      const until = hold.until ? hold.until.getTime() : now + (this.options.openHoldRecheckMs ?? 600_000);
       return { ok: false, until, reason: holdReason(hold) };
     }
     const state = this.stateOf(destination.key, keys);
