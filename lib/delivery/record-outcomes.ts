@@ -11,7 +11,7 @@ import { deliverQueue } from "../jobs/deliver";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { writeRoundRows, type MessageFactsRow, type RecipientOutcomeRow } from "../storage/round-rows";
 import type { Classification } from "./classify";
-import { nextAttemptAt, type RetryPolicy } from "./retry-schedule";
+import { heldRetryAt, nextAttemptAt, type RetryPolicy } from "./retry-schedule";
 import { untriedRetryAt } from "./untried-retry";
 
 /**
@@ -66,10 +66,14 @@ function plan(policy: RetryPolicy, round: RoundContext, results: RoundResult[], 
   return results.map((result) => {
     const c = result.classification;
     if (c.outcome !== "deferred") return { round, result, status: c.outcome, reason: c.diagnostic };
-    const next = c.untried
-      ? untriedRetryAt(policy, { failedAttempts: result.attempts, acceptedAt: round.acceptedAt, now })
-      : nextAttemptAt(policy, { failedAttempts: result.attempts + 1, acceptedAt: round.acceptedAt, now });
+    const next =
+      c.heldUntil !== undefined
+        ? heldRetryAt(policy, { heldUntil: c.heldUntil, acceptedAt: round.acceptedAt, now })
+        : c.untried
+          ? untriedRetryAt(policy, { failedAttempts: result.attempts, acceptedAt: round.acceptedAt, now })
+          : nextAttemptAt(policy, { failedAttempts: result.attempts + 1, acceptedAt: round.acceptedAt, now });
     if (next) return { round, result, status: "deferred", reason: c.diagnostic, next };
+    if (c.heldUntil !== undefined) return { round, result, status: "failed", reason: `Held past the message's maximum age: ${c.diagnostic}` };
     return { round, result, status: "failed", reason: `Delivery gave up after ${result.attempts + (c.untried ? 0 : 1)} attempts: ${c.diagnostic}` };
   });
 }
