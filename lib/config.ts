@@ -183,6 +183,8 @@ const envSchema = z.object({
   MAILROOM_QUEUE_MAINTENANCE_INTERVAL: z.string().default("30s"),
   MAILROOM_BOUNCE_DOMAIN: z.string().optional(),
   MAILROOM_HELO_NAME: z.string().optional(),
+  // Days a DKIM selector replaced by a rotation stays published (docs/adr/0134).
+  MAILROOM_DKIM_OLD_SELECTOR_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   MAILROOM_TRACKING_SECRET: z.string().min(16).optional(),
   MAILROOM_TRUST_PROXY: trustProxyHops.default(0),
   MAILROOM_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
@@ -190,7 +192,7 @@ const envSchema = z.object({
   MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
   MAILROOM_API_REQUEST_BURST: z.coerce.number().int().positive().default(200),
   // Per account, the sending requests past its line at once and those waiting their turn (docs/adr/0133); 0 in progress: no line.
-  MAILROOM_API_SENDS_PER_ACCOUNT: z.coerce.number().int().min(0).default(8),
+  MAILROOM_API_SENDS_PER_ACCOUNT: z.coerce.number().int().min(0).default(16),
   MAILROOM_API_SENDS_WAITING_PER_ACCOUNT: z.coerce.number().int().min(0).default(64),
   // Emails a day an account may send, all its keys together (docs/contract.md §6.5, docs/adr/0132); 0: no such ceiling.
   MAILROOM_ACCOUNT_DAILY_LIMIT: z.coerce.number().int().min(0).default(0),
@@ -407,6 +409,8 @@ export function deliveryConfig(e: Env, publicUrl: string) {
     maxAgeMs: requireDuration("MAILROOM_DELIVERY_MAX_AGE", e.MAILROOM_DELIVERY_MAX_AGE),
     bounceDomain: e.MAILROOM_BOUNCE_DOMAIN,
     heloName: e.MAILROOM_HELO_NAME ?? new URL(publicUrl).hostname,
+    /** How long a rotated-out DKIM selector's record stays listed before the daily check drops it. */
+    dkimOldSelectorDays: e.MAILROOM_DKIM_OLD_SELECTOR_DAYS,
     /** Direct-MX delivery may connect to loopback/private/reserved addresses (lib/net/address-ranges.ts). */
     allowPrivateMx: e.MAILROOM_ALLOW_PRIVATE_MX,
     /** The resolvers of delivery's and the domain checks' lookups; undefined: the system's (lib/net/dns-resolver.ts). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../lib/domain/accounts/api-keys";
+import { domainHealthCheck } from "../../lib/maintenance/domain-health";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { expectNoRecipientLeftQueued, simpleEmail } from "../support/delivery-helpers";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
@@ -15,6 +16,7 @@ interface DomainJson {
   DkimSelector: string;
   DkimNextSelector: string | null;
   DkimPreviousSelector: string | null;
+  DkimPreviousUntil: number | null;
   TrackingDomain: string | null;
   TrackingDomainVerified: boolean;
 }
@@ -146,6 +148,17 @@ describe("domains API", { timeout: 180_000 }, () => {
     expect(switched.body).toMatchObject({ DkimSelector: next, DkimNextSelector: null, DkimPreviousSelector: "mailroom" });
     expect(record(switched.body, "dkim").Value).toBe(nextRecord.Value);
     expect(record(switched.body, "dkim-previous").Name).toBe("mailroom._domainkey.mail.shop.test");
+    // Kept MAILROOM_DKIM_OLD_SELECTOR_DAYS (default 7), then the daily run drops it.
+    const until = switched.body.DkimPreviousUntil! * 1000;
+    expect(Math.abs(until - (Date.now() + 7 * 86_400_000))).toBeLessThan(60_000);
+    expect(await domainHealthCheck.run(app.ctx, new Date(until - 60_000))).toMatchObject({ selectorsDropped: 0 });
+    expect((await call("GET", "/domains/mail.shop.test")).body.DkimPreviousSelector).toBe("mailroom");
+    const daily = await domainHealthCheck.run(app.ctx, new Date(until + 1000));
+    expect(daily).toMatchObject({ selectorsDropped: 1 });
+    expect(daily.checked).toBeGreaterThanOrEqual(3);
+    const dropped = (await call("GET", "/domains/mail.shop.test")).body;
+    expect(dropped).toMatchObject({ DkimSelector: next, DkimPreviousSelector: null, DkimPreviousUntil: null });
+    expect(dropped.Records.some((r) => r.Purpose === "dkim-previous")).toBe(false);
   });
 
   it("another account's key sees 404 for this account's domain and cannot delete or check it", async () => {
