@@ -172,9 +172,9 @@ export async function quietSince(receiver: Receiver, ms: number): Promise<void> 
 }
 
 
-/** An inbound test's start: an app with `env`, an account of `domain`, a receiver, and a route from `match` to it (200 asserted). */
-export async function startRoutedApp(env: Record<string, string>, account: { name: string; domain: string }, match: string) {
-  const app = await startTestApp(env);
+/** An inbound test's start: an app with `env` (and `options`), an account of `domain`, a receiver, and a route from `match` to it (200 asserted). */
+export async function startRoutedApp(env: Record<string, string>, account: { name: string; domain: string }, match: string, options?: Parameters<typeof startTestApp>[1]) {
+  const app = await startTestApp(env, options);
   const created = await createTestAccount(app.ctx, account);
   const receiver = await startReceiver();
   const res = await app.fetch("/api/v1/inbound/routes", {
