@@ -8,7 +8,8 @@ import type { ShapingRules } from "./shaping-rules";
  * to every destination without a rule of its own.
  */
 export const DEFAULT_SHAPING_RULES: ShapingRules = {
-  default: { maxConnections: 10, messagesPerConnection: 100, connectionsPerMinute: 100 },
+  // No limit of its own: every other destination (and the relay) keeps the SMTP pool's (docs/adr/0321).
+  default: {},
   gmail: { maxConnections: 5, messagesPerConnection: 50, messagesPerMinute: 600, requireTls: true },
   outlook: { maxConnections: 8, messagesPerConnection: 100, messagesPerMinute: 300, connectionsPerMinute: 60 },
   yahoo: { maxConnections: 5, messagesPerConnection: 20, messagesPerMinute: 300 },
