@@ -1,7 +1,15 @@
 import "server-only";
 import type { ApiKeyScope } from "../contract/api-keys";
 import { createApiKey, listApiKeys, revokeApiKey, type KeyOptions } from "../domain/accounts/api-keys";
-import { addDomain as addSenderDomain, checkDomain, domainDepsFrom, listDomains, type DomainDeps } from "../domain/accounts/domain-operations";
+import {
+  addDomain as addSenderDomain,
+  checkDomain,
+  deleteDomain as deleteSenderDomain,
+  domainDepsFrom,
+  listDomains,
+  rotateDkim,
+  type DomainDeps,
+} from "../domain/accounts/domain-operations";
 import type { HealthCheck } from "../domain/accounts/domain-health/check-result";
 import type { DnsRecord } from "../domain/accounts/sender-domains";
 import { grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff/staff-users";
@@ -118,13 +126,34 @@ export async function addDomain(access: AccountAccess, name: string): Promise<{ 
 /** Checks the domain's DNS now (the API's POST /domains/{domain}/verify): verified once its TXT record is found. */
 export async function verifyDomain(access: AccountAccess, domainId: string): Promise<{ verified: boolean; detail: string }> {
   assertArea(access, "settings");
-  const found = (await listDomains(domainDeps(), access.account.accountId)).find((d) => d.row.id === domainId);
-  if (!found) refuse("No such domain");
+  const found = await ownDomain(access, domainId);
   const view = (await checkDomain(domainDeps(), access.account.accountId, found.row.name))!;
   const verification = view.checks.find((c) => c.check === "verification");
   if (view.row.status !== "verified") return { verified: false, detail: verification?.detail ?? "The verification record was not found" };
   const failing = view.checks.filter((c) => c.status !== "pass").map((c) => c.check);
   return { verified: true, detail: `${view.row.name} is verified${failing.length ? `; to fix: ${failing.join(", ")}` : "; every check passes"}` };
+}
+
+/** The account's domain of that id, or the refusal (another account's is "No such domain" too). */
+async function ownDomain(access: AccountAccess, domainId: string) {
+  const found = (await listDomains(domainDeps(), access.account.accountId)).find((d) => d.row.id === domainId);
+  if (!found) refuse("No such domain");
+  return found;
+}
+
+export async function removeDomain(access: AccountAccess, domainId: string): Promise<null> {
+  assertArea(access, "settings");
+  const found = await ownDomain(access, domainId);
+  await deleteSenderDomain(domainDeps(), access.account.accountId, found.row.name);
+  return null;
+}
+
+/** Starts a DKIM rotation (the API's POST /domains/{domain}/dkim/rotate): the new record to publish is listed. */
+export async function rotateDomainDkim(access: AccountAccess, domainId: string): Promise<{ selector: string }> {
+  assertArea(access, "settings");
+  const found = await ownDomain(access, domainId);
+  const view = (await rotateDkim(domainDeps(), access.account.accountId, found.row.name))!;
+  return { selector: view.row.dkimNextSelector! };
 }
 
 export async function suppress(access: AccountAccess, email: string): Promise<{ added: boolean }> {
