@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Brush, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatCompact } from "../format";
 import { cn } from "../ui/cn";
@@ -47,6 +47,8 @@ export function TimeSeriesChart<T extends { start: number }>({
   const router = useRouter();
   const [box, width] = useWidth<HTMLDivElement>();
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
+  // A drag of the brush ends in a click on the chart: that click is not a bucket's.
+  const pressedOnBrush = useRef(false);
   const rows = data as Array<T & Record<string, unknown>>;
   const toggle = (key: string) =>
     setHidden((h) => {
@@ -61,9 +63,10 @@ export function TimeSeriesChart<T extends { start: number }>({
         ref={box}
         className="relative w-full text-[11px] text-slate-600 dark:text-slate-400"
         style={{ height: PLOT_HEIGHT }}
-        role="img"
-        aria-label={`${title}: line chart, ${rows.length} ${interval === "hour" ? "hours" : "days"}`}
         data-drawn={width > 0 ? "true" : "false"}
+        onPointerDownCapture={(e) => {
+          pressedOnBrush.current = e.target instanceof Element && e.target.closest(".recharts-brush") !== null;
+        }}
       >
         {width > 0 ? (
           <LineChart
@@ -72,7 +75,9 @@ export function TimeSeriesChart<T extends { start: number }>({
             data={rows}
             margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
             className={bucketHref ? "cursor-pointer" : undefined}
+            title={`${title}: line chart, ${rows.length} ${interval === "hour" ? "hours" : "days"}`}
             onClick={(state) => {
+              if (pressedOnBrush.current) return;
               const i = typeof state.activeIndex === "number" ? state.activeIndex : Number(state.activeIndex);
               const row = state.isTooltipActive && Number.isInteger(i) ? rows[i] : undefined;
               if (row && bucketHref) router.push(bucketHref(row.start));
