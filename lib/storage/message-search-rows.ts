@@ -8,8 +8,8 @@ import { RETAINED_FROM } from "./retention-sql";
  * them when the fragment is rare, the account's newest-first index when it is common.
  */
 export async function selectMessageIdsBySubject(q: Queryable, accountId: string, pattern: string, limit: number): Promise<string[]> {
+  // Unnamed, so planned for each fragment: a generic plan cannot tell a rare fragment from a common one.
   const { rows } = await q.query<{ id: string }>({
-    name: "mailroom_message_ids_by_subject",
     text: `SELECT m.id FROM messages m
             WHERE m.account_id = $1 AND m.created_at >= to_timestamp(${RETAINED_FROM}) AND m.subject ILIKE $2
             ORDER BY m.created_at DESC

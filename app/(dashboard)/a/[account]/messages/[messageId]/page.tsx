@@ -39,10 +39,15 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
   let template: { templateId: number; version: number } | undefined;
   let replies: ReplySummary[] = [];
   let sent: Awaited<ReturnType<typeof readSentContent>>;
+  let sentError: string | undefined;
   try {
     template = await messageTemplate(access, messageId);
     replies = await repliesToMessage(access, messageId);
-    sent = await readSentContent(access, messageId);
+    // Its own failure: the timeline is still worth showing without the content.
+    sent = await readSentContent(access, messageId).catch((err: unknown) => {
+      sentError = describeApiError(err);
+      return undefined;
+    });
     const client = await apiFor(access, "messages");
     for await (const ev of iterateEvents(client, { MessageID: messageId })) {
       events.push(ev);
@@ -175,6 +180,7 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
             </div>
           </section>
           {sentView && <SentContent view={sentView} />}
+          {sentError && <Alert tone="error" title="What was sent could not be read">{sentError}</Alert>}
         </>
       )}
     </div>
