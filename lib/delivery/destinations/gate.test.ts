@@ -1,3 +1,4 @@
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { DestinationGate } from "./gate";
 import type { Hold, NewHold } from "./holds";
@@ -73,5 +74,15 @@ describe("DestinationGate", () => {
     gate.observe(keys, gmail, { responseCode: 550, response: "550 5.7.1 blocked using zen.spamhaus.org" });
     expect(placed).toEqual([{ key: "gmail", until: new Date(clock.t + 3_600_000), reason: "550 5.7.1 blocked using zen.spamhaus.org", source: "automatic", placedBy: "automatic" }]);
     expect(gate.suspendedUntil("gmail")).toBe(clock.t + 3_600_000);
+  });
+
+  it("reports each destination held back on mailroom_destination_state", async () => {
+    const registry = new Registry();
+    const gate = new DestinationGate({ holds: { holdFor: () => undefined }, rules: () => ({}), suspendMs: 60_000, registry });
+    gate.observe(["a.example", "mx.a.example"], { key: "mx.a.example" }, { responseCode: 554, response: "554 5.7.1 listed on a blocklist" });
+    gate.observe(keys, gmail, { responseCode: 421, response: "421 4.7.28 unusual rate" });
+    const text = await registry.metrics();
+    expect(text).toContain('mailroom_destination_state{destination="mx.a.example",state="suspended"} 1');
+    expect(text).toContain('mailroom_destination_state{destination="gmail",state="throttled"} 1');
   });
 });
