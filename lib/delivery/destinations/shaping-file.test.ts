@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SHAPING_RULES } from "./shaping-defaults";
 import { parseShapingText, watchShapingFile } from "./shaping-file";
-import { ruleFor } from "./shaping-rules";
+import { ruleFor, shareOfRules } from "./shaping-rules";
 
 describe("shaping rules", () => {
   it("parses rules and refuses unknown members, bad keys and values", () => {
@@ -19,6 +19,12 @@ describe("shaping rules", () => {
     const rules = { default: { maxConnections: 10, messagesPerMinute: 1 }, gmail: { maxConnections: 5 }, "shop.example": { messagesPerMinute: 7 } };
     expect(ruleFor(rules, ["shop.example", "gmail"])).toEqual({ maxConnections: 5, messagesPerMinute: 7 });
     expect(ruleFor(rules, ["other.example", "mx.other.example"])).toEqual({ maxConnections: 10, messagesPerMinute: 1 });
+  });
+
+  it("divides rates and connections among the worker processes, at least 1 each", () => {
+    const rules = { gmail: { maxConnections: 5, messagesPerMinute: 600, messagesPerSecond: 1, requireTls: true } };
+    expect(shareOfRules(rules, 2)).toEqual({ gmail: { maxConnections: 2, messagesPerMinute: 300, messagesPerSecond: 1, requireTls: true } });
+    expect(shareOfRules(rules, 1)).toBe(rules);
   });
 
   it("re-reads the file when it changes and keeps the last good rules on a bad one", () => {

@@ -56,3 +56,25 @@ export function mergeRules(defaults: ShapingRules, overrides: ShapingRules): Sha
   for (const [key, rule] of Object.entries(overrides)) out[key] = { ...defaults[key], ...rule };
   return out;
 }
+
+/**
+ * The part of each rule one of `processes` worker processes may use: rates and connections divided
+ * among them (at least 1 each), so that together they keep to the rule; the rest unchanged.
+ */
+export function shareOfRules(rules: ShapingRules, processes: number): ShapingRules {
+  if (processes <= 1) return rules;
+  const share = (n: number | undefined) => (n === undefined ? undefined : Math.max(1, Math.floor(n / processes)));
+  const out: ShapingRules = {};
+  for (const [key, r] of Object.entries(rules)) {
+    const divided: ShapingRule = {
+      ...r,
+      maxConnections: share(r.maxConnections),
+      messagesPerSecond: share(r.messagesPerSecond),
+      messagesPerMinute: share(r.messagesPerMinute),
+      messagesPerHour: share(r.messagesPerHour),
+      connectionsPerMinute: share(r.connectionsPerMinute),
+    };
+    out[key] = Object.fromEntries(Object.entries(divided).filter(([, v]) => v !== undefined)) as ShapingRule;
+  }
+  return out;
+}
