@@ -120,7 +120,9 @@ export async function checkDomainRow(deps: DomainDeps, row: SenderDomainRow, now
       dkimNextPrivateKey: null,
       dkimNextPublicKey: null,
     }),
-    ...(row.trackingDomain && { trackingVerifiedAt: run.trackingVerified ? (row.trackingVerifiedAt ?? now) : null }),
+    // A failed lookup keeps the tracking domain as it was: links must not move for a DNS hiccup.
+    ...(run.tracking === "pass" && { trackingVerifiedAt: row.trackingVerifiedAt ?? now }),
+    ...(run.tracking === "fail" && { trackingVerifiedAt: null }),
   });
   return updated ?? row;
 }

@@ -57,7 +57,8 @@ export interface HealthRun {
   /** Whether the verification TXT, a rotation's new DKIM record and the tracking CNAME check out (what verify acts on). */
   verified: boolean;
   nextDkimVerified: boolean;
-  trackingVerified: boolean;
+  /** The tracking CNAME's verdict; undefined without a tracking domain. A `warn` (the lookup failed) changes nothing. */
+  tracking?: HealthCheck["status"];
 }
 
 /** Runs every check of `domain` against the records it should publish (`records`, from dnsRecordsFor). */
@@ -104,6 +105,6 @@ export async function runHealthChecks(domain: SenderDomainRow, records: DnsRecor
     checks,
     verified: verificationResult.status === "pass",
     nextDkimVerified: nextResult?.status === "pass",
-    trackingVerified: trackingResult?.status === "pass",
+    tracking: trackingResult?.status,
   };
 }
