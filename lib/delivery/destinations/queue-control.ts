@@ -16,7 +16,7 @@ import { listHolds, normaliseHoldKey, placeHold, releaseHolds, type Hold } from 
 import { queueRows, type QueueRow } from "./queue-view";
 
 /**
- * Queue control (docs/delivery.md, "Queue control"): the one implementation
+ * Queue control (docs/cli.md, "Delivery queues"; docs/adr/0204): the one implementation
  * behind `mailroom queue` and the dashboard's Queues page. Suspending and
  * resuming are holds (holds.ts); retry-now makes deferred mail due now;
  * bounce fails pending mail through record-outcomes.ts, as every delivery
