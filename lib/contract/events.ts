@@ -13,7 +13,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const ACCEPTED_ALIAS = "accepted-by-system";
 
 export const DEFAULT_RETRIEVE_COUNT = 5;
-/** The extension filters (docs/contract.md §7.7): an address is at most 320 characters (64 + @ + 255). */
+/** The extension filters (docs/contract.md §7.6): an address is at most 320 characters (64 + @ + 255). */
 export const MAX_RECIPIENT_FILTER_LENGTH = 320;
 /** A Subject fragment is matched with trigrams (docs/adr/0051): shorter has none to look up. */
 export const MIN_SUBJECT_FILTER_LENGTH = 3;

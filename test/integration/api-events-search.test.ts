@@ -9,7 +9,7 @@ interface EventsBody {
   Errors?: { Code: number; Field?: string }[];
 }
 
-/** GET /events' extension filters Recipient and Subject (docs/contract.md §7.7, docs/adr/0051). */
+/** GET /events' extension filters Recipient and Subject (docs/contract.md §7.6, docs/adr/0051). */
 describe("GET /events?Recipient=…&Subject=…", () => {
   let app: TestApp;
   let key: string;

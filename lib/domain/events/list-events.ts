@@ -16,7 +16,7 @@ import { MAX_SUBJECT_MATCHES, subjectPattern } from "./event-search";
  * of the messages (migration 1015, docs/adr/0051).
  */
 export interface EventFilter extends Omit<EventRowFilter, "messageIds"> {
-  /** A fragment of the message's Subject, case-insensitive (an extension, docs/contract.md §7.7). */
+  /** A fragment of the message's Subject, case-insensitive (an extension, docs/contract.md §7.6). */
   subject?: string;
   startFrom?: number;
   retrieveCount?: number;

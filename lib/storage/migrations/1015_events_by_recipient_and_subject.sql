@@ -1,4 +1,4 @@
--- GET /events' extension filters (docs/contract.md §7.7, docs/adr/0051).
+-- GET /events' extension filters (docs/contract.md §7.6, docs/adr/0051).
 --
 -- Recipient: events_account_recipient_time on every day table of events, the
 -- shape of the other three (account, key, then newest first), so a page of a
