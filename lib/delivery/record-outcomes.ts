@@ -154,7 +154,7 @@ async function scheduleRetries(tx: Tx, boss: PgBoss, roundPlans: Planned[]): Pro
   const round = roundPlans[0]?.round;
   for (const [at, recipientIds] of retries) {
     const entry = { messageId: round!.messageId, recipientIds, ...(round!.requestId && { requestId: round!.requestId }) };
-    await enqueue(boss, deliverQueue, { messages: [entry] }, { startAfter: new Date(at), db: tx.sql });
+    await enqueue(boss, deliverQueue, { messages: [entry] }, { startAfter: new Date(at), key: round!.accountId, db: tx.sql });
   }
   return [...retries.keys()];
 }

@@ -7,12 +7,14 @@ import {
   destinationIsEmpty,
   destinationKey,
   destinationLoad,
+  countAccount,
   endSlot,
   hasStalled,
   laneIsUnused,
   laneLoad,
   newDestination,
   newLane,
+  nextWaiterIndex,
   overShareError,
   rememberStalled,
   setStalled,
@@ -144,12 +146,12 @@ export class SmtpClient {
    * throws. `lane`: what the transaction is for at this destination (the
    * recipient domain; default: that of `to`), where stalls are noticed.
    */
-  async send(target: SmtpTarget, envelope: Envelope, raw: Buffer, lane?: string): Promise<SendOutcome> {
+  async send(target: SmtpTarget, envelope: Envelope, raw: Buffer, lane?: string, account = ""): Promise<SendOutcome> {
     const started = Date.now();
     const d = this.destination(target);
     let slot: Slot;
     try {
-      slot = await this.acquire(d, this.lane(d, lane ?? laneOfRecipient(envelope.to)), envelope.to);
+      slot = await this.acquire(d, this.lane(d, lane ?? laneOfRecipient(envelope.to)), envelope.to, account);
     } catch (e) {
       return { answer: answerOfNotTried(e as SmtpError), durationMs: Date.now() - started, beforeTransaction: true };
     }
@@ -247,21 +249,22 @@ export class SmtpClient {
     return sum;
   }
 
-  private acquire(d: Destination, lane: Lane, recipient: string): Promise<Slot> {
+  private acquire(d: Destination, lane: Lane, recipient: string, account: string): Promise<Slot> {
     const now = Date.now();
     const load = this.laneLoad(lane, now);
     const others = this.limits.shared && isSuspect(load) ? this.otherSuspectDemand(lane, now) : 0;
     const probe = { recipientStalled: hasStalled(lane, recipient, now), probesRunning: this.probesRunning };
     const decision = admit(this.limits, destinationLoad(d), load, others, probe);
-    if (decision === "start" || decision === "probe") return Promise.resolve(this.startSlot(d, lane, recipient, decision === "probe"));
+    if (decision === "start" || decision === "probe") return Promise.resolve(this.startSlot(d, lane, recipient, account, decision === "probe"));
     if (decision === "refuse") return Promise.reject(overShareError(d));
     this.ensureTicking();
     lane.waiting++;
-    return new Promise((resolve, reject) => d.waiters.push({ lane, recipient, deadline: now + this.slotWaitMs, resolve, reject }));
+    return new Promise((resolve, reject) => d.waiters.push({ lane, recipient, account, deadline: now + this.slotWaitMs, resolve, reject }));
   }
 
-  private startSlot(d: Destination, lane: Lane, recipient: string, probe: boolean): Slot {
-    const slot: Slot = { lane, recipient, probe, startedAt: Date.now(), stalled: false };
+  private startSlot(d: Destination, lane: Lane, recipient: string, account: string, probe: boolean): Slot {
+    const slot: Slot = { lane, recipient, account, probe, startedAt: Date.now(), stalled: false };
+    countAccount(d, account, 1);
     if (probe) this.probesRunning++;
     d.active.add(slot);
     lane.active++;
@@ -277,6 +280,7 @@ export class SmtpClient {
 
   private release(d: Destination, slot: Slot, connection: Connection | undefined, answered: boolean): void {
     if (slot.probe && d.active.has(slot)) this.probesRunning--;
+    if (d.active.has(slot)) countAccount(d, slot.account, -1);
     this.stalledTotal += endSlot(d, slot, answered, Date.now());
     if (connection && !connection.dead && !this.closed) {
       enterPhase(connection, "idle");
@@ -293,7 +297,7 @@ export class SmtpClient {
    */
   private pump(d: Destination): void {
     while (d.waiters.length > 0 && waiterMayStart(this.limits, destinationLoad(d))) {
-      const w = this.unwait(d.waiters.shift()!);
+      const w = this.unwait(d.waiters.splice(nextWaiterIndex(d), 1)[0]!);
       if (this.limits.shared) {
         const now = Date.now();
         const lane = this.laneLoad(w.lane, now);
@@ -303,7 +307,7 @@ export class SmtpClient {
           continue;
         }
       }
-      w.resolve(this.startSlot(d, w.lane, w.recipient, false));
+      w.resolve(this.startSlot(d, w.lane, w.recipient, w.account, false));
     }
   }
 

@@ -19,6 +19,8 @@ import {
   takeNewestWaiters,
   tickIntervalMs,
   hasStalled,
+  countAccount,
+  nextWaiterIndex,
   rememberStalled,
   MAX_STALLED_RECIPIENTS,
   STALLED_MEMORY_MS,
@@ -30,8 +32,8 @@ import { RFC5321_TIMEOUTS } from "./smtp-slots";
 
 const target = { host: "mx.example", port: 25, secure: false };
 const connection = (over: Partial<Connection> = {}) => ({ dead: false, idleSince: 0, ...over }) as Connection;
-const slot = (lane: Lane, stalled = false): Slot => ({ lane, recipient: "a@example.com", probe: false, startedAt: 0, stalled });
-const waiter = (lane: Lane, deadline = 0): Waiter => ({ lane, recipient: "a@example.com", deadline, resolve: () => {}, reject: () => {} });
+const slot = (lane: Lane, stalled = false): Slot => ({ lane, account: "", recipient: "a@example.com", probe: false, startedAt: 0, stalled });
+const waiter = (lane: Lane, deadline = 0): Waiter => ({ lane, recipient: "a@example.com", account: "", deadline, resolve: () => {}, reject: () => {} });
 const laneOf = (over: Partial<Lane>): Lane => ({ ...newLane(), ...over });
 
 describe("the SMTP pool's bookkeeping", () => {
@@ -146,6 +148,26 @@ describe("the SMTP pool's bookkeeping", () => {
     expect(lane.stalledRecipients.size).toBe(MAX_STALLED_RECIPIENTS);
     expect(hasStalled(lane, "r0@example.com", 4000)).toBe(false);
     expect(hasStalled(lane, `r${MAX_STALLED_RECIPIENTS}@example.com`, 4000)).toBe(true);
+  });
+
+  it("serves the line in accounts' turns: the oldest waiter of the account with the fewest transactions running", () => {
+    const d = newDestination(target);
+    const lane = newLane();
+    const of = (account: string) => ({ ...waiter(lane), account });
+    d.waiters.push(of("a"), of("a"), of("a"), of("b"), of("c"));
+    expect(nextWaiterIndex(d)).toBe(0);
+    countAccount(d, "a", 1);
+    countAccount(d, "a", 1);
+    countAccount(d, "c", 1);
+    // a runs 2, c runs 1, b none: b's one copy goes before a's older ones.
+    expect(nextWaiterIndex(d)).toBe(3);
+    d.waiters.splice(3, 1);
+    // c (1) before a (2).
+    expect(nextWaiterIndex(d)).toBe(3);
+    countAccount(d, "a", -1);
+    countAccount(d, "a", -1);
+    expect(d.byAccount.has("a")).toBe(false);
+    expect(nextWaiterIndex(d)).toBe(0);
   });
 
   it("says why a request was not tried, as a deferral (4.4.5)", () => {

@@ -10,6 +10,7 @@ import { formatDuration, type SlotLoad, type SmtpTimeouts } from "./smtp-slots";
 
 export interface Slot {
   lane: Lane;
+  account: string;
   /** The recipient of the transaction (RCPT TO). */
   recipient: string;
   /** Started over the suspect share (smtp-slots.ts admit): given up if it stalls before the end of data. */
@@ -23,6 +24,8 @@ export interface Slot {
 export interface Waiter {
   lane: Lane;
   recipient: string;
+  /** Whose mail it is: a destination's line takes accounts in turn (nextWaiterIndex). */
+  account: string;
   deadline: number;
   resolve: (slot: Slot) => void;
   reject: (err: SmtpError) => void;
@@ -35,8 +38,10 @@ export interface Destination {
   idle: Connection[];
   active: Set<Slot>;
   stalled: number;
-  /** First come, first served, whatever their lane. */
+  /** In order of arrival, whatever their lane; served in accounts' turns (nextWaiterIndex). */
   waiters: Waiter[];
+  /** Transactions running per account. */
+  byAccount: Map<string, number>;
   lanes: Map<string, Lane>;
 }
 
@@ -71,7 +76,7 @@ const lastStalledAt = (lane: Lane): number => {
 export const destinationKey = (target: SmtpTarget): string => `${target.host}:${target.port}:${target.secure}:${target.auth?.user ?? ""}`;
 
 export function newDestination(target: SmtpTarget): Destination {
-  return { key: destinationKey(target), label: `${target.host}:${target.port}`, idle: [], active: new Set(), stalled: 0, waiters: [], lanes: new Map() };
+  return { key: destinationKey(target), label: `${target.host}:${target.port}`, idle: [], active: new Set(), stalled: 0, waiters: [], lanes: new Map(), byAccount: new Map() };
 }
 
 export const newLane = (): Lane => ({ active: 0, stalled: 0, waiting: 0, answeredAt: 0, stalledRecipients: new Map() });
@@ -150,6 +155,36 @@ export function takeExpiredIdle(d: Destination, now: number, idleCloseMs: number
     }
   }
   return open;
+}
+
+/**
+ * The waiter served next (docs/adr/0325): the oldest of the account with the
+ * fewest transactions running at the destination, so that one tenant's
+ * thousands of copies in line never hold another's one copy behind them.
+ */
+export function nextWaiterIndex(d: Destination): number {
+  let best = 0;
+  let fewest = Number.POSITIVE_INFINITY;
+  const seen = new Set<string>();
+  for (let i = 0; i < d.waiters.length; i++) {
+    const account = d.waiters[i]!.account;
+    if (seen.has(account)) continue;
+    seen.add(account);
+    const running = d.byAccount.get(account) ?? 0;
+    if (running < fewest) {
+      fewest = running;
+      best = i;
+      if (running === 0) break;
+    }
+  }
+  return best;
+}
+
+/** Counts a transaction of `account` starting (+1) or ending (-1) at the destination. */
+export function countAccount(d: Destination, account: string, delta: 1 | -1): void {
+  const n = (d.byAccount.get(account) ?? 0) + delta;
+  if (n > 0) d.byAccount.set(account, n);
+  else d.byAccount.delete(account);
 }
 
 /** Waiters at the front whose slot wait ran out, taken out of the queue (in order). */

@@ -80,7 +80,7 @@ export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarg
       return Promise.all(
         envelopes.map((e) =>
           throughGate(gate, domain, destination, e, async () => {
-            const r = await client.send(target, { from: e.from, to: e.to }, e.raw);
+            const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId);
             return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}` };
           }),
         ),
@@ -191,7 +191,7 @@ export function createMxTransport(options: TransportOptions & { resolver?: MxRes
             // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
             // even have delivered the message there).
             for (const hop of hops) {
-              const r = await client.send({ host: hop.address, port, secure: false, servername: hop.host }, { from: e.from, to: e.to }, e.raw);
+              const r = await client.send({ host: hop.address, port, secure: false, servername: hop.host }, { from: e.from, to: e.to }, e.raw, undefined, e.accountId);
               last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host };
               if (r.answer.responseCode || !r.beforeTransaction) break;
             }
