@@ -8,7 +8,8 @@ import { runCli, runCliJson } from "./cli-support";
  * `mailroom queue` (docs/cli.md, "Delivery queues") on the database of a
  * running app whose workers are off, so that what is accepted stays queued.
  */
-describe("mailroom queue", { timeout: 180_000 }, () => {
+// Each command is a node process of its own: seconds apiece on a loaded machine.
+describe("mailroom queue", { timeout: 480_000 }, () => {
   let app: TestApp;
   let env: Record<string, string>;
   const send = (key: string, to: string[]) =>
@@ -20,7 +21,7 @@ describe("mailroom queue", { timeout: 180_000 }, () => {
   const q = <R extends object>(sql: string, values: unknown[] = []) => app.ctx.database.pool.query<R>(sql, values).then((r) => r.rows);
 
   beforeAll(async () => {
-    app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_DELIVERY: "mx" });
+    app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_DELIVERY: "mx", MAILROOM_METRICS_TOKEN: "scrape-token" });
     env = { DATABASE_URL: app.ctx.database.url, MAILROOM_DELIVERY: "mx" };
   });
   afterAll(async () => {
@@ -45,6 +46,9 @@ describe("mailroom queue", { timeout: 180_000 }, () => {
     rows = await runCliJson<Row[]>(["queue", "list"], env);
     expect(rows.find((r) => r.key === "list.example")).toMatchObject({ state: "suspended", queued: 3, holds: [{ reason: "421 4.7.28 everywhere", source: "operator" }] });
     expect(rows.find((r) => r.key === "gmail")).toMatchObject({ state: "held", queued: 0 });
+    const metrics = await (await app.fetch("/metrics", { headers: { Authorization: "Bearer scrape-token" } })).text();
+    expect(metrics).toContain('mailroom_destination_holds{destination="list.example",source="operator",scope="all"} 1');
+    expect(metrics).toContain('mailroom_destination_holds{destination="gmail",source="operator",scope="account"} 1');
     const human = await runCli(["queue", "list"], env);
     expect(human.stdout).toMatch(/list\.example\s+suspended until/);
 
