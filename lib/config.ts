@@ -192,7 +192,7 @@ const envSchema = z.object({
   MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
   MAILROOM_API_REQUEST_BURST: z.coerce.number().int().positive().default(200),
   // Per account, the sending requests past its line at once and those waiting their turn (docs/adr/0133); 0 in progress: no line.
-  MAILROOM_API_SENDS_PER_ACCOUNT: z.coerce.number().int().min(0).default(16),
+  MAILROOM_API_SENDS_PER_ACCOUNT: z.coerce.number().int().min(0).default(32),
   MAILROOM_API_SENDS_WAITING_PER_ACCOUNT: z.coerce.number().int().min(0).default(64),
   // Emails a day an account may send, all its keys together (docs/contract.md §6.5, docs/adr/0132); 0: no such ceiling.
   MAILROOM_ACCOUNT_DAILY_LIMIT: z.coerce.number().int().min(0).default(0),
