@@ -5,15 +5,10 @@
  * that is rolled back (the backlog stays as it is), with the plan of one run.
  * BENCH_JOBS (100,000) jobs queued by BENCH_ACCOUNTS (1,10,100) accounts in turn.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import pg from "pg";
-import { startEmbeddedPostgres } from "../lib/storage/embedded";
 import { fetchLeasedJobs, fetchLeasedJobsByTurns, queueTable } from "../lib/storage/job-rows";
 import { migrate } from "../lib/storage/migrate";
-import { openDatabase } from "../lib/storage/database";
 import { startQueue } from "../lib/queue/boss";
+import { openBenchDatabase } from "./bench-database";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 100_000);
 const ACCOUNTS = (process.env.BENCH_ACCOUNTS ?? "1,10,100").split(",").map(Number);
@@ -21,23 +16,10 @@ const FETCHES = Number(process.env.BENCH_FETCHES ?? 50);
 const BATCH = 64;
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-fetch-"));
-  let url = process.env.BENCH_DATABASE_URL;
-  let stop = async () => {};
-  if (!url) {
-    const embedded = await startEmbeddedPostgres({ dataDir, port: 0 });
-    stop = () => embedded.stop({ force: true });
-    url = embedded.url;
-  }
-  const name = `mailroom_bench_fetch_${process.pid}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  const database = openDatabase(u.toString(), { max: 2 });
+  const bench = await openBenchDatabase("fetch", { max: 2 });
+  const { database } = bench;
   await migrate(database.pool);
-  const boss = await startQueue(u.toString(), { max: 2 });
+  const boss = await startQueue(bench.url, { max: 2 });
   const table = queueTable("deliver");
   const client = await database.pool.connect();
   const sql = { executeSql: (text: string, values: unknown[]) => client.query(text, values) };
@@ -72,11 +54,7 @@ async function main() {
   } finally {
     client.release();
     await boss.stop({ graceful: false });
-    await database.close();
-    await admin.query(`DROP DATABASE ${name}`).catch(() => {});
-    await admin.end();
-    await stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

@@ -6,14 +6,10 @@
  * content is as text and what messages.content takes on disk
  * (pg_column_size: after PostgreSQL's TOAST compression), per message.
  */
-import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { openDatabase } from "../lib/storage/database";
-import { startEmbeddedPostgres } from "../lib/storage/embedded";
 import { migrate } from "../lib/storage/migrate";
+import { openBenchDatabase } from "./bench-database";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 2000);
 
@@ -39,21 +35,8 @@ function randomBytesBase64(size: number): string {
 }
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-content-"));
-  let url = process.env.BENCH_DATABASE_URL;
-  let stop = async () => {};
-  if (!url) {
-    const embedded = await startEmbeddedPostgres({ dataDir, port: 0 });
-    stop = () => embedded.stop({ force: true });
-    url = embedded.url;
-  }
-  const name = `mailroom_bench_content_${process.pid}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  const database = openDatabase(u.toString(), { max: 2 });
+  const bench = await openBenchDatabase("content", { max: 2 });
+  const { database } = bench;
   const pool = database.pool;
   try {
     await migrate(pool);
@@ -86,11 +69,7 @@ async function main() {
     );
     console.log(`messages' day tables with their TOAST and indexes: ${rows[0]!.total} for ${SHAPES.length * MESSAGES} messages`);
   } finally {
-    await database.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-    await admin.end();
-    await stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 
