@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../lib/domain/accounts/api-keys";
 import { domainHealthCheck } from "../../lib/maintenance/domain-health";
 import { bearer, createTestAccount } from "../support/fixtures";
-import { expectNoRecipientLeftQueued, simpleEmail } from "../support/delivery-helpers";
+import { expectNoRecipientLeftQueued, simpleEmail, waitFor } from "../support/delivery-helpers";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
 import { startTestApp, type TestApp } from "../support/test-app";
 
@@ -144,7 +144,15 @@ describe("domains API", { timeout: 180_000 }, () => {
     expect(unpublished.body).toMatchObject({ DkimSelector: "mailroom", DkimNextSelector: next });
 
     dns.set(nextRecord.Name, { TXT: [chunks(nextRecord.Value)] });
-    const switched = await call("POST", "/domains/mail.shop.test/verify");
+    // A check whose lookup did not answer is a warn and switches nothing: checked again until one finds the record.
+    const switched = await waitFor(
+      "the rotation to switch once the new selector's record is found",
+      async () => {
+        const r = await call("POST", "/domains/mail.shop.test/verify");
+        return r.body.DkimSelector === next ? r : undefined;
+      },
+      10_000,
+    );
     expect(switched.body).toMatchObject({ DkimSelector: next, DkimNextSelector: null, DkimPreviousSelector: "mailroom" });
     expect(record(switched.body, "dkim").Value).toBe(nextRecord.Value);
     expect(record(switched.body, "dkim-previous").Name).toBe("mailroom._domainkey.mail.shop.test");
