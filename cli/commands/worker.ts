@@ -15,8 +15,7 @@ export function registerWorker(program: Command, app: CliApp): void {
     .description("run delivery and webhook workers only (no HTTP), as a separate process; start as many as you need")
     .action(async () => {
       const worker = await startWorkerProcess({ config: app.config() });
-      // The app may be gone already (stopped during our start): then the channel is closed, and "disconnect" below stops us.
-      if (process.connected) process.send?.(READY_MESSAGE, undefined, undefined, () => {});
+      process.send?.(READY_MESSAGE);
       await new Promise<void>((resolve) => {
         let stopping = false;
         const stop = (reason: string) => {
@@ -27,11 +26,7 @@ export function registerWorker(program: Command, app: CliApp): void {
         };
         process.once("SIGINT", () => stop("SIGINT"));
         process.once("SIGTERM", () => stop("SIGTERM"));
-        process.once("SIGHUP", () => stop("SIGHUP"));
-        if (process.send) {
-          process.once("disconnect", () => stop("the app process is gone"));
-          if (!process.connected) stop("the app process is gone");
-        }
+        if (process.send) process.once("disconnect", () => stop("the app process is gone"));
       });
     });
 }
