@@ -143,7 +143,6 @@ export async function noSenderDns(name: string, rrtype: string): Promise<string[
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 /** An inbound test's start: an app with `env`, an account of `domain`, a receiver, and a route from `match` to it (200 asserted). */
 export async function startRoutedApp(env: Record<string, string>, account: { name: string; domain: string }, match: string) {
   const app = await startTestApp(env);
