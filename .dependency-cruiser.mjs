@@ -29,7 +29,7 @@ const MAY_IMPORT = {
   "lib/delivery": ["lib/domain", "lib/storage", "lib/jobs", "lib/queue", "lib/tracking", "lib/net", "lib/contract", "lib/config.ts", "lib/metrics.ts", "lib/context.ts"],
   "lib/inbound": ["lib/domain", "lib/storage", "lib/tracking", "lib/contract", "lib/config.ts", "lib/context.ts"],
   "lib/webhooks": ["lib/domain", "lib/storage", "lib/jobs", "lib/queue", "lib/net", "lib/contract", "lib/config.ts", "lib/metrics.ts", "lib/context.ts"],
-  "lib/dashboard": ["lib/auth", "lib/api-client", "lib/domain", "lib/inbound", "lib/webhooks", "lib/submission", "lib/contract", "lib/config.ts", "lib/runtime.ts", "lib/context.ts"],
+  "lib/dashboard": ["lib/auth", "lib/api-client", "lib/domain", "lib/inbound", "lib/webhooks", "lib/submission", "lib/delivery", "lib/contract", "lib/config.ts", "lib/runtime.ts", "lib/context.ts"],
   "lib/maintenance": ["lib/delivery", "lib/webhooks", "lib/domain", "lib/storage", "lib/jobs", "lib/queue", "lib/context.ts"],
   "lib/workers": ["lib/delivery", "lib/inbound", "lib/webhooks", "lib/maintenance", "lib/domain", "lib/jobs", "lib/queue", "lib/context.ts"],
   "lib/submission": ["lib/domain", "lib/inbound", "lib/contract", "lib/config.ts", "lib/context.ts"],

@@ -67,6 +67,9 @@ async function main() {
   // right edge, as a live installation's do (a random order into 30 partitions at once was ~25 min per
   // 10 million events here, most of it index pages read back from disk).
   const messages = Math.ceil(events / perMessage);
+  // About 20 messages per recipient over the span, and a numbered subject each, for GET /events'
+  // Recipient and Subject (docs/adr/0051): r<n>@example.net, "Your order #<n>".
+  const recipients = Math.max(1, Math.floor(messages / 20));
   for (let day = days; day >= 1; day--) {
     const first = Math.floor(((days - day) * messages) / days);
     const count = Math.floor(((days - day + 1) * messages) / days) - first;
@@ -74,16 +77,17 @@ async function main() {
     await pool.query(
       `WITH m AS (
          INSERT INTO messages (id, account_id, from_email, from_domain, subject, headers, content, size, created_at)
-         SELECT gen_random_uuid(), $1, 'ann@example.com', 'example.com', 'Preloaded', $2::jsonb, '{}'::jsonb, 3000,
+         SELECT gen_random_uuid(), $1, 'ann@example.com', 'example.com', 'Your order #' || ($5::int + g), $2::jsonb, '{}'::jsonb, 3000,
                 to_timestamp($3::bigint + (g * 86400.0 / $4::int))
            FROM generate_series(0, $4::int - 1) g
-         RETURNING id, created_at)
+         RETURNING id, created_at, subject)
        INSERT INTO events (account_id, message_id, type, logged_at, log_level, recipient)
        SELECT $1, m.id, (ARRAY['accepted','delivered','opened','clicked','failed'])[k],
-              extract(epoch FROM m.created_at)::bigint + (ARRAY[0, 2, 3600, 7200, 5])[k], 'info', 'r@example.net'
+              extract(epoch FROM m.created_at)::bigint + (ARRAY[0, 2, 3600, 7200, 5])[k], 'info',
+              'r' || (substring(m.subject FROM 13)::int % $6::int) || '@example.net'
          FROM m CROSS JOIN generate_series(1, ${perMessage}) k
         ORDER BY 4`,
-      [account.accountId, headers, base - day * DAY, count],
+      [account.accountId, headers, base - day * DAY, count, first, recipients],
     );
     if (process.env.BENCH_LOAD_PROGRESS) console.error(`loaded day -${day}: ${count * perMessage} events, ${((Date.now() - loadStarted) / 1000).toFixed(0)} s`);
   }

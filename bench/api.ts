@@ -7,6 +7,7 @@
  * events; then measures with autocannon on loopback:
  *   - POST /email (one recipient, 2 KB HTML)
  *   - GET /events?MessageID=… and an unfiltered page (GET /events?RetrieveCount=20)
+ *   - GET /events?Recipient=… and ?Subject=… (a rare and a common fragment), the extension filters
  * and, against the same database, the ceiling: a bare node:http server
  * committing the same rows in one transaction (bench/api-ceiling.ts).
  *
@@ -121,8 +122,23 @@ async function main() {
     results.push(await measure("GET /events?MessageID=…", mailroom.child, byId));
     results.push(await measure("GET /events?RetrieveCount=20", mailroom.child, page20));
     results.push(await measure("GET /events (default page)", mailroom.child, page));
+    // The extension filters (docs/adr/0051): one recipient's ~20 messages, a rare and a common subject fragment.
+    const byRecipient = { url: `${m.url}/api/v1/events?Recipient=R7%40Example.NET&RetrieveCount=20`, headers: auth };
+    const bySubject = { url: `${m.url}/api/v1/events?Subject=${encodeURIComponent("order #12345")}&RetrieveCount=20`, headers: auth };
+    const byCommonSubject = { url: `${m.url}/api/v1/events?Subject=order&RetrieveCount=20`, headers: auth };
+    results.push(await measure("GET /events?Recipient=…", mailroom.child, byRecipient));
+    results.push(await measure("GET /events?Subject=(rare)", mailroom.child, bySubject));
+    results.push(await measure("GET /events?Subject=(common)", mailroom.child, byCommonSubject));
     // Latency at the rate one key may use (MAILROOM_API_REQUEST_RATE's default, 100/s), not at saturation.
-    for (const [name, o] of [["MessageID=…", byId], ["RetrieveCount=20", page20], ["default page", page]] as const) {
+    const pacedScenarios = [
+      ["MessageID=…", byId],
+      ["RetrieveCount=20", page20],
+      ["default page", page],
+      ["Recipient=…", byRecipient],
+      ["Subject=(rare)", bySubject],
+      ["Subject=(common)", byCommonSubject],
+    ] as const;
+    for (const [name, o] of pacedScenarios) {
       const r = await pacedLoad(o.url, o.headers, PACED_RATE, duration);
       paced.push({ name: `GET /events ${name} at ${PACED_RATE}/s`, ...r });
       console.error(`GET /events ${name} at ${PACED_RATE}/s (open loop)`.padEnd(44), `p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  errors ${r.errors}`);

@@ -12,36 +12,19 @@
  * inbound group commit do, and records the longest of those writes.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import pg from "pg";
-import { openDatabase } from "../lib/storage/database";
-import { startEmbeddedPostgres } from "../lib/storage/embedded";
 import { insertInboundMessages } from "../lib/storage/inbound-rows";
 import { migrate } from "../lib/storage/migrate";
 import { insertSandboxCaptures } from "../lib/storage/sandbox-rows";
+import { openBenchDatabase } from "./bench-database";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 200_000);
 const RAW_BYTES = Number(process.env.BENCH_RAW_BYTES ?? 4096);
 const STEPS = ["0971", "0972", "0973", "0981", "0982", "0983"];
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-capture-upgrade-"));
-  let url = process.env.BENCH_DATABASE_URL;
-  let stop = async () => {};
-  if (!url) {
-    const embedded = await startEmbeddedPostgres({ dataDir, port: 0 });
-    stop = () => embedded.stop({ force: true });
-    url = embedded.url;
-  }
-  const name = `mailroom_bench_capture_upgrade_${process.pid}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  const database = openDatabase(u.toString(), { max: 4 });
+  const bench = await openBenchDatabase("capture-upgrade", { max: 4 });
+  const { database } = bench;
   const pool = database.pool;
   try {
     await migrate(pool, { before: "0970" });
@@ -103,11 +86,7 @@ async function main() {
     console.log(`after: ${fmt(await count("sandbox_messages"))} captures, ${fmt(await count("inbound_messages"))} inbound messages (${fmt(ROWS)} loaded + ${writes} written during the upgrade, each)`);
     console.log(`machine load average ${os.loadavg()[0]!.toFixed(1)} (2 cores)`);
   } finally {
-    await database.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-    await admin.end();
-    await stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

@@ -9,33 +9,16 @@
  * every 10 ms the way acceptance does (through `events`, whatever it is at
  * that moment) and records the longest insert.
  */
-import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import pg from "pg";
-import { openDatabase } from "../lib/storage/database";
-import { startEmbeddedPostgres } from "../lib/storage/embedded";
 import { insertEvents } from "../lib/storage/event-rows";
 import { migrate } from "../lib/storage/migrate";
+import { openBenchDatabase } from "./bench-database";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-upgrade-"));
-  let url = process.env.BENCH_DATABASE_URL;
-  let stop = async () => {};
-  if (!url) {
-    const embedded = await startEmbeddedPostgres({ dataDir, port: 0 });
-    stop = () => embedded.stop({ force: true });
-    url = embedded.url;
-  }
-  const name = `mailroom_bench_upgrade_${process.pid}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  const database = openDatabase(u.toString(), { max: 4 });
+  const bench = await openBenchDatabase("upgrade", { max: 4 });
+  const { database } = bench;
   const pool = database.pool;
   try {
     await migrate(pool, { before: "0950" });
@@ -81,11 +64,7 @@ async function main() {
     console.log(`after: ${rows[0]!.n.toLocaleString("en-US")} events (${EVENTS.toLocaleString("en-US")} loaded + ${inserts} written during the upgrade)`);
     console.log(`machine load average ${os.loadavg()[0]!.toFixed(1)} (shared machine: 2 cores, other work running)`);
   } finally {
-    await database.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-    await admin.end();
-    await stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

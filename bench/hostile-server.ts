@@ -7,11 +7,13 @@
  * resolver that knows no name (no internet DNS in a benchmark): the work it
  * measures is hashing and parsing, which happen whatever DNS answers.
  * Sends {type:"ready", ...}; answers {type:"stored"} with the inbound tables'
- * bytes and {type:"stop"}.
+ * bytes, {type:"loop-reset"} and {type:"loop"} with the event loop's delay
+ * since the reset (p99 and max, ms), and {type:"stop"}.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createAccount } from "../lib/domain/accounts/accounts";
 import { createApiKey } from "../lib/domain/accounts/api-keys";
 import { createInboundRoute } from "../lib/domain/inbound/routes";
@@ -23,7 +25,14 @@ const send = (msg: unknown) => process.send!(msg);
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-hostile-"));
-  const server = await startBenchServer(dataDir);
+  // The per-account line of the sending routes (docs/adr/0133) as the environment sets it, else its defaults.
+  const server = await startBenchServer(dataDir, {
+    MAILROOM_API_SENDS_PER_ACCOUNT: process.env.MAILROOM_API_SENDS_PER_ACCOUNT,
+    MAILROOM_API_SENDS_WAITING_PER_ACCOUNT: process.env.MAILROOM_API_SENDS_WAITING_PER_ACCOUNT,
+  });
+  // The event loop's delay over a burst: how much of the other tenant's wait is this process's loop.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const db = server.ctx.database;
   const attacker = await createAccount(db, { name: "Attacker", plan: "unlimited", domain: "in.example.com", verified: true });
   const other = await createAccount(db, { name: "Other", plan: "unlimited", domain: "other.example.com", verified: true });
@@ -44,6 +53,15 @@ async function main() {
           WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname LIKE 'inbound%'`,
       );
       send({ type: "stored", bytes: Number(rows[0]!.bytes), rows: Number(rows[0]!.rows) });
+      return;
+    }
+    if (msg.type === "loop-reset") {
+      loopDelay.reset();
+      send({ type: "loop-reset" });
+      return;
+    }
+    if (msg.type === "loop") {
+      send({ type: "loop", p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 });
       return;
     }
     if (msg.type === "stop") {

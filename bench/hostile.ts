@@ -20,12 +20,16 @@
  * stime from /proc, PostgreSQL's exited backends through their parent),
  * counted until the tree has been idle for a second (work that goes on
  * after the answer counts), the inbound tables' bytes and rows added, and
- * the posts that reached the receiver. Env: BENCH_ONLY=recipients,signatures,renders,
- * BENCH_APP_PROFILE=<dir> (a CPU profile of the server process).
+ * the posts that reached the receiver; for the renders, the server's event
+ * loop delay (p99, max) over each burst. Env: BENCH_ONLY=recipients,signatures,renders,
+ * BENCH_APP_PROFILE=<dir> (a CPU profile of the server process),
+ * MAILROOM_API_SENDS_PER_ACCOUNT / MAILROOM_API_SENDS_WAITING_PER_ACCOUNT (the
+ * server's per-account line, docs/adr/0133; 0 in progress: none, as before it).
  */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
+import os from "node:os";
 import nodemailer from "nodemailer";
 import { processTree } from "../test/support/proc-stats";
 import { forkServerChild, startPostReceiver, stopServerChild } from "./inbound-rig";
@@ -113,6 +117,8 @@ async function main() {
     }
   };
   await sleep(2000); // the start's own work settles
+  // Latencies depend on what else the cores do: the load average beside them.
+  console.log(`load average at the start ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (${os.availableParallelism()} cores)`);
   const results: Record<string, unknown> = {};
 
   if (only.has("recipients")) {
@@ -211,6 +217,7 @@ async function main() {
     if (!process.env.BENCH_COLD) await post(ready.attackerKey, hostileBody);
     /** 100 requests of `body` at once with the attacker's key while the other tenant sends 50 a second (open loop), at least 2 s. */
     const burst = async (body: unknown, from: number) => {
+      await ask("loop-reset", "loop-reset");
       const cpu0 = treeCpuMs();
       const burstResults = Promise.all(Array.from({ length: 100 }, () => post(ready.attackerKey, body)));
       let done = false;
@@ -224,6 +231,7 @@ async function main() {
       }
       const mine = await burstResults;
       const otherResults = await Promise.all(other);
+      const loop = await ask<{ p99Ms: number; maxMs: number }>("loop", "loop");
       const cpu = await cpuUntilIdle(cpu0);
       const lat = otherResults.map((r) => r.ms).sort((a, b) => a - b);
       if (process.env.BENCH_DEBUG) console.log(otherResults.map((r) => Math.round(r.ms)).join(" "));
@@ -234,9 +242,12 @@ async function main() {
         burstSeconds: Number((Math.max(...mine.map((r) => r.ms)) / 1000).toFixed(1)),
         otherSends: otherResults.length,
         otherFailed: otherResults.filter((r) => r.status !== 200).length,
+        otherStatuses: [...new Set(otherResults.map((r) => r.status))].sort(),
         otherP50: Math.round(percentile(lat, 50)),
         otherP99: Math.round(percentile(lat, 99)),
         otherMax: Math.round(lat[lat.length - 1] ?? NaN),
+        loopDelayP99: Math.round(loop.p99Ms),
+        loopDelayMax: Math.round(loop.maxMs),
         cpuMs: Math.round(cpu.cpuMs),
         idle: cpu.idle,
       };
@@ -248,6 +259,7 @@ async function main() {
     console.log("renders", JSON.stringify(results.renders));
   }
 
+  console.log(`load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   if (process.env.BENCH_JSON) console.log(JSON.stringify(results));
   await stopServerChild(child);
   receiver.close();

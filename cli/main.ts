@@ -10,6 +10,7 @@ import { registerInbound } from "./commands/inbound";
 import { registerKeys } from "./commands/keys";
 import { registerMcp } from "./commands/mcp";
 import { registerPlans } from "./commands/plans";
+import { registerQueue } from "./commands/queue";
 import { registerSmtpTest } from "./commands/smtp-test";
 import { registerSuppressions } from "./commands/suppressions";
 import { registerTemplates } from "./commands/templates";
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerSmtpTest(program, app);
   registerMcp(program, app);
   registerInbound(program, app);
+  registerQueue(program, app);
   return program;
 }
 

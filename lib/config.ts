@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import { looksLikeEmailAddress } from "./contract/plausible-email";
@@ -45,6 +46,32 @@ function lowercaseList(check: (entry: string) => boolean, what: string) {
     }
     return out;
   });
+}
+
+/**
+ * MAILROOM_DNS_SERVERS: resolver addresses (`127.0.0.1:5353`, `[::1]:53`, `192.0.2.53`), each an IP
+ * address with an optional port, as node:dns's Resolver.setServers takes them (lib/net/dns-resolver.ts).
+ */
+const dnsServerList = z.string().transform((value, ctx) => {
+  const out: string[] = [];
+  for (const raw of value.split(",")) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    if (!isResolverAddress(entry)) {
+      ctx.addIssue({ code: "custom", message: `"${entry}" is not a resolver address (an IP address with an optional :port)` });
+      return z.NEVER;
+    }
+    out.push(entry);
+  }
+  return out;
+});
+
+function isResolverAddress(entry: string): boolean {
+  const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(entry);
+  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?$/.exec(entry);
+  const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : v4 ? [v4[1]!, v4[2]] : [entry, undefined];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return false;
+  return bracketed ? isIP(host) === 6 : v4 ? isIP(host) === 4 : isIP(host) === 6;
 }
 
 // A domain name as an allow-list entry: labels of letters, digits and hyphens (IDNs in their xn-- form).
@@ -97,6 +124,13 @@ const envSchema = z.object({
   MAILROOM_ALLOW_PRIVATE_WEBHOOKS: booleanString.default(false),
   MAILROOM_WEBHOOK_DISABLE_AFTER: z.string().default("3d"),
   MAILROOM_ALLOW_PRIVATE_MX: booleanString.default(false),
+  // Test rigs (a fake internet on loopback): the resolvers of every MX/A/AAAA/TXT lookup, the port of remote MX hosts.
+  MAILROOM_DNS_SERVERS: dnsServerList.optional(),
+  MAILROOM_MX_PORT: z.coerce.number().int().min(1).max(65535).default(25),
+  // Destinations' shaping rules (docs/delivery.md): an operator's JSON file over the defaults, re-read when it changes.
+  MAILROOM_SHAPING_FILE: z.string().optional(),
+  // How long a destination stays suspended after a suspension reply (a block list, Yahoo's TSS04) before it is tried again.
+  MAILROOM_SUSPEND_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(60),
   MAILROOM_INBOUND_HOST: z.string().default("127.0.0.1"),
   MAILROOM_INBOUND_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   MAILROOM_INBOUND_MAX_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(100),
@@ -149,12 +183,17 @@ const envSchema = z.object({
   MAILROOM_QUEUE_MAINTENANCE_INTERVAL: z.string().default("30s"),
   MAILROOM_BOUNCE_DOMAIN: z.string().optional(),
   MAILROOM_HELO_NAME: z.string().optional(),
+  // Days a DKIM selector replaced by a rotation stays published (docs/adr/0134).
+  MAILROOM_DKIM_OLD_SELECTOR_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   MAILROOM_TRACKING_SECRET: z.string().min(16).optional(),
   MAILROOM_TRUST_PROXY: trustProxyHops.default(0),
   MAILROOM_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
   // Request rate per API key of the endpoints other than POST /email (docs/contract.md §6.4: 100/s, bursts of 200).
   MAILROOM_API_REQUEST_RATE: z.coerce.number().positive().default(100),
   MAILROOM_API_REQUEST_BURST: z.coerce.number().int().positive().default(200),
+  // Per account, the sending requests past its line at once and those waiting their turn (docs/adr/0133); 0 in progress: no line.
+  MAILROOM_API_SENDS_PER_ACCOUNT: z.coerce.number().int().min(0).default(32),
+  MAILROOM_API_SENDS_WAITING_PER_ACCOUNT: z.coerce.number().int().min(0).default(64),
   // Emails a day an account may send, all its keys together (docs/contract.md §6.5, docs/adr/0132); 0: no such ceiling.
   MAILROOM_ACCOUNT_DAILY_LIMIT: z.coerce.number().int().min(0).default(0),
   MAILROOM_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
@@ -370,8 +409,18 @@ export function deliveryConfig(e: Env, publicUrl: string) {
     maxAgeMs: requireDuration("MAILROOM_DELIVERY_MAX_AGE", e.MAILROOM_DELIVERY_MAX_AGE),
     bounceDomain: e.MAILROOM_BOUNCE_DOMAIN,
     heloName: e.MAILROOM_HELO_NAME ?? new URL(publicUrl).hostname,
+    /** How long a rotated-out DKIM selector's record stays listed before the daily check drops it. */
+    dkimOldSelectorDays: e.MAILROOM_DKIM_OLD_SELECTOR_DAYS,
     /** Direct-MX delivery may connect to loopback/private/reserved addresses (lib/net/address-ranges.ts). */
     allowPrivateMx: e.MAILROOM_ALLOW_PRIVATE_MX,
+    /** The resolvers of delivery's and the domain checks' lookups; undefined: the system's (lib/net/dns-resolver.ts). */
+    dnsServers: e.MAILROOM_DNS_SERVERS?.length ? e.MAILROOM_DNS_SERVERS : undefined,
+    /** The port of remote MX hosts (25; another only in test rigs). */
+    mxPort: e.MAILROOM_MX_PORT,
+    /** The operator's shaping rules over the defaults (lib/delivery/destinations/shaping-file.ts). */
+    shapingFile: e.MAILROOM_SHAPING_FILE,
+    /** How long an automatic suspension holds a destination (lib/delivery/destinations/back-off.ts). */
+    suspendMs: e.MAILROOM_SUSPEND_MINUTES * 60_000,
     sandboxPort: e.MAILROOM_SANDBOX_PORT,
     sandboxComplaintDelayMs: requireDuration("MAILROOM_SANDBOX_COMPLAINT_DELAY", e.MAILROOM_SANDBOX_COMPLAINT_DELAY),
     sandboxRetentionMs: requireDuration("MAILROOM_SANDBOX_RETENTION", e.MAILROOM_SANDBOX_RETENTION),
@@ -467,6 +516,8 @@ export function apiConfig(e: Env) {
   return {
     maxBodyBytes: e.MAILROOM_MAX_BODY_BYTES,
     requestRate: { ratePerSecond: e.MAILROOM_API_REQUEST_RATE, burst: e.MAILROOM_API_REQUEST_BURST },
+    /** POST /email, /email/batch and the template renders: each account's line (docs/adr/0133); past it, 429. */
+    sendAdmission: { inProgress: e.MAILROOM_API_SENDS_PER_ACCOUNT, waiting: e.MAILROOM_API_SENDS_WAITING_PER_ACCOUNT },
   };
 }
 

@@ -3,6 +3,7 @@ import type { Counter, Registry } from "prom-client";
 import type { Config } from "./config";
 import type { ApiKeyAuthCache } from "./domain/accounts/api-keys";
 import type { ExpiringMap } from "./domain/shared/expiring-map";
+import type { DnsLookup } from "./domain/accounts/domain-health/dns-answers";
 import type { Acceptor, UnitAcceptor, VerifiedDomainCache } from "./domain/sending/send-email";
 import type { RollupScheduler } from "./domain/events/event-counts";
 import type { Logger } from "./logger";
@@ -66,6 +67,8 @@ export interface AppContext {
   apiKeyAuth: ApiKeyAuthCache;
   /** Sender domains seen verified in the last seconds (POST /email and SMTP submission). */
   verifiedDomains: VerifiedDomainCache;
+  /** The sender-domain health checks' DNS: MAILROOM_DNS_SERVERS, else the system's (docs/adr/0134). */
+  domainLookup: DnsLookup;
   /** The dashboard's API keys per account and the configured key's account (lib/dashboard/api.ts; createDashboardApiCache). */
   dashboardApi: { keys: ExpiringMap<string>; configuredKeyAccount?: Promise<string | undefined> };
   /**

@@ -1,6 +1,7 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Queryable } from "./storage/database";
 import type { DiskMonitor, DiskStatus } from "./storage/disk-space";
+import { selectHoldsInForce } from "./storage/destination-hold-rows";
 import { reclaimedJobsByQueue, waitingJobsByQueue } from "./storage/job-rows";
 import type { BacklogMonitor } from "./domain/sending/delivery-backlog";
 import type { ReplicaHealth } from "./storage/replica-lag";
@@ -92,6 +93,21 @@ export function createAppMetrics(
       await fresh();
       this.reset();
       for (const r of reclaimRows) this.inc({ queue: r.queue }, r.jobs);
+    },
+  });
+  // Holds on destinations (docs/adr/0204), operators' and automatic ones: read at scrape time, a small table.
+  new Gauge({
+    name: "mailroom_destination_holds",
+    help: "Holds in force on delivery destinations: 1 per destination, source (operator, automatic) and scope (all accounts, one account)",
+    labelNames: ["destination", "source", "scope"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        for (const h of await selectHoldsInForce(database)) this.inc({ destination: h.destinationKey, source: h.source, scope: h.accountId ? "account" : "all" });
+      } catch {
+        // the database is away: report nothing rather than fail the scrape
+      }
     },
   });
   // The data directory's free space: the monitor's latest sample (taken on its interval, never per scrape); absent when nothing is watched.

@@ -4,6 +4,7 @@ import type { Logger } from "./logger";
 import { createUnitAcceptor, createVerifiedDomainCache } from "./domain/sending/send-email";
 import { refusingAcceptors } from "./domain/sending/acceptance-refusals";
 import { createApiKeyAuthCache } from "./domain/accounts/api-keys";
+import { lookupOn } from "./net/dns-resolver";
 import { createTrackingSecretSource } from "./domain/tracking/tracking-secret";
 import { createDashboardApiCache } from "./api-client/dashboard-cache";
 import { createRollupScheduler } from "./domain/events/event-counts";
@@ -161,6 +162,7 @@ export function buildAppContext(base: {
     inboundBacklog,
     rollups: createRollupScheduler(base.database),
     verifiedDomains: createVerifiedDomainCache(),
+    domainLookup: lookupOn(base.config.delivery.dnsServers),
     apiKeyAuth: createApiKeyAuthCache(),
     trackingSecret: createTrackingSecretSource(base.database, base.config.tracking.secret),
     dashboardApi: createDashboardApiCache(),

@@ -8,19 +8,48 @@ import { ConfigError, getConfig } from "../lib/config";
 import { markFirstStartCredentialsShown } from "../lib/domain/staff/bootstrap";
 import { AuthSecretError } from "../lib/domain/staff/dashboard-auth-secret";
 import { PortError } from "../lib/listen-ports";
-import { DataDirError } from "../lib/storage/embedded";
+import { createCleanStop, watchParent } from "../lib/clean-stop";
+import { DataDirError, stopOwnPostmaster } from "../lib/storage/embedded";
 import { startServer } from "../server";
 
 const dev = process.argv.includes("--dev");
 
+/**
+ * The bound of a stop (docs/adr/0052): HTTP drains for 10 s, the workers get
+ * 30 s to finish or release their jobs, PostgreSQL's fast shutdown takes
+ * seconds; past this, the postmaster is killed and the process exits.
+ */
+const STOP_BOUND_MS = 50_000;
+
 async function main() {
   const config = getConfig();
+  // Before anything starts: a signal during the start (the workers take seconds) stops what started, never leaves it behind.
+  const cleanStop = createCleanStop({
+    boundMs: STOP_BOUND_MS,
+    lastResort: () => (config.databaseUrl ? Promise.resolve() : stopOwnPostmaster(config.dataDir)),
+    exit: (code) => process.exit(code),
+    log: (line) => console.log(line),
+  });
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => cleanStop.request(signal));
+  // npm (or whatever started us) gone without passing a signal on: stop too, rather than run as an orphan holding the ports.
+  watchParent(() => process.ppid, () => cleanStop.request("the parent process is gone"), (check) => setInterval(check, 1000).unref());
+  try {
+    await run(config, cleanStop);
+  } catch (err) {
+    console.error(startFailure(err));
+    await cleanStop.startFailed(1);
+  }
+}
+
+async function run(config: ReturnType<typeof getConfig>, cleanStop: ReturnType<typeof createCleanStop>) {
   if (!dev && config.dashboardEnabled && !existsSync(".next/BUILD_ID")) {
     console.log("No dashboard build found: running `next build` once (about a minute)...");
     const built = spawnSync("npx", ["next", "build"], { stdio: "inherit" });
     if (built.status !== 0) throw new Error("next build failed");
   }
   const server = await startServer({ config, dev });
+  cleanStop.started(server.stop);
+  if (cleanStop.requested()) return;
   console.log(`Mailroom is running at ${server.ctx.publicUrl} (listening on ${server.url})`);
   const demo = server.firstStart?.demo;
   const notSignedIn = server.firstStart?.adminNotSignedIn;
@@ -54,16 +83,6 @@ async function main() {
       ].join("\n"),
     );
   }
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: stopping`);
-    await server.stop();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
 /** One line for the operator: what failed and what to do. Never a stack trace. */

@@ -56,7 +56,7 @@ export function registerAccounts(program: Command, app: CliApp): void {
         // One transaction (createAccount's own): a bad --domain leaves no half-made account behind.
         const created = await createAccount(database, { name: opts.name, plan: opts.plan, domain: opts.domain, verified: opts.verified });
         const domain = opts.domain ? await findSenderDomain(database, created.accountId, opts.domain) : undefined;
-        const records = domain ? dnsRecordsFor(domain, { bounceDomain: config.delivery.bounceDomain }) : undefined;
+        const records = domain ? dnsRecordsFor(domain, { bounceDomain: config.delivery.bounceDomain, heloName: config.delivery.heloName }) : undefined;
         emit(opts, { ...created, ...(records && { dnsRecords: records }) }, () => [
           `Created account ${created.name}`,
           ...describeAccount(created),

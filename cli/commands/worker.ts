@@ -15,7 +15,8 @@ export function registerWorker(program: Command, app: CliApp): void {
     .description("run delivery and webhook workers only (no HTTP), as a separate process; start as many as you need")
     .action(async () => {
       const worker = await startWorkerProcess({ config: app.config() });
-      process.send?.(READY_MESSAGE);
+      // The app may be gone already (stopped during our start): then the channel is closed, and "disconnect" below stops us.
+      if (process.connected) process.send?.(READY_MESSAGE, undefined, undefined, () => {});
       await new Promise<void>((resolve) => {
         let stopping = false;
         const stop = (reason: string) => {
@@ -26,7 +27,11 @@ export function registerWorker(program: Command, app: CliApp): void {
         };
         process.once("SIGINT", () => stop("SIGINT"));
         process.once("SIGTERM", () => stop("SIGTERM"));
-        if (process.send) process.once("disconnect", () => stop("the app process is gone"));
+        process.once("SIGHUP", () => stop("SIGHUP"));
+        if (process.send) {
+          process.once("disconnect", () => stop("the app process is gone"));
+          if (!process.connected) stop("the app process is gone");
+        }
       });
     });
 }

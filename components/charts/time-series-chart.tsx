@@ -1,22 +1,29 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useRef, useState } from "react";
+import { Brush, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatCompact } from "../format";
-import { PLOT, axisLabel, bucketLabel, dotsPath, hoverBand, labelledBuckets, linePath, niceTicks, xOf, yOf } from "./chart-geometry";
+import { cn } from "../ui/cn";
+import { axisLabel, bucketLabel, formatValue } from "./chart-labels";
+import { ChartTooltip, type TooltipSeries } from "./chart-tooltip";
+import { useWidth } from "./use-width";
 
-export interface SeriesDef {
-  key: string;
-  label: string;
-  color: string;
-}
+export type SeriesDef = TooltipSeries;
 
-/** Up to 31 buckets, each point gets a dot. */
-const MAX_DOTTED_BUCKETS = 31;
+/** The plot's height in px, the same in the server's placeholder and the drawn chart (no layout shift). */
+const PLOT_HEIGHT = 256;
 
 /**
- * A line chart of buckets, drawn as SVG on the server (ADR 0516): the lines
- * are in the first HTML, with no charting library to download and hydrate.
- * The plot stretches to its box (its strokes do not), the axis labels are
- * HTML placed by percentage, and hovering a bucket shows its numbers (the
- * SVG <title>). The same numbers are a table for screen readers and keyboard
- * users (a chart alone is not accessible).
+ * A line chart of buckets, recharts in the browser (docs/adr/0517). recharts
+ * draws nothing on the server, so the server's HTML has a placeholder of the
+ * plot's exact size, the legend and the numbers as a table; once the box is
+ * measured, the chart is drawn over the placeholder at that width. The
+ * tooltip shows every series' value with its pair (a count's rate, a rate's
+ * count); the legend's buttons hide and show series; a brush zooms and, when
+ * released, hands its buckets to `onRangeSelect`; a click on a bucket opens
+ * `bucketHref`. The table stays for screen readers and keyboard users (its
+ * row headers are the same links as the clicks).
  */
 export function TimeSeriesChart<T extends { start: number }>({
   data,
@@ -25,6 +32,8 @@ export function TimeSeriesChart<T extends { start: number }>({
   title,
   unit = "",
   testId,
+  bucketHref,
+  onRangeSelect,
 }: {
   data: T[];
   series: SeriesDef[];
@@ -32,73 +41,118 @@ export function TimeSeriesChart<T extends { start: number }>({
   title: string;
   unit?: string;
   testId?: string;
+  bucketHref?: (start: number) => string;
+  onRangeSelect?: (firstStart: number, lastStart: number) => void;
 }) {
-  const rows = data.map((d) => ({ ...d, label: bucketLabel(d.start, interval) }));
-  const fmt = (v: unknown) => (v === null || v === undefined ? "—" : `${Number(v).toLocaleString("en-US")}${unit}`);
-  const values = new Map(series.map((s) => [s.key, rows.map((r) => (r as Record<string, unknown>)[s.key] as number | null | undefined)]));
-  const valuesOf = (key: string) => values.get(key)!;
-  const max = Math.max(0, ...[...values.values()].flat().map((v) => (typeof v === "number" && Number.isFinite(v) ? v : 0)));
-  const ticks = niceTicks(max, 4, unit === "%");
-  const top = ticks[ticks.length - 1]!;
-  const pct = (n: number) => `${(n / PLOT) * 100}%`;
+  const router = useRouter();
+  const [box, width] = useWidth<HTMLDivElement>();
+  const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
+  // A drag of the brush ends in a click on the chart: that click is not a bucket's.
+  const pressedOnBrush = useRef(false);
+  const rows = data as Array<T & Record<string, unknown>>;
+  const toggle = (key: string) =>
+    setHidden((h) => {
+      const next = new Set(h);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
+  const withBrush = rows.length > 2 && onRangeSelect !== undefined;
   return (
     <figure className="flex flex-col gap-2" data-testid={testId}>
-      <div className="@container relative h-64 w-full text-[11px]" role="img" aria-label={`${title}: line chart, ${rows.length} ${interval === "hour" ? "hours" : "days"}`}>
-        <div className="absolute bottom-6 left-0 top-2 w-11" aria-hidden>
-          {ticks.map((t) => (
-            <span key={t} className="absolute right-1 -translate-y-1/2 text-slate-600 dark:text-slate-400" style={{ top: pct(yOf(t, top)) }}>
-              {`${formatCompact(t, 10_000)}${unit}`}
-            </span>
-          ))}
-        </div>
-        <div className="absolute bottom-6 left-12 right-4 top-2">
-          <svg className="absolute inset-0 h-full w-full overflow-visible" viewBox={`0 0 ${PLOT} ${PLOT}`} preserveAspectRatio="none" aria-hidden>
-            {ticks.map((t) => (
-              <line
-                key={t}
-                x1={0}
-                x2={PLOT}
-                y1={yOf(t, top)}
-                y2={yOf(t, top)}
-                stroke="currentColor"
-                strokeOpacity={t === 0 ? 0.4 : 0.15}
-                strokeDasharray={t === 0 ? undefined : "3 3"}
-                vectorEffect="non-scaling-stroke"
+      <div
+        ref={box}
+        className="relative w-full text-[11px] text-slate-600 dark:text-slate-400"
+        style={{ height: PLOT_HEIGHT }}
+        data-drawn={width > 0 ? "true" : "false"}
+        onPointerDownCapture={(e) => {
+          pressedOnBrush.current = e.target instanceof Element && e.target.closest(".recharts-brush") !== null;
+        }}
+      >
+        {width > 0 ? (
+          <LineChart
+            width={width}
+            height={PLOT_HEIGHT}
+            data={rows}
+            margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
+            className={bucketHref ? "cursor-pointer" : undefined}
+            title={`${title}: line chart, ${rows.length} ${interval === "hour" ? "hours" : "days"}`}
+            onClick={(state) => {
+              if (pressedOnBrush.current) return;
+              const i = typeof state.activeIndex === "number" ? state.activeIndex : Number(state.activeIndex);
+              const row = state.isTooltipActive && Number.isInteger(i) ? rows[i] : undefined;
+              if (row && bucketHref) router.push(bucketHref(row.start));
+            }}
+          >
+            <CartesianGrid stroke="currentColor" strokeOpacity={0.15} strokeDasharray="3 3" vertical={false} />
+            <XAxis
+              dataKey="start"
+              tickFormatter={(s: number) => axisLabel(s, interval)}
+              tick={{ fill: "currentColor" }}
+              stroke="currentColor"
+              strokeOpacity={0.4}
+              minTickGap={12}
+            />
+            <YAxis
+              width={44}
+              tickFormatter={(v: number) => `${formatCompact(v, 10_000)}${unit}`}
+              tick={{ fill: "currentColor" }}
+              stroke="currentColor"
+              strokeOpacity={0.4}
+              allowDecimals={false}
+              domain={unit === "%" ? [0, 100] : [0, "auto"]}
+            />
+            <Tooltip
+              content={(p) => <ChartTooltip active={p.active} row={p.payload?.[0]?.payload as Record<string, unknown> | undefined} series={series} interval={interval} unit={unit} />}
+              cursor={{ stroke: "currentColor", strokeOpacity: 0.3 }}
+              isAnimationActive={false}
+            />
+            {series.map((s) => (
+              <Line
+                key={s.key}
+                className="chart-line"
+                dataKey={s.key}
+                name={s.label}
+                stroke={s.color}
+                strokeWidth={2}
+                dot={rows.length <= 31 ? { r: 3, fill: s.color } : false}
+                hide={hidden.has(s.key)}
+                isAnimationActive={false}
+                connectNulls={false}
               />
             ))}
-            {series.map((s) => (
-              <g key={s.key} data-series={s.key}>
-                <path className="chart-line" d={linePath(valuesOf(s.key), top)} fill="none" stroke={s.color} strokeWidth={2} strokeLinejoin="round" vectorEffect="non-scaling-stroke" />
-                {rows.length <= MAX_DOTTED_BUCKETS && (
-                  <path d={dotsPath(valuesOf(s.key), top)} stroke={s.color} strokeWidth={6} strokeLinecap="round" vectorEffect="non-scaling-stroke" />
-                )}
-              </g>
-            ))}
-            {rows.map((r, i) => (
-              <rect key={r.start} {...hoverBand(i, rows.length)} y={0} height={PLOT} fill="transparent" className="hover:fill-slate-500/10">
-                <title>{[r.label, ...series.map((s) => `${s.label}: ${fmt((r as Record<string, unknown>)[s.key])}`)].join("\n")}</title>
-              </rect>
-            ))}
-          </svg>
-        </div>
-        <div className="absolute bottom-0 left-12 right-4 h-5" aria-hidden>
-          {labelledBuckets(rows.length).map((i, j) => (
-            // Every other label only on a narrow chart (a phone): the labels would overlap.
-            <span
-              key={i}
-              className={`absolute -translate-x-1/2 whitespace-nowrap text-slate-600 dark:text-slate-400 ${j % 2 === 1 ? "hidden @md:inline" : ""}`}
-              style={{ left: pct(xOf(i, rows.length)) }}
-            >
-              {axisLabel(rows[i]!.start, interval)}
-            </span>
-          ))}
-        </div>
+            {withBrush && (
+              <Brush
+                dataKey="start"
+                height={22}
+                stroke="#64748b"
+                fill="transparent"
+                tickFormatter={(s: number) => axisLabel(s, interval)}
+                onDragEnd={({ startIndex, endIndex }) => {
+                  const [a, b] = [rows[startIndex], rows[endIndex]];
+                  if (a && b && (startIndex > 0 || endIndex < rows.length - 1)) onRangeSelect(a.start, b.start);
+                }}
+              />
+            )}
+          </LineChart>
+        ) : (
+          <div className="h-full w-full rounded border border-dashed border-slate-200 dark:border-slate-700" data-testid="chart-placeholder" />
+        )}
       </div>
-      <ul className="flex flex-wrap justify-center gap-x-4 gap-y-1 text-xs" aria-hidden>
+      <ul className="flex flex-wrap justify-center gap-x-2 gap-y-1 text-xs" aria-label={`${title}: series`}>
         {series.map((s) => (
-          <li key={s.key} className="flex items-center gap-1.5">
-            <span className="inline-block h-0.5 w-4 rounded" style={{ background: s.color }} />
-            {s.label}
+          <li key={s.key}>
+            <button
+              type="button"
+              aria-pressed={!hidden.has(s.key)}
+              onClick={() => toggle(s.key)}
+              className={cn(
+                "flex items-center gap-1.5 rounded px-1.5 py-0.5 hover:bg-slate-100 dark:hover:bg-slate-800",
+                hidden.has(s.key) && "text-slate-500 line-through dark:text-slate-400",
+              )}
+            >
+              <span className="inline-block h-0.5 w-4 rounded" style={{ background: s.color }} aria-hidden />
+              {s.label}
+            </button>
           </li>
         ))}
       </ul>
@@ -123,11 +177,17 @@ export function TimeSeriesChart<T extends { start: number }>({
               {rows.map((r) => (
                 <tr key={r.start} className="border-t border-slate-100 dark:border-slate-800">
                   <th scope="row" className="px-2 py-1 font-normal">
-                    {r.label}
+                    {bucketHref ? (
+                      <a className="underline" href={bucketHref(r.start)}>
+                        {bucketLabel(r.start, interval)}
+                      </a>
+                    ) : (
+                      bucketLabel(r.start, interval)
+                    )}
                   </th>
                   {series.map((s) => (
                     <td key={s.key} className="px-2 py-1">
-                      {fmt((r as Record<string, unknown>)[s.key])}
+                      {formatValue(r[s.key], unit)}
                     </td>
                   ))}
                 </tr>

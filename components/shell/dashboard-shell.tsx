@@ -20,7 +20,7 @@ import { AccountSwitcher } from "./account-switcher";
  * users with more than one account, the MessageID search (across the user's
  * accounts), the navigation of the current account (by the user's role
  * there, grouped by lib/auth/roles.ts `NAV_ITEMS`; the owner's Accounts
- * page under "Instance") and the user's block: change password, theme,
+ * and Queues pages under "Instance") and the user's block: change password, theme,
  * sign-out.
  */
 export async function DashboardShell({
@@ -45,7 +45,10 @@ export async function DashboardShell({
           .filter((item) => item.area !== "sandbox" || sandbox)
           .map(({ href, label, group }) => ({ href: href === "/" ? base : `${base}${href}`, label, exact: href === "/", group }))
       : [];
-  if (user.isOwner) items.push({ href: "/accounts", label: "Accounts", exact: false, group: "Instance" });
+  if (user.isOwner) {
+    items.push({ href: "/accounts", label: "Accounts", exact: false, group: "Instance" });
+    items.push({ href: "/instance/queues", label: "Queues", exact: false, group: "Instance" });
+  }
   const searchable = user.accounts.some((a) => canAccess(a.role, "messages"));
   return (
     <div className="flex min-h-screen flex-col lg:flex-row">

@@ -22,7 +22,7 @@ import {
   type ListInboundMessagesResponse,
   type ListInboundRoutesResponse,
 } from "../contract/inbound";
-import { statsResponseSchema, type StatsInterval, type StatsResponse } from "../contract/stats";
+import { statsResponseSchema, type StatsBreakdownBy, type StatsInterval, type StatsResponse } from "../contract/stats";
 import {
   archiveTemplateResponseSchema,
   listTemplatesResponseSchema,
@@ -103,12 +103,17 @@ export interface EventsParams {
   StartFrom?: number;
   RetrieveCount?: number;
   MessageID?: string;
+  /** Extensions (docs/contract.md §7.6): one recipient's events; a fragment of the Subject. */
+  Recipient?: string;
+  Subject?: string;
 }
 
 export interface StatsParams {
   StartDate: number;
   EndDate: number;
   Interval: StatsInterval;
+  /** Extension (docs/adr/0517): adds the range's Breakdown by this dimension. */
+  By?: StatsBreakdownBy;
 }
 
 /** GET /webhooks/{id}/deliveries (docs/contract.md §16.1). */

@@ -8,9 +8,11 @@ import { apiError } from "../http/errors";
 import { onApiError } from "../http/on-error";
 import { requestRateLimit } from "../http/rate-limit";
 import { routeGuard, routeTableOf } from "../http/route-guard";
+import { sendAdmission } from "../http/send-admission";
 import { validationHook } from "../http/validation";
 import { registerComponents } from "./openapi";
 import { addBatchRoutes } from "./routes/batch";
+import { addDomainRoutes } from "./routes/domains";
 import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
 import { addInboundRoutes } from "./routes/inbound";
@@ -27,6 +29,9 @@ const V1_PREFIX = "/api/v1";
 /** POST /email and POST /email/batch have the sending limits instead of the request rate limit. */
 const SEND_ROUTE = `${V1_PREFIX}/email`;
 const BATCH_ROUTE = `${V1_PREFIX}/email/batch`;
+
+/** The POST routes that send or render: each account's requests of them wait in its own line (docs/adr/0133). */
+const ADMITTED_ROUTES = new Set([SEND_ROUTE, BATCH_ROUTE, `${V1_PREFIX}/templates/:id/render`, `${V1_PREFIX}/templates/render`]);
 
 /**
  * The endpoints of /api/v1, each defined once with `createRoute` (its
@@ -47,6 +52,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addSuppressionRoutes(endpoints, ctx);
   addTemplateRoutes(endpoints, ctx);
   addInboundRoutes(endpoints, ctx);
+  addDomainRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }
@@ -73,15 +79,23 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
   const auth = requireApiKey(ctx.database, ctx.apiKeyAuth);
   const rate = requestRateLimit(ctx.config.api.requestRate);
   const scope = requireKeyScope(V1_PREFIX);
+  const admission = sendAdmission(ctx.config.api.sendAdmission);
   const guarded: MiddlewareHandler<ApiEnv> = async (c, next) => {
     const route = c.get("route");
     if (publicRoutes.has(route)) return next();
+    const post = c.req.method === "POST";
+    // A middleware's own Response must land on c.res when it runs nested like this.
+    const admitted = ADMITTED_ROUTES.has(route) && post
+      ? async () => {
+          const refused = await admission(c, next);
+          if (refused) c.res = refused;
+        }
+      : next;
     return auth(c, async () => {
-      // A middleware's own Response must land on c.res when it runs nested like this.
       const outOfScope = await scope(c, async () => {
         // Sending has its own limits (docs/contract.md §6): no request rate on top.
-        if ((route === SEND_ROUTE || route === BATCH_ROUTE) && c.req.method === "POST") return next();
-        const refused = await rate(c, next);
+        if ((route === SEND_ROUTE || route === BATCH_ROUTE) && post) return admitted();
+        const refused = await rate(c, admitted);
         if (refused) c.res = refused;
       });
       if (outOfScope) c.res = outOfScope;

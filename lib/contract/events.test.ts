@@ -15,6 +15,17 @@ describe("events contract", () => {
     expect(eventsQuerySchema.parse({ Event: "accepted-by-system" }).Event).toBe("accepted-by-system");
   });
 
+  it("parses the extension filters Recipient and Subject, trimmed and bounded", () => {
+    expect(eventsQuerySchema.parse({ Recipient: " Carol@Example.NET ", Subject: " receipt " })).toEqual({ Recipient: "Carol@Example.NET", Subject: "receipt" });
+    expect(eventsQuerySchema.parse({ Recipient: "a".repeat(320), Subject: "é".repeat(998) })).toMatchObject({ Subject: "é".repeat(998) });
+    expect(eventsQuerySchema.parse({ Subject: "😀😀😀" }).Subject).toBe("😀😀😀");
+    for (const bad of [{ Subject: "x".repeat(1000) }, { Subject: "ab" }, { Subject: "  ab  " }, { Recipient: "a".repeat(321) }, { Recipient: "   " }]) {
+      const parsed = eventsQuerySchema.safeParse(bad);
+      expect(parsed.success, JSON.stringify(bad).slice(0, 40)).toBe(false);
+      expect(parsed.error!.issues[0]!.path, JSON.stringify(bad).slice(0, 40)).toEqual(Object.keys(bad));
+    }
+  });
+
   it("reads a spec-only record (no extensions, string addresses) with the loose schema", () => {
     const foreign = {
       Event: "delivered",

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { headerAddressSchema } from "./common";
+import { MAX_SUBJECT_LENGTH } from "./email";
+import { withinCodePoints } from "./text";
 
 /**
  * GET /events (docs/contract.md §7, §8). Imports only zod.
@@ -11,6 +13,10 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const ACCEPTED_ALIAS = "accepted-by-system";
 
 export const DEFAULT_RETRIEVE_COUNT = 5;
+/** The extension filters (docs/contract.md §7.6): an address is at most 320 characters (64 + @ + 255). */
+export const MAX_RECIPIENT_FILTER_LENGTH = 320;
+/** A Subject fragment is matched with trigrams (docs/adr/0051): shorter has none to look up. */
+export const MIN_SUBJECT_FILTER_LENGTH = 3;
 export const MAX_RETRIEVE_COUNT = 100;
 
 /** Digits of an integer in [min, max]; documented (OpenAPI) as the integer it is. */
@@ -41,6 +47,21 @@ export const eventsQuerySchema = z
       .meta({ default: DEFAULT_RETRIEVE_COUNT })
       .describe(`1–${MAX_RETRIEVE_COUNT}, default ${DEFAULT_RETRIEVE_COUNT}`),
     MessageID: z.string().optional().describe("Filter to one message (alias: MessageId); an unknown id gives TotalRecords 0"),
+    Recipient: z
+      .string()
+      .trim()
+      .min(1)
+      .max(MAX_RECIPIENT_FILTER_LENGTH)
+      .optional()
+      .describe("Extension: events of this recipient address only (exact, case-insensitive)"),
+    Subject: z
+      .string()
+      .trim()
+      .refine((s) => !withinCodePoints(s, MIN_SUBJECT_FILTER_LENGTH - 1), `At least ${MIN_SUBJECT_FILTER_LENGTH} characters`)
+      .refine((s) => withinCodePoints(s, MAX_SUBJECT_LENGTH), `At most ${MAX_SUBJECT_LENGTH} characters`)
+      .optional()
+      .meta({ minLength: MIN_SUBJECT_FILTER_LENGTH, maxLength: MAX_SUBJECT_LENGTH })
+      .describe("Extension: events of messages whose Subject contains this fragment (case-insensitive), among the account's newest matching messages"),
   })
   .refine((q) => q.StartDate === undefined || q.EndDate === undefined || q.StartDate <= q.EndDate, {
     message: "StartDate is after EndDate",

@@ -1,8 +1,17 @@
 import "server-only";
 import type { ApiKeyScope } from "../contract/api-keys";
 import { createApiKey, listApiKeys, revokeApiKey, type KeyOptions } from "../domain/accounts/api-keys";
-import { checkDomainDns, describeFailedCheck } from "../domain/accounts/domain-verification";
-import { addSenderDomain, dnsRecordsFor, listSenderDomains, markDomainVerified, type DnsRecord } from "../domain/accounts/sender-domains";
+import {
+  addDomain as addSenderDomain,
+  checkDomain,
+  deleteDomain as deleteSenderDomain,
+  domainDepsFrom,
+  listDomains,
+  rotateDkim,
+  type DomainDeps,
+} from "../domain/accounts/domain-operations";
+import type { HealthCheck } from "../domain/accounts/domain-health/check-result";
+import type { DnsRecord } from "../domain/accounts/sender-domains";
 import { grantMembership, listStaffWithMemberships, revokeMembership } from "../domain/staff/staff-users";
 import { addSuppression, listSuppressions, removeSuppression } from "../domain/accounts/suppressions";
 import { getServerContext } from "../runtime";
@@ -13,6 +22,7 @@ import { refuse } from "./refusal";
 import { assertArea } from "./guard";
 
 export type { DnsRecord } from "../domain/accounts/sender-domains";
+export type { HealthCheck } from "../domain/accounts/domain-health/check-result";
 
 /**
  * Settings of one account (admin of that account): API keys, sender
@@ -22,6 +32,11 @@ export type { DnsRecord } from "../domain/accounts/sender-domains";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const database = () => getServerContext().database;
+/** The sender domains' use cases with this process's DNS (MAILROOM_DNS_SERVERS or the system's). */
+const domainDeps = (): DomainDeps => {
+  const ctx = getServerContext();
+  return domainDepsFrom({ database: ctx.database, lookup: ctx.domainLookup, publicUrl: ctx.publicUrl, delivery: ctx.config.delivery });
+};
 
 /** An API key as the Settings page shows it. */
 export interface ApiKeyView {
@@ -38,7 +53,7 @@ export interface ApiKeyView {
 
 export interface SettingsData {
   keys: ApiKeyView[];
-  domains: { id: string; name: string; status: string; verifiedAt: string | null; records: DnsRecord[] }[];
+  domains: { id: string; name: string; status: string; verifiedAt: string | null; records: DnsRecord[]; checks: HealthCheck[]; checkedAt: string | null }[];
   suppressions: { email: string; reason: string; detail: string; createdAt: string; messageId: string | null }[];
   members: { email: string; name: string; role: string; lastLoginAt: string | null }[];
   /** Pending invitations (ADR 0512): the address as typed, the role, the expiry. */
@@ -48,10 +63,9 @@ export interface SettingsData {
 export async function loadSettings(access: AccountAccess, query: { q?: string }): Promise<SettingsData> {
   assertArea(access, "settings");
   const accountId = access.account.accountId;
-  const ctx = getServerContext();
   const [keys, domains, suppressions, users, invitations] = await Promise.all([
     listApiKeys(database(), accountId),
-    listSenderDomains(database(), accountId),
+    listDomains(domainDeps(), accountId),
     listSuppressions(database(), accountId, { search: query.q || undefined, limit: 200 }),
     listStaffWithMemberships(database(), { accountId }),
     pendingInvitations(access),
@@ -67,12 +81,14 @@ export async function loadSettings(access: AccountAccess, query: { q?: string })
       scope: k.scope,
       senderDomains: k.senderDomains,
     })),
-    domains: domains.map((d) => ({
+    domains: domains.map(({ row: d, records, checks }) => ({
       id: d.id,
       name: d.name,
       status: d.status,
       verifiedAt: iso(d.verifiedAt),
-      records: dnsRecordsFor(d, { bounceDomain: ctx.config.delivery.bounceDomain }),
+      records,
+      checks,
+      checkedAt: iso(d.checkedAt),
     })),
     suppressions: suppressions.map((s) => ({ email: s.email, reason: s.reason, detail: s.detail, createdAt: s.createdAt.toISOString(), messageId: s.messageId })),
     members: users.map((u) => ({
@@ -103,19 +119,41 @@ export async function revokeKey(access: AccountAccess, keyId: string): Promise<n
 
 export async function addDomain(access: AccountAccess, name: string): Promise<{ name: string }> {
   assertArea(access, "settings");
-  const row = await addSenderDomain(database(), access.account.accountId, name);
-  return { name: row.name };
+  const view = await addSenderDomain(domainDeps(), access.account.accountId, name);
+  return { name: view.row.name };
 }
 
+/** Checks the domain's DNS now (the API's POST /domains/{domain}/verify): verified once its TXT record is found. */
 export async function verifyDomain(access: AccountAccess, domainId: string): Promise<{ verified: boolean; detail: string }> {
   assertArea(access, "settings");
-  const domain = (await listSenderDomains(database(), access.account.accountId)).find((d) => d.id === domainId);
-  if (!domain) refuse("No such domain");
-  if (domain.status === "verified") return { verified: true, detail: `${domain.name} is verified` };
-  const check = await checkDomainDns(domain);
-  if (!check.verified) return { verified: false, detail: describeFailedCheck(check) };
-  await markDomainVerified(database(), domain.id);
-  return { verified: true, detail: `${domain.name} is verified${check.dkimFound ? "" : " (the DKIM record is not published yet)"}` };
+  const found = await ownDomain(access, domainId);
+  const view = (await checkDomain(domainDeps(), access.account.accountId, found.row.name))!;
+  const verification = view.checks.find((c) => c.check === "verification");
+  if (view.row.status !== "verified") return { verified: false, detail: verification?.detail ?? "The verification record was not found" };
+  const failing = view.checks.filter((c) => c.status !== "pass").map((c) => c.check);
+  return { verified: true, detail: `${view.row.name} is verified${failing.length ? `; to fix: ${failing.join(", ")}` : "; every check passes"}` };
+}
+
+/** The account's domain of that id, or the refusal (another account's is "No such domain" too). */
+async function ownDomain(access: AccountAccess, domainId: string) {
+  const found = (await listDomains(domainDeps(), access.account.accountId)).find((d) => d.row.id === domainId);
+  if (!found) refuse("No such domain");
+  return found;
+}
+
+export async function removeDomain(access: AccountAccess, domainId: string): Promise<null> {
+  assertArea(access, "settings");
+  const found = await ownDomain(access, domainId);
+  await deleteSenderDomain(domainDeps(), access.account.accountId, found.row.name);
+  return null;
+}
+
+/** Starts a DKIM rotation (the API's POST /domains/{domain}/dkim/rotate): the new record to publish is listed. */
+export async function rotateDomainDkim(access: AccountAccess, domainId: string): Promise<{ selector: string }> {
+  assertArea(access, "settings");
+  const found = await ownDomain(access, domainId);
+  const view = (await rotateDkim(domainDeps(), access.account.accountId, found.row.name))!;
+  return { selector: view.row.dkimNextSelector! };
 }
 
 export async function suppress(access: AccountAccess, email: string): Promise<{ added: boolean }> {

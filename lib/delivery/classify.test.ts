@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_DELIVERY_RETRY_SCHEDULE_MS } from "../config";
 import { classifySmtpAnswer, cleanReply, enhancedCodeOf, internalErrorClassification } from "./classify";
-import { nextAttemptAt, retryDelayMs } from "./retry-schedule";
+import { heldRetryAt, nextAttemptAt, retryDelayMs } from "./retry-schedule";
 
 describe("classifySmtpAnswer", () => {
   it("maps 250 to delivered and keeps the reply", () => {
@@ -59,6 +59,30 @@ describe("retry schedule", () => {
     expect(nextAttemptAt(short, { failedAttempts: 1, acceptedAt, now: t(0) })).toEqual(t(1));
     expect(nextAttemptAt(short, { failedAttempts: 3, acceptedAt, now: t(2) })).toEqual(t(3));
     expect(nextAttemptAt(short, { failedAttempts: 4, acceptedAt, now: t(3) })).toBeUndefined();
+  });
+});
+
+describe("a copy deferred for its destination", () => {
+  it("is deferred until the hold's end without spending an attempt, with our reason whole", () => {
+    const c = classifySmtpAnswer({ errorCode: "EHELD", response: "Held: gmail suspended by ops@example.com until resumed: 550 5.7.1 listed", heldUntil: 5000 });
+    expect(c).toMatchObject({ outcome: "deferred", heldUntil: 5000, untried: true, enhancedCode: "4.4.5", smtpCode: null });
+    expect(c.diagnostic).toBe("Held: gmail suspended by ops@example.com until resumed: 550 5.7.1 listed");
+  });
+
+  it("defers a suspension reply to the suspension's end: an attempt, not a rejection", () => {
+    const c = classifySmtpAnswer({ responseCode: 550, response: "550 5.7.1 blocked using zen.spamhaus.org", heldUntil: 9000, tried: true });
+    expect(c).toMatchObject({ outcome: "deferred", heldUntil: 9000, untried: false, smtpCode: 550, enhancedCode: "4.7.1" });
+  });
+});
+
+describe("heldRetryAt", () => {
+  const policy = { scheduleMs: [60_000], maxAgeMs: 3_600_000 };
+  const acceptedAt = new Date(0);
+  it("is the hold's end, never past the maximum age, and nothing once that age is reached", () => {
+    expect(heldRetryAt(policy, { heldUntil: 120_000, acceptedAt, now: new Date(1000) })).toEqual(new Date(120_000));
+    expect(heldRetryAt(policy, { heldUntil: 500, acceptedAt, now: new Date(1000) })).toEqual(new Date(1000));
+    expect(heldRetryAt(policy, { heldUntil: 9_000_000, acceptedAt, now: new Date(1000) })).toEqual(new Date(3_600_000));
+    expect(heldRetryAt(policy, { heldUntil: 9_000_000, acceptedAt, now: new Date(3_600_000) })).toBeUndefined();
   });
 });
 

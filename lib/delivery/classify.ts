@@ -15,6 +15,12 @@ export interface SmtpAnswer {
   errorCode?: string;
   /** RFC 3463 status of a failure of our own when no reply came (4.4.2: the connection timed out mid-transaction). */
   enhancedCode?: string;
+  /**
+   * Deferred for the destination until then (ms), not for the recipient: held or throttled before any
+   * connection (destinations/gate.ts), or, when `tried`, refused by a suspension reply (a block list).
+   */
+  heldUntil?: number;
+  tried?: boolean;
 }
 
 export interface Classification {
@@ -28,6 +34,13 @@ export interface Classification {
   bounceType: "hard" | "soft" | "policy" | null;
   /** Hard bounces with 5.1.x add the address to the suppression list. */
   suppress: boolean;
+  /**
+   * A deferral of a copy that never got the peer's decision (no slot, or a probe given up:
+   * lib/delivery/untried-retry.ts): tried again within seconds, spending no delivery attempt.
+   */
+  untried?: boolean;
+  /** Deferred for its destination (a hold, a throttle, a suspension): the next try then, capped by the maximum age (ms). */
+  heldUntil?: number;
 }
 
 const ENHANCED = /(?:^|[\s-])([245])\.(\d{1,3})\.(\d{1,3})(?=$|[\s,;:.)])/;
@@ -45,6 +58,13 @@ export function cleanReply(text: string | undefined): string {
 }
 
 export function classifySmtpAnswer(answer: SmtpAnswer): Classification {
+  if (answer.heldUntil !== undefined) {
+    // The destination's state, not the recipient's: a held or throttled copy spends no attempt.
+    // Our own wording (gate.ts), which may end with the reply that caused it: not cut to that reply.
+    const diagnostic = ((answer.tried ? cleanReply(answer.response) : (answer.response ?? "").replace(/\s+/g, " ").trim()) || "Held").slice(0, 500);
+    const enhancedCode = answer.tried ? "4.7.1" : "4.4.5";
+    return { outcome: "deferred", smtpCode: answer.tried ? (answer.responseCode ?? null) : null, enhancedCode, diagnostic, bounceType: "soft", suppress: false, heldUntil: answer.heldUntil, untried: !answer.tried };
+  }
   const code = answer.responseCode && answer.responseCode >= 200 && answer.responseCode < 600 ? answer.responseCode : null;
   const diagnostic = cleanReply(answer.response) || answer.errorCode || "no answer";
   const enhanced = enhancedCodeOf(diagnostic);

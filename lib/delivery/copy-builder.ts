@@ -7,6 +7,7 @@ import { encodeTrackingToken } from "../tracking/tracking-tokens";
 import { planTracking, renderTrackingPieces } from "../tracking/tracking-html";
 import { bounceDomainFor, signedAddress, verpAddress } from "../tracking/verp";
 import { withReplyAddress } from "./reply-address";
+import { trackingBaseUrl } from "../domain/tracking/tracked-links";
 import type { Logger } from "../logger";
 import type { MessageRow, RecipientRow } from "./load-messages";
 import type { Envelope } from "./transports";
@@ -57,7 +58,8 @@ export async function prepareCopies({ message, content: stored, recipientCount, 
   // The reply address is in the content before any copy is composed, so DKIM signs it (docs/adr/0804).
   const content = withReplyAddress(stored, (message.inbound_matches ?? []).map((match) => ({ match })), secret, message.id);
   const tracking = trackingFor(content, message);
-  const base = publicUrl.replace(/\/+$/, "");
+  // The sender domain's tracking domain, once its CNAME checks out, carries the links (docs/adr/0135).
+  const base = trackingBaseUrl(publicUrl, message.tracking_domain);
   const fromDomain = domainToASCII(message.from_domain) || message.from_domain;
   // A scheduled message is dated when it goes out (docs/adr/0125).
   const date = message.send_at ?? message.created_at;
@@ -106,7 +108,7 @@ export async function prepareCopies({ message, content: stored, recipientCount, 
       : template && html !== undefined
         ? await template.build({ html, unsubscribe })
         : await buildMessage({ messageId: message.id, fromDomain, date, content, html, unsubscribe, dkim });
-    return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw };
+    return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw, accountId: message.account_id };
   };
   return { build, mime, links };
 }

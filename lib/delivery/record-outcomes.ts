@@ -11,7 +11,8 @@ import { deliverQueue } from "../jobs/deliver";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { writeRoundRows, type MessageFactsRow, type RecipientOutcomeRow } from "../storage/round-rows";
 import type { Classification } from "./classify";
-import { nextAttemptAt, type RetryPolicy } from "./retry-schedule";
+import { heldRetryAt, nextAttemptAt, type RetryPolicy } from "./retry-schedule";
+import { untriedRetryAt } from "./untried-retry";
 
 /**
  * Writes what delivery rounds did: a delivery_attempts row per recipient,
@@ -65,9 +66,15 @@ function plan(policy: RetryPolicy, round: RoundContext, results: RoundResult[], 
   return results.map((result) => {
     const c = result.classification;
     if (c.outcome !== "deferred") return { round, result, status: c.outcome, reason: c.diagnostic };
-    const next = nextAttemptAt(policy, { failedAttempts: result.attempts + 1, acceptedAt: round.acceptedAt, now });
+    const next =
+      c.heldUntil !== undefined
+        ? heldRetryAt(policy, { heldUntil: c.heldUntil, acceptedAt: round.acceptedAt, now })
+        : c.untried
+          ? untriedRetryAt(policy, { failedAttempts: result.attempts, acceptedAt: round.acceptedAt, now })
+          : nextAttemptAt(policy, { failedAttempts: result.attempts + 1, acceptedAt: round.acceptedAt, now });
     if (next) return { round, result, status: "deferred", reason: c.diagnostic, next };
-    return { round, result, status: "failed", reason: `Delivery gave up after ${result.attempts + 1} attempts: ${c.diagnostic}` };
+    if (c.heldUntil !== undefined) return { round, result, status: "failed", reason: `Held past the message's maximum age: ${c.diagnostic}` };
+    return { round, result, status: "failed", reason: `Delivery gave up after ${result.attempts + (c.untried ? 0 : 1)} attempts: ${c.diagnostic}` };
   });
 }
 
@@ -110,6 +117,7 @@ function outcomeRow(p: Planned): RecipientOutcomeRow {
     enhancedCode: c.enhancedCode,
     mxHost: p.result.mxHost,
     durationMs: p.result.durationMs,
+    attemptSpent: !c.untried,
   };
 }
 
@@ -146,7 +154,7 @@ async function scheduleRetries(tx: Tx, boss: PgBoss, roundPlans: Planned[]): Pro
   const round = roundPlans[0]?.round;
   for (const [at, recipientIds] of retries) {
     const entry = { messageId: round!.messageId, recipientIds, ...(round!.requestId && { requestId: round!.requestId }) };
-    await enqueue(boss, deliverQueue, { messages: [entry] }, { startAfter: new Date(at), db: tx.sql });
+    await enqueue(boss, deliverQueue, { messages: [entry] }, { startAfter: new Date(at), key: round!.accountId, db: tx.sql });
   }
   return [...retries.keys()];
 }

@@ -24,3 +24,15 @@ export function nextAttemptAt(
   if (at - input.acceptedAt.getTime() > policy.maxAgeMs) return undefined;
   return new Date(at);
 }
+
+/**
+ * The next try of a recipient deferred for its destination (a hold, a throttle, a suspension:
+ * destinations/gate.ts): at the hold's end or the throttle's next free moment, but never past the
+ * message's maximum age, where it is tried a last time; undefined once that age is reached.
+ */
+export function heldRetryAt(policy: RetryPolicy, input: { heldUntil: number; acceptedAt: Date; now: Date }): Date | undefined {
+  const deadline = input.acceptedAt.getTime() + policy.maxAgeMs;
+  const now = input.now.getTime();
+  if (now >= deadline) return undefined;
+  return new Date(Math.min(Math.max(input.heldUntil, now), deadline));
+}

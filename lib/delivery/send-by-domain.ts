@@ -1,6 +1,7 @@
-import { classifySmtpAnswer, internalErrorClassification, type Classification } from "./classify";
+import { classifySmtpAnswer, internalErrorClassification, type Classification, type SmtpAnswer } from "./classify";
 import type { RecipientRow } from "./load-messages";
 import type { Envelope, Transport, TransportResult } from "./transports";
+import { wasUntried } from "./untried-retry";
 
 /**
  * Sends one message's copies, a recipient domain at a time and a few copies
@@ -48,7 +49,7 @@ export async function sendByDomain({ recipients, build, transport, beforeFirstSe
     for (let k = 0; k < indexes.length; k += COPIES_IN_FLIGHT) {
       const chunk = indexes.slice(k, k + COPIES_IN_FLIGHT);
       if (timedOut) {
-        const skipped = classifySmtpAnswer({ errorCode: "ESKIPPED", response: `Not tried: an earlier copy to ${domain} in this round timed out: ${timedOut}`, enhancedCode: "4.4.2" });
+        const skipped = classifyCopy({ errorCode: "ESKIPPED", response: `Not tried: an earlier copy to ${domain} in this round timed out: ${timedOut}`, enhancedCode: "4.4.2" });
         for (const i of chunk) classifications[i] = skipped;
         continue;
       }
@@ -70,7 +71,7 @@ export async function sendByDomain({ recipients, build, transport, beforeFirstSe
         const out = await transport.sendAll(domain, ready.map((b) => b.envelope));
         ready.forEach((b, n) => {
           answers[b.i] = out[n]!;
-          classifications[b.i] = classifySmtpAnswer(out[n]!.answer);
+          classifications[b.i] = classifyCopy(out[n]!.answer);
           if (out[n]!.answer.errorCode === "ETIMEDOUT") timedOut ??= classifications[b.i]!.diagnostic;
         });
       } catch (err) {
@@ -79,6 +80,12 @@ export async function sendByDomain({ recipients, build, transport, beforeFirstSe
     }
   }
   return { classifications, answers, size };
+}
+
+/** The answer's classification; a copy that was not tried is marked so (retried soon, no attempt spent: untried-retry.ts). */
+function classifyCopy(answer: SmtpAnswer): Classification {
+  const c = classifySmtpAnswer(answer);
+  return c.outcome === "deferred" && wasUntried(answer.errorCode) ? { ...c, untried: true } : c;
 }
 
 /** Recipient indexes by domain, in first-seen order. A job's entry is one domain already; grouped anyway so that MX delivery never mixes them. */

@@ -7,12 +7,16 @@ import {
   destinationIsEmpty,
   destinationKey,
   destinationLoad,
+  countAccount,
   endSlot,
+  hasStalled,
   laneIsUnused,
   laneLoad,
   newDestination,
   newLane,
+  nextWaiterIndex,
   overShareError,
+  rememberStalled,
   setStalled,
   slotWaitError,
   stoppingError,
@@ -30,7 +34,9 @@ import {
   admit,
   demandOf,
   isSuspect,
+  mayGiveUpIn,
   phaseLimitMs,
+  probeGivenUpReason,
   RFC5321_TIMEOUTS,
   suspectShare,
   waiterMayStart,
@@ -117,6 +123,8 @@ export class SmtpClient {
   private closed = false;
   private ticker: NodeJS.Timeout | undefined;
   private stalledTotal = 0;
+  /** Transactions started as probes over the suspect share (smtp-slots.ts admit), still running. */
+  private probesRunning = 0;
   private readonly timeouts: SmtpTimeouts;
   private readonly limits: SlotLimits;
   private readonly stallAfterMs: number;
@@ -138,12 +146,12 @@ export class SmtpClient {
    * throws. `lane`: what the transaction is for at this destination (the
    * recipient domain; default: that of `to`), where stalls are noticed.
    */
-  async send(target: SmtpTarget, envelope: Envelope, raw: Buffer, lane?: string): Promise<SendOutcome> {
+  async send(target: SmtpTarget, envelope: Envelope, raw: Buffer, lane?: string, account = ""): Promise<SendOutcome> {
     const started = Date.now();
     const d = this.destination(target);
     let slot: Slot;
     try {
-      slot = await this.acquire(d, this.lane(d, lane ?? laneOfRecipient(envelope.to)));
+      slot = await this.acquire(d, this.lane(d, lane ?? laneOfRecipient(envelope.to)), envelope.to, account);
     } catch (e) {
       return { answer: answerOfNotTried(e as SmtpError), durationMs: Date.now() - started, beforeTransaction: true };
     }
@@ -241,20 +249,23 @@ export class SmtpClient {
     return sum;
   }
 
-  private acquire(d: Destination, lane: Lane): Promise<Slot> {
+  private acquire(d: Destination, lane: Lane, recipient: string, account: string): Promise<Slot> {
     const now = Date.now();
     const load = this.laneLoad(lane, now);
     const others = this.limits.shared && isSuspect(load) ? this.otherSuspectDemand(lane, now) : 0;
-    const decision = admit(this.limits, destinationLoad(d), load, others);
-    if (decision === "start") return Promise.resolve(this.startSlot(d, lane));
+    const probe = { recipientStalled: hasStalled(lane, recipient, now), probesRunning: this.probesRunning };
+    const decision = admit(this.limits, destinationLoad(d), load, others, probe);
+    if (decision === "start" || decision === "probe") return Promise.resolve(this.startSlot(d, lane, recipient, account, decision === "probe"));
     if (decision === "refuse") return Promise.reject(overShareError(d));
     this.ensureTicking();
     lane.waiting++;
-    return new Promise((resolve, reject) => d.waiters.push({ lane, deadline: now + this.slotWaitMs, resolve, reject }));
+    return new Promise((resolve, reject) => d.waiters.push({ lane, recipient, account, deadline: now + this.slotWaitMs, resolve, reject }));
   }
 
-  private startSlot(d: Destination, lane: Lane): Slot {
-    const slot: Slot = { lane, startedAt: Date.now(), stalled: false };
+  private startSlot(d: Destination, lane: Lane, recipient: string, account: string, probe: boolean): Slot {
+    const slot: Slot = { lane, recipient, account, probe, startedAt: Date.now(), stalled: false };
+    countAccount(d, account, 1);
+    if (probe) this.probesRunning++;
     d.active.add(slot);
     lane.active++;
     this.ensureTicking();
@@ -268,6 +279,8 @@ export class SmtpClient {
   }
 
   private release(d: Destination, slot: Slot, connection: Connection | undefined, answered: boolean): void {
+    if (slot.probe && d.active.has(slot)) this.probesRunning--;
+    if (d.active.has(slot)) countAccount(d, slot.account, -1);
     this.stalledTotal += endSlot(d, slot, answered, Date.now());
     if (connection && !connection.dead && !this.closed) {
       enterPhase(connection, "idle");
@@ -284,7 +297,7 @@ export class SmtpClient {
    */
   private pump(d: Destination): void {
     while (d.waiters.length > 0 && waiterMayStart(this.limits, destinationLoad(d))) {
-      const w = this.unwait(d.waiters.shift()!);
+      const w = this.unwait(d.waiters.splice(nextWaiterIndex(d), 1)[0]!);
       if (this.limits.shared) {
         const now = Date.now();
         const lane = this.laneLoad(w.lane, now);
@@ -294,7 +307,7 @@ export class SmtpClient {
           continue;
         }
       }
-      w.resolve(this.startSlot(d, w.lane));
+      w.resolve(this.startSlot(d, w.lane, w.recipient, w.account, false));
     }
   }
 
@@ -325,7 +338,11 @@ export class SmtpClient {
     this.forgetUnused(now);
   }
 
-  /** Each running transaction: its phase's limit, and whether it counts as stalled. */
+  /**
+   * Each running transaction: its phase's limit, and whether it counts as
+   * stalled (its recipient is then remembered at the lane); a probe that
+   * stalls before the end of its data is given up (docs/adr/0325).
+   */
   private checkTransactions(d: Destination, now: number): void {
     for (const slot of d.active) {
       const c = slot.connection;
@@ -333,8 +350,19 @@ export class SmtpClient {
         const limit = phaseLimitMs(c.phase, this.timeouts);
         if (now - c.phaseSince >= limit) this.timeOut(c, c.phase, limit, d);
       }
-      this.stalledTotal += setStalled(d, slot, now - (c?.progressAt ?? slot.startedAt) >= this.stallAfterMs);
+      const delta = setStalled(d, slot, now - (c?.progressAt ?? slot.startedAt) >= this.stallAfterMs);
+      this.stalledTotal += delta;
+      if (delta === 1) rememberStalled(slot.lane, slot.recipient, now);
+      if (slot.probe && slot.stalled && c && !c.timedOut && mayGiveUpIn(c.phase)) this.giveUp(c, d, slot);
     }
+  }
+
+  /** A probe stalled before the end of data: dropped, its recipient deferred with the reason (nothing was accepted). */
+  private giveUp(c: Connection, d: Destination, slot: Slot): void {
+    const phase = c.phase === "idle" ? "connect" : c.phase;
+    c.timedOut = { phase, limitMs: this.stallAfterMs, givenUp: probeGivenUpReason(phase, this.stallAfterMs, laneOfRecipient(slot.recipient)) };
+    this.options.log?.info({ destination: d.label, phase }, "delivery: a probe past stalled transactions stalled too; given up");
+    retireConnection(c, false);
   }
 
   /** Suspect lanes over their share give up their newest waiters (deferred): their job slots go to mail that is answered. */

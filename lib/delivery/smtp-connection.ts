@@ -41,7 +41,7 @@ export interface Connection {
   /** Last progress: a reply received (the next command written), data handed over. */
   progressAt: number;
   idleSince: number;
-  timedOut?: { phase: SmtpPhase; limitMs: number };
+  timedOut?: { phase: SmtpPhase; limitMs: number; givenUp?: string };
 }
 
 export interface OpenOptions {
@@ -50,8 +50,11 @@ export interface OpenOptions {
   backstopMs: number;
 }
 
-export const timeoutError = (t: { phase: SmtpPhase; limitMs: number }): SmtpError =>
-  Object.assign(new Error(timeoutReason(t.phase, t.limitMs)), { code: "ETIMEDOUT", enhancedCode: t.phase === "connect" ? "4.4.1" : "4.4.2" });
+/** A phase that ran out of time; or, `givenUp`, a probe the pool gave up at the stall time (its reason). */
+export const timeoutError = (t: { phase: SmtpPhase; limitMs: number; givenUp?: string }): SmtpError =>
+  t.givenUp
+    ? Object.assign(new Error(t.givenUp), { code: "EGIVENUP", enhancedCode: "4.4.2" })
+    : Object.assign(new Error(timeoutReason(t.phase, t.limitMs)), { code: "ETIMEDOUT", enhancedCode: t.phase === "connect" ? "4.4.1" : "4.4.2" });
 
 const closedError = (target: SmtpTarget, when: string): SmtpError =>
   Object.assign(new Error(`Connection to ${target.host}:${target.port} closed${when}`), { code: "ECONNECTION" });

@@ -18,6 +18,12 @@ import {
   takeIdle,
   takeNewestWaiters,
   tickIntervalMs,
+  hasStalled,
+  countAccount,
+  nextWaiterIndex,
+  rememberStalled,
+  MAX_STALLED_RECIPIENTS,
+  STALLED_MEMORY_MS,
   type Lane,
   type Slot,
   type Waiter,
@@ -26,8 +32,9 @@ import { RFC5321_TIMEOUTS } from "./smtp-slots";
 
 const target = { host: "mx.example", port: 25, secure: false };
 const connection = (over: Partial<Connection> = {}) => ({ dead: false, idleSince: 0, ...over }) as Connection;
-const slot = (lane: Lane, stalled = false): Slot => ({ lane, startedAt: 0, stalled });
-const waiter = (lane: Lane, deadline = 0): Waiter => ({ lane, deadline, resolve: () => {}, reject: () => {} });
+const slot = (lane: Lane, stalled = false): Slot => ({ lane, account: "", recipient: "a@example.com", probe: false, startedAt: 0, stalled });
+const waiter = (lane: Lane, deadline = 0): Waiter => ({ lane, recipient: "a@example.com", account: "", deadline, resolve: () => {}, reject: () => {} });
+const laneOf = (over: Partial<Lane>): Lane => ({ ...newLane(), ...over });
 
 describe("the SMTP pool's bookkeeping", () => {
   it("keys a destination by host, port, TLS and user, and labels it by host and port", () => {
@@ -43,7 +50,7 @@ describe("the SMTP pool's bookkeeping", () => {
     d.stalled = 1;
     d.waiters.push(waiter(lane));
     expect(destinationLoad(d)).toEqual({ live: 1, stalled: 1, waiting: 1 });
-    const busy = { active: 3, stalled: 1, waiting: 2, answeredAt: 1000 };
+    const busy = laneOf({ active: 3, stalled: 1, waiting: 2, answeredAt: 1000 });
     expect(laneLoad(busy, 1500, 1000)).toEqual({ live: 2, stalled: 1, waiting: 2, answeredRecently: true });
     expect(laneLoad(busy, 2000, 1000).answeredRecently).toBe(false);
   });
@@ -111,13 +118,56 @@ describe("the SMTP pool's bookkeeping", () => {
   });
 
   it("forgets a lane with nothing running, waiting or answered within the stall time, and an empty destination", () => {
-    expect(laneIsUnused({ active: 0, stalled: 0, waiting: 0, answeredAt: 0 }, 1000, 1000)).toBe(true);
-    expect(laneIsUnused({ active: 0, stalled: 0, waiting: 0, answeredAt: 500 }, 1000, 1000)).toBe(false);
-    expect(laneIsUnused({ active: 0, stalled: 0, waiting: 1, answeredAt: 0 }, 1000, 1000)).toBe(false);
+    expect(laneIsUnused(laneOf({ answeredAt: 0 }), 1000, 1000)).toBe(true);
+    expect(laneIsUnused(laneOf({ answeredAt: 500 }), 1000, 1000)).toBe(false);
+    expect(laneIsUnused(laneOf({ waiting: 1 }), 1000, 1000)).toBe(false);
+    // A lane that remembers a recipient stalled within STALLED_MEMORY_MS stays.
+    const remembering = laneOf({});
+    rememberStalled(remembering, "slow@example.com", 1000);
+    expect(laneIsUnused(remembering, 5000, 1000)).toBe(false);
+    expect(laneIsUnused(remembering, 1000 + STALLED_MEMORY_MS, 1000)).toBe(true);
     const d = newDestination(target);
     expect(destinationIsEmpty(d)).toBe(true);
     d.lanes.set("example.com", newLane());
     expect(destinationIsEmpty(d)).toBe(false);
+  });
+
+  it("remembers the recipients that stalled at a lane, bounded, for STALLED_MEMORY_MS, and forgets one once it is answered", () => {
+    const d = newDestination(target);
+    const lane = newLane();
+    rememberStalled(lane, "slow@example.com", 1000);
+    expect(hasStalled(lane, "slow@example.com", 2000)).toBe(true);
+    expect(hasStalled(lane, "fresh@example.com", 2000)).toBe(false);
+    expect(hasStalled(lane, "slow@example.com", 1000 + STALLED_MEMORY_MS)).toBe(false);
+    const s = { ...slot(lane), recipient: "slow@example.com" };
+    d.active.add(s);
+    lane.active = 1;
+    endSlot(d, s, true, 3000);
+    expect(hasStalled(lane, "slow@example.com", 3000)).toBe(false);
+    for (let n = 0; n <= MAX_STALLED_RECIPIENTS; n++) rememberStalled(lane, `r${n}@example.com`, 4000);
+    expect(lane.stalledRecipients.size).toBe(MAX_STALLED_RECIPIENTS);
+    expect(hasStalled(lane, "r0@example.com", 4000)).toBe(false);
+    expect(hasStalled(lane, `r${MAX_STALLED_RECIPIENTS}@example.com`, 4000)).toBe(true);
+  });
+
+  it("serves the line in accounts' turns: the oldest waiter of the account with the fewest transactions running", () => {
+    const d = newDestination(target);
+    const lane = newLane();
+    const of = (account: string) => ({ ...waiter(lane), account });
+    d.waiters.push(of("a"), of("a"), of("a"), of("b"), of("c"));
+    expect(nextWaiterIndex(d)).toBe(0);
+    countAccount(d, "a", 1);
+    countAccount(d, "a", 1);
+    countAccount(d, "c", 1);
+    // a runs 2, c runs 1, b none: b's one copy goes before a's older ones.
+    expect(nextWaiterIndex(d)).toBe(3);
+    d.waiters.splice(3, 1);
+    // c (1) before a (2).
+    expect(nextWaiterIndex(d)).toBe(3);
+    countAccount(d, "a", -1);
+    countAccount(d, "a", -1);
+    expect(d.byAccount.has("a")).toBe(false);
+    expect(nextWaiterIndex(d)).toBe(0);
   });
 
   it("says why a request was not tried, as a deferral (4.4.5)", () => {

@@ -10,6 +10,11 @@ import { formatDuration, type SlotLoad, type SmtpTimeouts } from "./smtp-slots";
 
 export interface Slot {
   lane: Lane;
+  account: string;
+  /** The recipient of the transaction (RCPT TO). */
+  recipient: string;
+  /** Started over the suspect share (smtp-slots.ts admit): given up if it stalls before the end of data. */
+  probe: boolean;
   startedAt: number;
   /** The connection the transaction uses (or is opening). */
   connection?: Connection;
@@ -18,6 +23,9 @@ export interface Slot {
 
 export interface Waiter {
   lane: Lane;
+  recipient: string;
+  /** Whose mail it is: a destination's line takes accounts in turn (nextWaiterIndex). */
+  account: string;
   deadline: number;
   resolve: (slot: Slot) => void;
   reject: (err: SmtpError) => void;
@@ -30,8 +38,10 @@ export interface Destination {
   idle: Connection[];
   active: Set<Slot>;
   stalled: number;
-  /** First come, first served, whatever their lane. */
+  /** In order of arrival, whatever their lane; served in accounts' turns (nextWaiterIndex). */
   waiters: Waiter[];
+  /** Transactions running per account. */
+  byAccount: Map<string, number>;
   lanes: Map<string, Lane>;
 }
 
@@ -42,15 +52,41 @@ export interface Lane {
   waiting: number;
   /** When one of its transactions last ended with an answer of the peer. */
   answeredAt: number;
+  /** Recipients whose transaction stalled here, and when: they run no probe (docs/adr/0325). */
+  stalledRecipients: Map<string, number>;
 }
+
+/** Recipients a lane remembers as stalled, at most, and for how long; the oldest are forgotten first. */
+export const MAX_STALLED_RECIPIENTS = 10_000;
+export const STALLED_MEMORY_MS = 10 * 60_000;
+
+/** The recipient's transaction stalled at the lane within STALLED_MEMORY_MS. */
+export function hasStalled(lane: Lane, recipient: string, now: number): boolean {
+  const at = lane.stalledRecipients.get(recipient);
+  return at !== undefined && now - at < STALLED_MEMORY_MS;
+}
+
+/** When the lane last remembered a stalled recipient (0: none). */
+const lastStalledAt = (lane: Lane): number => {
+  let last = 0;
+  for (const at of lane.stalledRecipients.values()) last = at;
+  return last;
+};
 
 export const destinationKey = (target: SmtpTarget): string => `${target.host}:${target.port}:${target.secure}:${target.auth?.user ?? ""}`;
 
 export function newDestination(target: SmtpTarget): Destination {
-  return { key: destinationKey(target), label: `${target.host}:${target.port}`, idle: [], active: new Set(), stalled: 0, waiters: [], lanes: new Map() };
+  return { key: destinationKey(target), label: `${target.host}:${target.port}`, idle: [], active: new Set(), stalled: 0, waiters: [], lanes: new Map(), byAccount: new Map() };
 }
 
-export const newLane = (): Lane => ({ active: 0, stalled: 0, waiting: 0, answeredAt: 0 });
+export const newLane = (): Lane => ({ active: 0, stalled: 0, waiting: 0, answeredAt: 0, stalledRecipients: new Map() });
+
+/** The recipient's transaction stalled at the lane: remembered (bounded, newest last). */
+export function rememberStalled(lane: Lane, recipient: string, now: number): void {
+  lane.stalledRecipients.delete(recipient);
+  lane.stalledRecipients.set(recipient, now);
+  if (lane.stalledRecipients.size > MAX_STALLED_RECIPIENTS) lane.stalledRecipients.delete(lane.stalledRecipients.keys().next().value!);
+}
 
 export const destinationLoad = (d: Destination): SlotLoad => ({ live: d.active.size - d.stalled, stalled: d.stalled, waiting: d.waiters.length });
 
@@ -97,6 +133,7 @@ export function setStalled(d: Destination, slot: Slot, stalled: boolean): number
 export function endSlot(d: Destination, slot: Slot, answered: boolean, now: number): number {
   if (!d.active.delete(slot)) return 0;
   slot.lane.active--;
+  if (answered) slot.lane.stalledRecipients.delete(slot.recipient);
   let delta = 0;
   if (slot.stalled) {
     d.stalled--;
@@ -120,6 +157,36 @@ export function takeExpiredIdle(d: Destination, now: number, idleCloseMs: number
   return open;
 }
 
+/**
+ * The waiter served next (docs/adr/0325): the oldest of the account with the
+ * fewest transactions running at the destination, so that one tenant's
+ * thousands of copies in line never hold another's one copy behind them.
+ */
+export function nextWaiterIndex(d: Destination): number {
+  let best = 0;
+  let fewest = Number.POSITIVE_INFINITY;
+  const seen = new Set<string>();
+  for (let i = 0; i < d.waiters.length; i++) {
+    const account = d.waiters[i]!.account;
+    if (seen.has(account)) continue;
+    seen.add(account);
+    const running = d.byAccount.get(account) ?? 0;
+    if (running < fewest) {
+      fewest = running;
+      best = i;
+      if (running === 0) break;
+    }
+  }
+  return best;
+}
+
+/** Counts a transaction of `account` starting (+1) or ending (-1) at the destination. */
+export function countAccount(d: Destination, account: string, delta: 1 | -1): void {
+  const n = (d.byAccount.get(account) ?? 0) + delta;
+  if (n > 0) d.byAccount.set(account, n);
+  else d.byAccount.delete(account);
+}
+
 /** Waiters at the front whose slot wait ran out, taken out of the queue (in order). */
 export function takeExpiredWaiters(d: Destination, now: number): Waiter[] {
   const expired: Waiter[] = [];
@@ -138,7 +205,7 @@ export function takeNewestWaiters(d: Destination, lane: Lane, count: number): Wa
 
 /** Nothing runs, waits, or was answered within the stall time: the lane may be forgotten. */
 export const laneIsUnused = (lane: Lane, now: number, stallAfterMs: number): boolean =>
-  lane.active === 0 && lane.waiting === 0 && now - lane.answeredAt >= stallAfterMs;
+  lane.active === 0 && lane.waiting === 0 && now - lane.answeredAt >= stallAfterMs && (lane.stalledRecipients.size === 0 || now - lastStalledAt(lane) >= STALLED_MEMORY_MS);
 
 export const destinationIsEmpty = (d: Destination): boolean => d.active.size === 0 && d.waiters.length === 0 && d.idle.length === 0 && d.lanes.size === 0;
 

@@ -5,7 +5,10 @@ import {
   countedAgainst,
   formatDuration,
   isSuspect,
+  mayGiveUpIn,
   phaseLimitMs,
+  probeGivenUpReason,
+  probeLimit,
   phaseOfCommand,
   RFC5321_TIMEOUTS,
   sharedBudget,
@@ -68,6 +71,33 @@ describe("slot accounting of the SMTP pool", () => {
     expect(admit(shared, destination, load(3, 2, 0, true), 6)).toBe("start");
     // It may still have to wait for the destination's room.
     expect(admit(shared, load(4), load(3), 6)).toBe("wait");
+  });
+
+  it("over the share, a recipient not yet seen to stall runs as a probe, half the reserve at most; one that stalled is refused", () => {
+    expect(probeLimit(shared)).toBe(1);
+    expect(probeLimit({ ...shared, shared: { total: 64, reserve: 16 } })).toBe(8);
+    expect(probeLimit(pool)).toBe(0);
+    const destination = load(0, 8);
+    const fresh = { recipientStalled: false, probesRunning: 0 };
+    // Over the share: a fresh recipient probes, even at a destination full of stalled transactions.
+    expect(admit(shared, destination, load(2, 4), 0, fresh)).toBe("probe");
+    expect(admit(shared, destination, load(2, 4), 0, { ...fresh, recipientStalled: true })).toBe("refuse");
+    expect(admit(shared, destination, load(2, 4), 0, { ...fresh, probesRunning: 1 })).toBe("refuse");
+    // Within the share, or for a lane that is answered, nothing changes.
+    expect(admit(shared, load(0, 6), load(1, 4), 0, fresh)).toBe("start");
+    expect(admit(shared, load(4), load(3), 6, fresh)).toBe("wait");
+    // Without a shared budget there are no probes.
+    expect(admit(pool, destination, load(2, 4), 0, fresh)).toBe("wait");
+  });
+
+  it("a probe may be given up in any phase before the end of data, and says why", () => {
+    for (const phase of ["connect", "greeting", "EHLO", "MAIL", "RCPT", "DATA", "data block"] as const) expect(mayGiveUpIn(phase)).toBe(true);
+    expect(mayGiveUpIn("end of data")).toBe(false);
+    expect(mayGiveUpIn("idle")).toBe(false);
+    expect(probeGivenUpReason("RCPT", 1000, "example.org")).toBe(
+      "Not answered: no reply to RCPT within 1s while other transactions for example.org stall; given up to keep delivery slots for mail that is answered",
+    );
+    expect(probeGivenUpReason("data block", 5000, "example.org")).toMatch(/^Not answered: no progress sending the message data within 5s/);
   });
 
   it("waiters of suspect lanes over the share are given up, the busiest lane first", () => {

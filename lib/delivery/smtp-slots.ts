@@ -17,6 +17,15 @@
  * (running and waiting) never hold more than `total - reserve`: past that a
  * request is refused at once (deferred, retried later), so the last
  * `reserve` slots stay with the mail that is answered.
+ *
+ * A suspect lane's request over that share for a recipient not yet seen to
+ * stall there is a *probe* (docs/adr/0325): it starts in the reserve, beside
+ * the destination's count, at most `probeLimit` at once, and is given up when
+ * it stalls before the end of its data (nothing of it can have been
+ * accepted). So a fresh recipient of a domain whose other recipients hang
+ * gets a transaction of its own while the stalled ones hold theirs, and
+ * stalled transactions never hold the last free slots for longer than the
+ * stall time.
  */
 
 export interface SlotLimits {
@@ -63,15 +72,29 @@ export function suspectShare(limits: SlotLimits): number {
   return limits.shared ? Math.max(1, limits.shared.total - limits.shared.reserve) : Number.POSITIVE_INFINITY;
 }
 
-export type Admission = "start" | "wait" | "refuse";
+export type Admission = "start" | "probe" | "wait" | "refuse";
+
+/** Probes running at once, all lanes together: half the reserve (at least one), so answered mail keeps the other half. */
+export function probeLimit(limits: SlotLimits): number {
+  return limits.shared ? Math.max(1, Math.floor(limits.shared.reserve / 2)) : 0;
+}
+
+/** Whether a request over the suspect share may run as a probe: its recipient has not stalled at the lane, and a probe is free. */
+export interface ProbeState {
+  recipientStalled: boolean;
+  probesRunning: number;
+}
 
 /**
  * A new request for a slot at `destination` for `lane`, while the other
- * suspect lanes hold `otherSuspectDemand`: start now, wait in the
+ * suspect lanes hold `otherSuspectDemand`: start now, start as a probe (over
+ * the suspect share, beside the destination's count), wait in the
  * destination's line (first come, first served), or be refused at once.
  */
-export function admit(limits: SlotLimits, destination: SlotLoad, lane: SlotLoad, otherSuspectDemand: number): Admission {
-  if (limits.shared && isSuspect(lane) && otherSuspectDemand + demandOf(lane) >= suspectShare(limits)) return "refuse";
+export function admit(limits: SlotLimits, destination: SlotLoad, lane: SlotLoad, otherSuspectDemand: number, probe?: ProbeState): Admission {
+  if (limits.shared && isSuspect(lane) && otherSuspectDemand + demandOf(lane) >= suspectShare(limits)) {
+    return probe && !probe.recipientStalled && probe.probesRunning < probeLimit(limits) ? "probe" : "refuse";
+  }
   if (destination.waiting === 0 && countedAgainst(limits, destination) < limits.perDestination) return "start";
   return "wait";
 }
@@ -102,6 +125,14 @@ export function waitersOverShare(limits: SlotLimits, lanes: SlotLoad[]): number[
     over--;
   }
   return refuse;
+}
+
+/** The phases before the peer can have accepted anything of the message: a transaction stalled in one may be given up. */
+export const mayGiveUpIn = (phase: SmtpPhase | "idle"): boolean => phase !== "end of data" && phase !== "QUIT" && phase !== "idle";
+
+/** The reason recorded for a probe given up when it stalled (`lane`: its recipient domain). */
+export function probeGivenUpReason(phase: SmtpPhase, stallAfterMs: number, lane: string): string {
+  return `Not answered: no ${phase === "data block" ? "progress sending the message data" : `reply to ${phase}`} within ${formatDuration(stallAfterMs)} while other transactions for ${lane} stall; given up to keep delivery slots for mail that is answered`;
 }
 
 /** The phases of a client's SMTP conversation that have a time limit. */

@@ -63,6 +63,8 @@ export async function startDelivery(ctx: AppContext, options: DeliveryEnv & Part
     lease: options.lease,
     // Jobs whose copies wait on peers that do not answer leave room for as many more (docs/adr/0321).
     extraSlots: () => options.transport.stalledTransactions(),
+    // Accounts take turns (docs/adr/0325): one account's jobs hold at most three quarters of the slots.
+    turns: { maxPerKey: Math.max(1, Math.floor((ctx.config.workers.concurrency * 3) / 4)) },
     handler: async (job, meta) => {
       const [only, ...more] = job.messages;
       if (more.length === 0) {

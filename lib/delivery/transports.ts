@@ -1,6 +1,8 @@
-import dns from "node:dns/promises";
-import { cachedResolver } from "../net/dns-answer-cache";
 import net from "node:net";
+import { dnsResolver } from "../net/dns-resolver";
+import { destinationKeysOf, destinationOf, type Destination } from "./destinations/destination";
+import type { DestinationGate } from "./destinations/gate";
+import { replySignalOf } from "./destinations/reply-signals";
 import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
 import { SmtpClient, type SmtpClientOptions } from "./smtp-client";
@@ -16,6 +18,8 @@ export interface Envelope {
   from: string;
   to: string;
   raw: Buffer;
+  /** The sending account: whose holds and turn apply (destinations/gate.ts). */
+  accountId?: string;
 }
 
 export interface TransportResult {
@@ -34,20 +38,52 @@ export interface Transport {
   close(): void;
 }
 
-/** The SMTP client's options: pool size, per-phase timeouts, stall and slot-wait times (lib/delivery/smtp-client.ts). */
-export type TransportOptions = SmtpClientOptions;
+/** The SMTP client's options: pool size, per-phase timeouts, stall and slot-wait times (lib/delivery/smtp-client.ts); the destinations' gate. */
+export type TransportOptions = SmtpClientOptions & { gate?: DestinationGate };
+
+/**
+ * One copy through the gate (destinations/gate.ts): held or throttled, it is answered at once without a
+ * connection (`heldUntil`); else sent, and the reply told to the gate. A suspension reply (a block list)
+ * defers the recipient to the suspension's end instead of failing it: the refusal is of us, not of it.
+ */
+async function throughGate(
+  gate: DestinationGate | undefined,
+  domain: string,
+  destination: Destination,
+  envelope: Envelope,
+  send: () => Promise<TransportResult>,
+): Promise<TransportResult> {
+  if (!gate) return send();
+  const keys = destinationKeysOf(domain, destination);
+  const admission = await gate.admit(keys, destination, envelope.accountId ?? "");
+  if (!admission.ok) return { answer: { errorCode: "EHELD", response: admission.reason, heldUntil: admission.until }, mxHost: "", durationMs: 0 };
+  let result: TransportResult;
+  try {
+    result = await send();
+  } finally {
+    admission.release();
+  }
+  gate.observe(keys, destination, result.answer);
+  if (replySignalOf(result.answer) !== "suspend") return result;
+  return { ...result, answer: { ...result.answer, heldUntil: gate.suspendedUntil(destination.key), tried: true } };
+}
 
 /** A fixed next hop: the sandbox MX or the relay. */
 export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarget, options: TransportOptions): Transport {
   const client = new SmtpClient(options);
+  // The relay is one destination, whatever the recipient domain; the sandbox MX is ours, never shaped.
+  const gate = name === "relay" ? options.gate : undefined;
+  const destination = destinationOf("", "relay");
   return {
     name,
-    async sendAll(_domain, envelopes) {
+    async sendAll(domain, envelopes) {
       return Promise.all(
-        envelopes.map(async (e) => {
-          const r = await client.send(target, { from: e.from, to: e.to }, e.raw);
-          return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}` };
-        }),
+        envelopes.map((e) =>
+          throughGate(gate, domain, destination, e, async () => {
+            const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId);
+            return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}` };
+          }),
+        ),
       );
     },
     stalledTransactions: () => client.stalledTransactions(),
@@ -76,13 +112,7 @@ export interface MxResolver {
 }
 
 // A burst of copies to one domain asks its MX and addresses once, kept a minute (docs/adr/0806).
-const cachedSystemDns = cachedResolver<unknown>((name, rrtype) => dns.resolve(name, rrtype));
-
-export const systemResolver: MxResolver = {
-  resolveMx: (d) => cachedSystemDns(d, "MX") as Promise<{ exchange: string; priority: number }[]>,
-  resolve4: (h) => cachedSystemDns(h, "A") as Promise<string[]>,
-  resolve6: (h) => cachedSystemDns(h, "AAAA") as Promise<string[]>,
-};
+export const systemResolver: MxResolver = dnsResolver();
 
 interface Hop {
   host: string;
@@ -137,9 +167,9 @@ export async function resolveHops(resolver: MxResolver, domain: string, options:
   return hops;
 }
 
-export function createMxTransport(options: TransportOptions & { resolver?: MxResolver; port?: number; allowPrivate?: boolean }): Transport {
+export function createMxTransport(options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean }): Transport {
   const client = new SmtpClient(options);
-  const resolver = options.resolver ?? systemResolver;
+  const resolver = options.resolver ?? (options.dnsServers ? dnsResolver({ servers: options.dnsServers }) : systemResolver);
   const port = options.port ?? 25;
   return {
     name: "mx",
@@ -151,19 +181,23 @@ export function createMxTransport(options: TransportOptions & { resolver?: MxRes
         const e = err as { code?: string; message?: string };
         return envelopes.map(() => ({ answer: { errorCode: e.code ?? "EDNS", response: e.message }, mxHost: "", durationMs: 0 }));
       }
+      // Domains whose MX hosts are one provider's share its destination (destinations/destination.ts).
+      const destination = destinationOf(domain, [...new Set(hops.map((h) => h.host))]);
       return Promise.all(
-        envelopes.map(async (e) => {
-          let last: TransportResult | undefined;
-          // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
-          // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
-          // even have delivered the message there).
-          for (const hop of hops) {
-            const r = await client.send({ host: hop.address, port, secure: false, servername: hop.host }, { from: e.from, to: e.to }, e.raw);
-            last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host };
-            if (r.answer.responseCode || !r.beforeTransaction) break;
-          }
-          return last!;
-        }),
+        envelopes.map((e) =>
+          throughGate(options.gate, domain, destination, e, async () => {
+            let last: TransportResult | undefined;
+            // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
+            // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
+            // even have delivered the message there).
+            for (const hop of hops) {
+              const r = await client.send({ host: hop.address, port, secure: false, servername: hop.host }, { from: e.from, to: e.to }, e.raw, undefined, e.accountId);
+              last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host };
+              if (r.answer.responseCode || !r.beforeTransaction) break;
+            }
+            return last!;
+          }),
+        ),
       );
     },
     stalledTransactions: () => client.stalledTransactions(),

@@ -12,9 +12,10 @@ import { webhookRetention } from "./webhook-retention";
 import { webhookSweep } from "./webhook-sweep";
 import { inboundRetention } from "./inbound-retention";
 import { eventPartitions } from "./event-partitions";
+import { domainHealthCheck } from "./domain-health";
 
 /** Every maintenance job, each a pg-boss schedule run on the job runner. */
-export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, eventPartitions, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention];
+export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, eventPartitions, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention, domainHealthCheck];
 
 /** How a worker process works the maintenance jobs (their one entry in lib/jobs/registry.ts). */
 export const maintenanceWorker: JobWorker<AppContext> = {

@@ -2,6 +2,8 @@ import type pg from "pg";
 import PgBoss from "pg-boss";
 import { hasQueue, type QueueSpec, type RetryPolicy } from "../jobs/job-definition";
 import { JOBS } from "../jobs/registry";
+import { deliverQueue } from "../jobs/deliver";
+import { ensureAccountTurnsIndex } from "../storage/job-rows";
 
 export type { PgBoss };
 /** A connection pg-boss runs its statements on (a transaction's client, a prepared-statement adapter). */
@@ -46,7 +48,21 @@ export async function startQueue(
   // The queue of every job, created here so that a process without workers can enqueue; the workers' start
   // applies the configured policy (and the maintenance start creates the queues of its schedules).
   for (const job of JOBS.filter(hasQueue)) await ensureQueue(boss, { name: job.name, ...job.policy }, { update: false });
+  await ensureTurnsIndex(boss, deliverQueue.name);
   return boss;
+}
+
+/** The deliver queue's index of account turns (lib/storage/job-rows.ts FETCH_BY_TURNS); processes starting together may race to make it. */
+async function ensureTurnsIndex(boss: PgBoss, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ensureAccountTurnsIndex(boss.getDb(), name);
+      return;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= 5 || typeof code !== "string" || !CREATE_RACE_CODES.has(code)) throw err;
+    }
+  }
 }
 
 /** Creates a queue, or brings an existing one to `policy` (jobs take the queue's policy when enqueued). */
@@ -82,13 +98,15 @@ async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue, options: { update:
 export interface EnqueueOptions {
   /** Not before this time (a Date, or an interval relative to the database's clock such as "5 seconds"). */
   startAfter?: Date | string;
+  /** The job's key (a deliver job's account, enqueueMany). */
+  key?: string;
   /** Run the insert on this connection (inside the caller's transaction). */
   db?: QueueDb;
 }
 
 /** Enqueues one job; the payload is checked against the queue's schema first (a defect, not user input, when it fails). */
 export async function enqueue<T extends object>(boss: PgBoss, spec: QueueSpec<T>, payload: T, options: EnqueueOptions = {}): Promise<void> {
-  await enqueueMany(boss, spec, [{ payload, startAfter: options.startAfter }], options.db);
+  await enqueueMany(boss, spec, [{ payload, startAfter: options.startAfter, key: options.key }], options.db);
 }
 
 /**
@@ -109,7 +127,7 @@ export async function scheduleQueue<T extends object>(boss: PgBoss, spec: QueueS
 export async function enqueueMany<T extends object>(
   boss: PgBoss,
   spec: QueueSpec<T>,
-  jobs: { payload: T; startAfter?: Date | string }[],
+  jobs: { payload: T; startAfter?: Date | string; key?: string }[],
   db?: QueueDb,
 ): Promise<void> {
   if (jobs.length === 0) return;
@@ -117,6 +135,8 @@ export async function enqueueMany<T extends object>(
     name: spec.name,
     data: spec.schema.parse(j.payload),
     ...(j.startAfter !== undefined && { startAfter: j.startAfter }),
+    // A deliver job's account: the key its fetch takes turns by (lib/storage/job-rows.ts). Its queue has no singleton policy.
+    ...(j.key !== undefined && { singletonKey: j.key }),
   }));
   await boss.insert(rows, db ? { db } : {});
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deliverQueue, MAX_DELIVER_ENTRIES } from "../jobs/deliver";
-import { MAX_DELIVER_JOB_BYTES, packDeliverEntries } from "./deliver-packing";
+import { MAX_DELIVER_JOB_BYTES, packDeliverEntries, packDeliverJobsByAccount } from "./deliver-packing";
 import { parsePayload } from "./payload";
 
 const entry = (n: number) => ({ messageId: `m${n}`, recipientIds: [n] });
@@ -29,5 +29,20 @@ describe("packDeliverEntries", () => {
     for (const job of packDeliverEntries(Array.from({ length: 40 }, (_, n) => sized(n + 1)))) {
       expect(parsePayload(deliverQueue, job)).toEqual({ ok: true, data: job });
     }
+  });
+});
+
+describe("packDeliverJobsByAccount", () => {
+  it("packs each account's messages into jobs of their own, keyed by the account, in order of first appearance", () => {
+    const jobs = packDeliverJobsByAccount([
+      { ...sized(1), accountId: "b" },
+      { ...sized(2), accountId: "a" },
+      { ...sized(3), accountId: "b" },
+    ]);
+    expect(jobs.map((j) => [j.key, j.payload.messages.map((m) => m.messageId)])).toEqual([
+      ["b", ["m1", "m3"]],
+      ["a", ["m2"]],
+    ]);
+    expect(packDeliverJobsByAccount([])).toEqual([]);
   });
 });

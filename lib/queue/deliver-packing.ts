@@ -16,6 +16,22 @@ export interface SizedEntry {
   size: number;
 }
 
+/**
+ * The jobs of an acceptance transaction whose messages may be of several
+ * accounts: packed per account (in the order of each account's first entry),
+ * each job keyed by its account, the key the deliver fetch takes turns by
+ * (lib/storage/job-rows.ts, docs/adr/0325).
+ */
+export function packDeliverJobsByAccount(entries: readonly (SizedEntry & { accountId: string })[]): { payload: DeliverJob; key: string }[] {
+  const byAccount = new Map<string, SizedEntry[]>();
+  for (const { accountId, ...sized } of entries) {
+    const list = byAccount.get(accountId);
+    if (list) list.push(sized);
+    else byAccount.set(accountId, [sized]);
+  }
+  return [...byAccount].flatMap(([key, list]) => packDeliverEntries(list).map((payload) => ({ payload, key })));
+}
+
 export function packDeliverEntries(entries: readonly SizedEntry[]): DeliverJob[] {
   const jobs: DeliverJob[] = [];
   let current: DeliverEntry[] = [];

@@ -1,7 +1,7 @@
 import type { Logger } from "../logger";
 import { createGroupCommit } from "../storage/group-commit";
 import type { PgBoss, QueueDb } from "./boss";
-import { completeJobs, failJobForGood, fetchLeasedJobs } from "../storage/job-rows";
+import { completeJobs, failJobForGood, fetchLeasedJobs, fetchLeasedJobsByTurns } from "../storage/job-rows";
 import type { QueueSpec } from "../jobs/job-definition";
 import { parsePayload } from "./payload";
 
@@ -62,6 +62,12 @@ export interface JobLoopOptions<T> {
    * job from being fetched. Read before each fetch.
    */
   extraSlots?: () => number;
+  /**
+   * Jobs fetched in turns of their key (the deliver queue's account, docs/adr/0325): the oldest job of each
+   * key, then the next of each, and no key holds more than `maxPerKey` of the loop's slots, so one tenant's
+   * backlog never keeps another's mail from being fetched. Needs a lease.
+   */
+  turns?: { maxPerKey: number };
 }
 
 /** The slice of pg-boss the loop uses (a fake in its unit tests). */
@@ -84,11 +90,38 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
   const idle: (() => void)[] = [];
   const limit = () => options.concurrency + Math.min(options.concurrency, Math.max(0, Math.floor(options.extraSlots?.() ?? 0)));
 
+  // Jobs in flight per key, and where the next fetch's turn of keys starts (turns only).
+  const byKey = new Map<string, number>();
+  let turnsAfter = "";
+  const keyOf = new Map<string, string>();
+  const fetchByTurns = async (batchSize: number, leaseId: number) => {
+    const full = [...byKey].filter(([, n]) => n >= options.turns!.maxPerKey).map(([k]) => k);
+    const jobs = await fetchLeasedJobsByTurns(db, name, batchSize, leaseId, full, turnsAfter);
+    const keys = new Set(jobs.flatMap((j) => (j.key === null ? [] : [j.key])));
+    // As many keys as the batch: there may be more after the last; else the next turn starts from the first.
+    turnsAfter = keys.size >= batchSize ? [...keys].sort().pop()! : "";
+    for (const j of jobs) {
+      if (j.key === null) continue;
+      keyOf.set(j.id, j.key);
+      byKey.set(j.key, (byKey.get(j.key) ?? 0) + 1);
+    }
+    return jobs;
+  };
+  const forget = (id: string) => {
+    const key = keyOf.get(id);
+    if (key === undefined) return;
+    keyOf.delete(id);
+    const n = (byKey.get(key) ?? 1) - 1;
+    if (n > 0) byKey.set(key, n);
+    else byKey.delete(key);
+  };
+
   const fetchJobs = async (batchSize: number) => {
     if (!options.lease) return boss.fetch(name, { batchSize, db });
     const leaseId = options.lease.leaseId();
     // No lease (its connection is being re-established): fetch nothing rather than jobs nobody would reclaim.
     if (leaseId === undefined) return [];
+    if (options.turns) return fetchByTurns(batchSize, leaseId);
     return fetchLeasedJobs(db, name, batchSize, leaseId);
   };
 
@@ -131,6 +164,7 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
       const message = err instanceof Error ? err.message : String(err);
       await boss.fail(name, job.id, { message }, { db }).catch(() => {});
     } finally {
+      forget(job.id);
       inFlight--;
       if (inFlight === 0) idle.splice(0).forEach((f) => f());
       signal();

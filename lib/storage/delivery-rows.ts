@@ -32,6 +32,8 @@ export interface MessageRow {
   dkim_domain: string | null;
   dkim_selector: string | null;
   dkim_private_key: string | null;
+  /** The sender domain's verified tracking domain (migration 1013): its links' host instead of the public URL's. */
+  tracking_domain?: string | null;
   /** The matches of the account's inbound routes (null when none): its reply addresses (reply-address.ts). */
   inbound_matches?: string[] | null;
 }
@@ -64,6 +66,7 @@ export async function loadMessagesToDeliver(q: Queryable, requests: LoadRequest[
                   CASE WHEN m.size > ${OFFLOAD_MIN_BYTES} THEN m.content::text END AS content_text, m.size, a.track_opens, a.track_clicks,
                   m.tracked_links IS NOT NULL AS links_listed,
                   d.name AS dkim_domain, d.dkim_selector, d.dkim_private_key,
+                  CASE WHEN d.tracking_verified_at IS NOT NULL THEN d.tracking_domain END AS tracking_domain,
                   (SELECT array_agg(ir.match) FROM inbound_routes ir WHERE ir.account_id = m.account_id) AS inbound_matches,
                   (SELECT json_agg(json_build_object('id', r.id, 'email', r.email, 'attempts', r.attempts) ORDER BY r.id)
                      FROM message_recipients r

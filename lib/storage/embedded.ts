@@ -184,6 +184,33 @@ async function stopOrphan(pid: number, pgDir: string): Promise<void> {
   throw new DataDirError(`A PostgreSQL server (pid ${pid}) left running on ${pgDir} by a Mailroom process that is gone did not stop. Stop it, then start again.`);
 }
 
+/**
+ * The clean stop's last resort (docs/adr/0052): the postmaster this process
+ * started on the data directory, if it still runs once the ordered stop is
+ * over or its bound has passed, is stopped at once: an immediate shutdown
+ * (SIGQUIT), then SIGKILL of its process group (its backends) after `graceMs`.
+ * A postmaster another process started is never touched. Returns its pid when one was stopped.
+ */
+export async function stopOwnPostmaster(dataDir: string, graceMs = 5_000): Promise<number | undefined> {
+  const owner = await readOwner(dataDir);
+  if (!owner || owner.pid !== process.pid || !isAlive(owner.postmaster)) return undefined;
+  const pid = owner.postmaster;
+  const signal = (sig: NodeJS.Signals) => {
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, sig);
+      } catch {
+        // gone, or not a group of its own
+      }
+    }
+  };
+  signal("SIGQUIT");
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (isAlive(pid)) signal("SIGKILL");
+  return pid;
+}
+
 /** True when a live postmaster runs on the data directory (another process started it). */
 export async function isEmbeddedServerRunning(dataDir: string): Promise<boolean> {
   return (await runningPostmasterPort(clusterDirOf(dataDir))) !== undefined;

@@ -41,12 +41,19 @@ export async function insertEvents(q: Queryable, rows: EventRow[]): Promise<numb
   return ids.map((r) => r.id);
 }
 
-/** What GET /events filters on (docs/contract.md §7); each combination is served by an index of 0001_core.sql. */
+/**
+ * What GET /events filters on (docs/contract.md §7); each combination is served by an index of
+ * 0001_core.sql, the recipient by events_account_recipient_time (migration 1015, docs/adr/0051).
+ */
 export interface EventRowFilter {
   startDate?: number;
   endDate?: number;
   type?: EventType;
   messageId?: string;
+  /** Compared case-insensitively (both sides lower()). */
+  recipient?: string;
+  /** The messages the Subject fragment matched (lib/storage/message-search-rows.ts). */
+  messageIds?: string[];
 }
 
 /** An event row as read, with its message's columns joined. */
@@ -65,6 +72,8 @@ export function whereClause(accountId: string, f: EventRowFilter): { sql: string
   const conds = ["e.account_id = $1", `e.logged_at >= ${RETAINED_FROM}`];
   if (f.type) conds.push(`e.type = $${params.push(f.type)}`);
   if (f.messageId) conds.push(`e.message_id = $${params.push(f.messageId.toLowerCase())}::uuid`);
+  if (f.recipient !== undefined) conds.push(`lower(e.recipient) = lower($${params.push(f.recipient)})`);
+  if (f.messageIds) conds.push(`e.message_id = ANY ($${params.push(f.messageIds)}::uuid[])`);
   if (f.startDate !== undefined) conds.push(`e.logged_at >= $${params.push(f.startDate)}`);
   if (f.endDate !== undefined) conds.push(`e.logged_at <= $${params.push(f.endDate)}`);
   return { sql: conds.join(" AND "), params };

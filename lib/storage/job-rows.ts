@@ -136,3 +136,77 @@ export async function reclaimedJobsByQueue(q: Queryable): Promise<{ queue: strin
   const { rows } = await q.query<{ queue: string; jobs: number }>(`SELECT queue, sum(jobs)::int AS jobs FROM queue_reclaims GROUP BY queue`);
   return rows;
 }
+
+/**
+ * The deliver queue's fetch by turns (docs/adr/0325): jobs carry their
+ * account in `singleton_key` (deliver jobs use no singleton policy, so the
+ * key gates nothing), and each fetch takes the oldest due job of every
+ * account with due jobs, then each one's second oldest, and so on: a
+ * tenant's 100,000 queued jobs never keep another tenant's one job behind
+ * them. `$3`: accounts left out (those holding their share of the loop's
+ * slots already); `$4`: where this fetch's turn of accounts starts (after
+ * that key; '' from the first). The accounts come from a loose index scan
+ * of ACCOUNT_TURNS_INDEX (one probe per account with queued jobs, at most
+ * `$1` accounts a fetch: the caller moves the start on), then the
+ * batch's share of due jobs of each (a fetch of 64 among 100 accounts reads
+ * one job of each: fewer when some have none due, and the loop fetches
+ * again while it has room); jobs without a key (queued before this version)
+ * take the turns of one account. Locking and the lease as FETCH_LEASED.
+ */
+const FETCH_BY_TURNS = (name: string) => `
+  WITH RECURSIVE accounts AS (
+    (SELECT singleton_key AS k, 1 AS depth FROM ${queueTable(name)}
+      WHERE name = '${name}' AND state < 'active' AND singleton_key > $4::text ORDER BY singleton_key LIMIT 1)
+    UNION ALL
+    SELECT (SELECT singleton_key FROM ${queueTable(name)}
+             WHERE name = '${name}' AND state < 'active' AND singleton_key > a.k ORDER BY singleton_key LIMIT 1), a.depth + 1
+      FROM accounts a WHERE a.k IS NOT NULL AND a.depth < $1
+  ), share AS (
+    SELECT ceil($1::float8 / greatest(1, count(*)))::int AS n FROM accounts WHERE k IS NOT NULL
+  ), turns AS (
+    SELECT d.id, d.start_after, row_number() OVER (PARTITION BY a.k ORDER BY d.start_after) AS turn
+      FROM accounts a, share
+      CROSS JOIN LATERAL (SELECT id, start_after FROM ${queueTable(name)}
+                           WHERE name = '${name}' AND state < 'active' AND singleton_key = a.k AND start_after < now()
+                           ORDER BY start_after LIMIT share.n) d
+     WHERE a.k IS NOT NULL AND a.k <> ALL($3::text[])
+    UNION ALL
+    SELECT u.id, u.start_after, row_number() OVER (ORDER BY u.start_after) AS turn
+      FROM (SELECT id, start_after FROM ${queueTable(name)}
+             WHERE name = '${name}' AND state < 'active' AND singleton_key IS NULL AND start_after < now()
+             ORDER BY start_after LIMIT $1) u
+  ), next AS (
+    SELECT j.id FROM ${queueTable(name)} j
+     WHERE j.name = '${name}' AND j.state < 'active'
+       AND j.id IN (SELECT id FROM turns ORDER BY turn, start_after LIMIT $1)
+       FOR UPDATE SKIP LOCKED
+  )
+  UPDATE ${queueTable(name)} j SET
+    state = 'active',
+    started_on = now(),
+    retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END,
+    output = jsonb_build_object('lease', $2::int)
+  FROM next
+  WHERE name = '${name}' AND j.id = next.id
+  RETURNING j.id, j.data, j.singleton_key AS key`;
+
+/** The index FETCH_BY_TURNS walks: queued jobs by account, oldest first (made at queue start: lib/queue/boss.ts). */
+const ACCOUNT_TURNS_INDEX = (name: string) =>
+  `CREATE INDEX IF NOT EXISTS "${name}_account_turns" ON ${queueTable(name)} (singleton_key, start_after) WHERE state < 'active'`;
+
+export async function ensureAccountTurnsIndex(db: JobSql, name: string): Promise<void> {
+  await db.executeSql(ACCOUNT_TURNS_INDEX(name), []);
+}
+
+/** FETCH_BY_TURNS: up to `batchSize` jobs in account turns, none of the accounts in `excluded`, from the account after `after`; each with its account (key). */
+export async function fetchLeasedJobsByTurns(
+  db: JobSql,
+  name: string,
+  batchSize: number,
+  leaseId: number,
+  excluded: string[],
+  after = "",
+): Promise<{ id: string; data: unknown; key: string | null }[]> {
+  const { rows } = (await db.executeSql(FETCH_BY_TURNS(name), [batchSize, leaseId, excluded, after])) as { rows: { id: string; data: unknown; key: string | null }[] };
+  return rows;
+}

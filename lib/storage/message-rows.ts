@@ -26,3 +26,20 @@ export async function selectMessageTemplateColumns(
     .limit(1);
   return row;
 }
+
+/**
+ * What the account's message carried as accepted (messages.content, docs/adr/0518), as JSON text so
+ * that a large one is parsed off the event loop; undefined when the account has no such message.
+ */
+export async function selectMessageContentText(
+  q: Queryable,
+  accountId: string,
+  messageId: string,
+): Promise<{ contentText: string; transport: string; createdAt: Date } | undefined> {
+  const { rows } = await q.query<{ content_text: string; transport: string; created_at: Date }>(
+    "SELECT content::text AS content_text, transport, created_at FROM messages WHERE id = $1 AND account_id = $2 LIMIT 1",
+    [messageId, accountId],
+  );
+  const row = rows[0];
+  return row && { contentText: row.content_text, transport: row.transport, createdAt: row.created_at };
+}

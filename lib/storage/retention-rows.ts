@@ -61,12 +61,17 @@ export async function deleteLimitCountersBefore(q: Queryable, beforeSeconds: num
 }
 
 /**
- * Hourly summaries of GET /events counts (ADR 0101) before their account's retention floor, the
- * boundary below which the purge deletes the hour's events (docs/adr/0515); one statement.
+ * Hourly summaries of GET /events counts (ADR 0101) and their breakdowns (docs/adr/0517) before
+ * their account's retention floor, the boundary below which the purge deletes the hour's events
+ * (docs/adr/0515); one statement.
  */
 export async function deleteEventHourCountsPastRetention(q: Queryable, nowSeconds: number): Promise<number> {
   const { rowCount } = await q.query(
-    `DELETE FROM event_hour_counts c USING accounts a
+    `WITH breakdowns AS (
+       DELETE FROM event_hour_breakdowns b USING accounts a
+        WHERE a.id = b.account_id AND b.hour < ${retentionFloorSql("$1::bigint", "a.retention_days")}
+     )
+     DELETE FROM event_hour_counts c USING accounts a
       WHERE a.id = c.account_id AND c.hour < ${retentionFloorSql("$1::bigint", "a.retention_days")}`,
     [nowSeconds],
   );

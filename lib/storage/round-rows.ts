@@ -16,6 +16,8 @@ export interface RecipientOutcomeRow {
   enhancedCode: string | null;
   mxHost: string;
   durationMs: number;
+  /** False when the copy never got the peer's decision (not tried): the recipient's attempts stay as they are. */
+  attemptSpent: boolean;
 }
 
 /** What a round learned about its message: its built size and its trackable links. */
@@ -36,11 +38,11 @@ export async function writeRoundRows(q: Queryable, outcomes: RecipientOutcomeRow
   const { rows } = await q.query<{ id: number }>({
     name: "mailroom_record_rounds",
     text: `WITH i AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::text[], $8::int[], $9::text[], $10::text[], $11::int[])
-         AS t(rid, status, reply, next_at, message_id, account_id, outcome, smtp_code, enhanced, mx, dur)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::text[], $8::int[], $9::text[], $10::text[], $11::int[], $18::int[])
+         AS t(rid, status, reply, next_at, message_id, account_id, outcome, smtp_code, enhanced, mx, dur, spent)
      ), u AS (
        UPDATE message_recipients r
-          SET status = i.status, attempts = r.attempts + 1, last_reply = i.reply, last_attempt_at = $12, next_attempt_at = i.next_at, updated_at = $12
+          SET status = i.status, attempts = r.attempts + i.spent, last_reply = i.reply, last_attempt_at = $12, next_attempt_at = i.next_at, updated_at = $12
          FROM i
         WHERE r.id = i.rid AND r.status IN ('queued', 'deferred') AND r.id BETWEEN $16 AND $17 -- pruned to the ids' days (docs/adr/0043)
        RETURNING r.id
@@ -72,6 +74,7 @@ export async function writeRoundRows(q: Queryable, outcomes: RecipientOutcomeRow
       facts.map((f) => f.size),
       facts.map((f) => (f.links ? JSON.stringify(f.links) : null)),
       ...idBounds(outcomes.map((o) => o.recipientId)),
+      outcomes.map((o) => (o.attemptSpent ? 1 : 0)),
     ],
   });
   return new Set(rows.map((r) => Number(r.id)));

@@ -115,6 +115,7 @@ export interface ReleasedMessageRow {
   id: string;
   size: number;
   request_id: string | null;
+  account_id: string;
   /** Its recipients still waiting for delivery. */
   recipients: { id: number; email: string }[];
 }
@@ -131,7 +132,7 @@ export async function releaseDueRows(tx: Tx): Promise<ReleasedMessageRow[]> {
                 ORDER BY send_at LIMIT ${RELEASE_BATCH} FOR UPDATE SKIP LOCKED
              )
              UPDATE messages m SET schedule_status = 'sending' FROM due WHERE m.id = due.id
-             RETURNING m.id, m.size, m.request_id,
+             RETURNING m.id, m.size, m.request_id, m.account_id,
                (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'email', r.email) ORDER BY r.id), '[]')
                   FROM message_recipients r WHERE r.message_id = m.id AND r.status IN ('queued', 'deferred')) AS recipients`,
   });

@@ -17,6 +17,15 @@ import type { ApiKeyScope } from "../contract/api-keys";
 import type { EventType } from "../contract/events";
 import type { StaffRole } from "../contract/staff-roles";
 import type { SuppressionReason } from "../contract/suppressions";
+import type { CheckStatus, FixRecordType, HealthCheckName } from "../contract/domains";
+
+/** One health check of a sender domain as stored (lib/domain/accounts/domain-health). */
+export interface StoredHealthCheck {
+  check: HealthCheckName;
+  status: CheckStatus;
+  detail: string;
+  fix: { type: FixRecordType; name: string; value: string } | null;
+}
 
 /**
  * Drizzle's view of the tables created by migrations/*.sql. The SQL files are
@@ -80,6 +89,18 @@ export const senderDomains = pgTable("sender_domains", {
   dkimPublicKey: text("dkim_public_key").notNull(),
   createdAt: tstz("created_at").notNull().defaultNow(),
   verifiedAt: tstz("verified_at"),
+  /** The last health checks (migration 1012): lib/domain/accounts/domain-health. */
+  healthChecks: jsonb("health_checks").$type<StoredHealthCheck[]>(),
+  checkedAt: tstz("checked_at"),
+  dkimNextSelector: text("dkim_next_selector"),
+  dkimNextPrivateKey: text("dkim_next_private_key"),
+  dkimNextPublicKey: text("dkim_next_public_key"),
+  dkimPreviousSelector: text("dkim_previous_selector"),
+  dkimPreviousPublicKey: text("dkim_previous_public_key"),
+  dkimPreviousUntil: tstz("dkim_previous_until"),
+  /** Migration 1013, docs/adr/0135. */
+  trackingDomain: text("tracking_domain"),
+  trackingVerifiedAt: tstz("tracking_verified_at"),
 });
 
 /** Partitioned by day on created_at, no primary key: each day table has a unique index on id (migration 1002, docs/adr/0044). */
@@ -348,6 +369,20 @@ export const eventHourCounts = pgTable(
   (t) => [primaryKey({ columns: [t.accountId, t.hour, t.type] })],
 );
 
+/** Hourly counts per tag, recipient domain and sender domain (migration 1014, docs/adr/0517); value '' is the rest of an hour. */
+export const eventHourBreakdowns = pgTable(
+  "event_hour_breakdowns",
+  {
+    accountId: uuid("account_id").notNull(),
+    dimension: text("dimension").notNull(),
+    hour: bigint("hour", { mode: "number" }).notNull(),
+    value: text("value").notNull(),
+    type: text("type").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.dimension, t.hour, t.value, t.type] })],
+);
+
 export const eventRollupState = pgTable("event_rollup_state", {
   accountId: uuid("account_id").primaryKey(),
   rolledUntil: bigint("rolled_until", { mode: "number" }).notNull(),
@@ -495,4 +530,16 @@ export const inboundAttempts = pgTable("inbound_attempts", {
   statusCode: integer("status_code").notNull().default(0),
   body: text("body").notNull().default(""),
   error: text("error"),
+});
+
+/** Holds on delivery destinations (migration 1009, lib/delivery/destinations/holds.ts): a key, optionally an account, until when. */
+export const destinationHolds = pgTable("destination_holds", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  destinationKey: text("destination_key").notNull(),
+  accountId: uuid("account_id"),
+  until: tstz("until"),
+  reason: text("reason").notNull().default(""),
+  source: text("source").$type<"operator" | "automatic">().notNull(),
+  placedBy: text("placed_by").notNull(),
+  placedAt: tstz("placed_at").notNull().defaultNow(),
 });

@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
+import { openDestinationGate } from "../delivery/destinations/start-gate";
 import { sharedBudget } from "../delivery/smtp-slots";
 import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
@@ -138,13 +139,21 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
     // deferring copies untried for it would only delay them by a retry. No shared-budget refusals.
     transport = createFixedTransport("sandbox", { host: sandbox.host, port: sandbox.port, secure: false }, { ...transportOptions, shared: undefined });
   } else if (ctx.config.delivery.mode === "relay") {
-    transport = createFixedTransport("relay", parseRelayUrl(ctx.config.delivery.relayUrl!), transportOptions);
+    // Holds, shaping rules and back-off of the destinations (docs/adr/0324); the sandbox MX is ours, never shaped.
+    const destinations = await openDestinationGate(ctx);
+    stoppers.push(destinations.stop);
+    transport = createFixedTransport("relay", parseRelayUrl(ctx.config.delivery.relayUrl!), { ...transportOptions, gate: destinations.gate });
   } else {
+    const destinations = await openDestinationGate(ctx);
+    stoppers.push(destinations.stop);
     transport = createMxTransport({
       ...base,
       ...smtp.mx,
+      gate: destinations.gate,
+      // MAILROOM_DNS_SERVERS and MAILROOM_MX_PORT: a test rig's fake internet (test/support/fake-dns.ts).
       resolver: options.mx?.resolver,
-      port: options.mx?.port,
+      dnsServers: ctx.config.delivery.dnsServers,
+      port: options.mx?.port ?? ctx.config.delivery.mxPort,
       allowPrivate: ctx.config.delivery.allowPrivateMx,
     });
   }

@@ -64,6 +64,8 @@ describe("mailroom domains and plans", { timeout: 180_000 }, () => {
       ["dkim", "TXT", "mailroom._domainkey.mail.shop.invalid"],
       ["spf", "TXT", "mail.shop.invalid"],
       ["return-path", "MX", "bounces.mail.shop.invalid"],
+      ["spf", "TXT", "bounces.mail.shop.invalid"],
+      ["dmarc", "TXT", "_dmarc.mail.shop.invalid"],
     ]);
     expect(added.dnsRecords[0]!.value).toMatch(/^mailroom-verification=[0-9a-f]{32}$/);
     expect(added.dnsRecords[1]!.value).toMatch(/^v=DKIM1; k=rsa; p=MII/);

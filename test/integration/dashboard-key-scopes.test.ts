@@ -19,7 +19,7 @@ describe("dashboard: API key scopes", () => {
   let admin: AccountAccess;
   beforeAll(async () => {
     database = openDatabase(await createTestDatabase(), { max: 2 });
-    setServerContext({ database, config: { delivery: { bounceDomain: undefined } }, apiKeyAuth: createApiKeyAuthCache(), dashboardApi: createDashboardApiCache() } as unknown as AppContext);
+    setServerContext({ database, config: { delivery: { bounceDomain: undefined, heloName: "mail.test" } }, publicUrl: "http://127.0.0.1:3000", apiKeyAuth: createApiKeyAuthCache(), dashboardApi: createDashboardApiCache() } as unknown as AppContext);
     const demo = (await createAccount(database, { name: "Demo", plan: "unlimited", isDefault: true })).accountId;
     acme = (await createAccount(database, { name: "Acme", plan: "growth", domain: "acme.test", verified: true })).accountId;
     demoKeyId = (await createApiKey(database, demo, "demo reader", { scope: "read" })).key.id;

@@ -11,8 +11,8 @@ import { startTestApp, type TestApp } from "../support/test-app";
  * smtp-server on loopback) that accepts the connection, answers EHLO and MAIL,
  * and never answers RCPT for some recipients, while it answers others at once.
  * Ordinary mail is delivered within seconds of its acceptance while 100
- * messages are stuck there; each stuck one is deferred once, with the phase
- * in its reason, and never sent again behind the scenes.
+ * messages are stuck there; each stuck one is deferred with the phase (or
+ * why it was not tried) in its reason, and never sent again behind the scenes.
  */
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,37 +46,43 @@ async function postAll(app: TestApp, apiKey: string, recipients: string[]): Prom
   }
 }
 
-/** What every stuck recipient must show: one deferral, for the RCPT timeout if its RCPT reached the peer, else untried. */
-async function expectEachStuckDeferredOnce(app: TestApp, peer: SmtpSink, stuck: string[], rcptLimit: string): Promise<void> {
-  const attempts = await waitFor("a deferral of every stuck recipient", async () => {
+/**
+ * What every stuck recipient must show: deferred, never sent again behind the scenes. A copy whose RCPT
+ * reached the peer timed out at the RCPT limit (an attempt spent) or, run as a probe past the stalled ones,
+ * was given up at the stall time ("Not answered: …", 4.4.2); one that got no slot is "Not tried: …"
+ * (4.4.5). Neither of the two spends an attempt; they are tried again within seconds (docs/adr/0325).
+ */
+async function expectEachStuckDeferred(app: TestApp, peer: SmtpSink, stuck: string[], rcptLimit: string): Promise<void> {
+  const timeout = `Timeout waiting for RCPT reply (no answer after ${rcptLimit})`;
+  const attempts = await waitFor("an attempt of every stuck recipient, and the RCPT limit of those held", async () => {
     const rows = await attemptsOf(app, stuck);
-    return new Set(rows.map((r) => r.email)).size === stuck.length ? rows : undefined;
+    return new Set(rows.map((r) => r.email)).size === stuck.length && rows.filter((r) => r.reply === timeout).length >= 16 ? rows : undefined;
   }, 40_000);
-  // No silent resend: a little longer, and still one attempt and at most one RCPT each.
-  await sleep(1_500);
-  expect((await attemptsOf(app, stuck)).length).toBe(stuck.length);
-  expect(attempts.length).toBe(stuck.length);
-  let timedOut = 0;
+  const seen = new Map(peer.rcptSeen);
+  const recorded = await attemptsOf(app, stuck);
   for (const a of attempts) {
-    const rcpts = peer.rcptSeen.get(a.email) ?? 0;
-    expect(rcpts).toBeLessThanOrEqual(1);
     expect(a.outcome).toBe("deferred");
-    if (rcpts === 1) {
-      timedOut++;
-      expect(a).toMatchObject({ reply: `Timeout waiting for RCPT reply (no answer after ${rcptLimit})`, enhanced_code: "4.4.2" });
+    if (a.reply === timeout) {
+      expect(a.enhanced_code).toBe("4.4.2");
       // Recorded when the RCPT limit ran out, not after a second try.
       expect(a.after_ms).toBeLessThan(20_000);
-    } else {
+    } else if (a.reply.startsWith("Not answered: ")) expect(a.enhanced_code).toBe("4.4.2");
+    else {
       expect(a.reply).toMatch(/^Not tried: /);
       expect(a.enhanced_code).toBe("4.4.5");
     }
   }
-  expect(timedOut).toBeGreaterThanOrEqual(16);
-  const { rows } = await app.ctx.database.pool.query<{ status: string; n: number }>(
-    "SELECT status, count(*)::int AS n FROM message_recipients WHERE email = ANY($1) GROUP BY status",
+  // No silent resend: every RCPT the peer saw is a recorded attempt, or the one transaction of that recipient running now.
+  for (const email of stuck) {
+    const tried = recorded.filter((a) => a.email === email && (a.reply === timeout || a.reply.startsWith("Not answered: "))).length;
+    expect(seen.get(email) ?? 0).toBeLessThanOrEqual(tried + 1);
+  }
+  const { rows } = await app.ctx.database.pool.query<{ status: string; spent: number }>(
+    "SELECT status, max(attempts)::int AS spent FROM message_recipients WHERE email = ANY($1) GROUP BY status",
     [stuck],
   );
-  expect(rows).toEqual([{ status: "deferred", n: stuck.length }]);
+  // At most the RCPT limit's one attempt each so far.
+  expect(rows).toEqual([{ status: "deferred", spent: 1 }]);
 }
 
 describe("relay delivery with a relay that never answers RCPT for some recipients", () => {
@@ -84,7 +90,7 @@ describe("relay delivery with a relay that never answers RCPT for some recipient
   let app: TestApp;
   let apiKey: string;
   beforeAll(async () => {
-    relay = await startSmtpSink({ rcptSilent: (a) => a.endsWith("@tarpit.example") });
+    relay = await startSmtpSink({ rcptSilent: (a) => a.endsWith("@tarpit.example") || a.endsWith("@tarpit-many.example") });
     app = await startTestApp({
       MAILROOM_DELIVERY: "relay",
       SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`,
@@ -101,7 +107,7 @@ describe("relay delivery with a relay that never answers RCPT for some recipient
     await relay?.stop();
   });
 
-  it("delivers ordinary mail within 5 s of acceptance while 100 messages are stuck, and defers each stuck one once", async () => {
+  it("delivers ordinary mail within 5 s of acceptance while 100 messages are stuck, and defers each stuck one, never sent behind the scenes", async () => {
     const stuck = Array.from({ length: 100 }, (_, n) => `stuck-${n}@tarpit.example`);
     const ordinary = Array.from({ length: 50 }, (_, n) => `ann-${n}@example.org`);
     await postAll(app, apiKey, stuck);
@@ -121,11 +127,12 @@ describe("relay delivery with a relay that never answers RCPT for some recipient
       stuck.filter((s) => relay.rcptSeen.has(s)),
     ]);
     expect(pending.rows[0]!.n).toBeGreaterThanOrEqual(16);
-    await expectEachStuckDeferredOnce(app, relay, stuck, "8s");
+    await expectEachStuckDeferred(app, relay, stuck, "8s");
   }, 90_000);
 
   it("records a message to several stuck recipients at the first timeout: the copies after it are deferred untried", async () => {
-    const to = Array.from({ length: 8 }, (_, n) => `many-${n}@tarpit.example`);
+        // A domain of its own: the first test's stuck recipients are still being tried (within seconds) at tarpit.example.
+    const to = Array.from({ length: 8 }, (_, n) => `many-${n}@tarpit-many.example`);
     await sendViaApi(app, apiKey, { From: { email: "shop@example.com" }, To: to, Subject: "many", ContentType: "Text", PlainContent: "hello" });
     const attempts = await waitFor("the round of the message", async () => {
       const rows = await attemptsOf(app, to);
@@ -139,7 +146,7 @@ describe("relay delivery with a relay that never answers RCPT for some recipient
     for (const a of skipped) {
       expect(a).toMatchObject({
         outcome: "deferred",
-        reply: "Not tried: an earlier copy to tarpit.example in this round timed out: Timeout waiting for RCPT reply (no answer after 8s)",
+        reply: "Not tried: an earlier copy to tarpit-many.example in this round timed out: Timeout waiting for RCPT reply (no answer after 8s)",
         enhanced_code: "4.4.2",
       });
       // One limit, not two.
@@ -191,7 +198,7 @@ describe("mx delivery with one destination that never answers RCPT", () => {
     await normal?.stop();
   });
 
-  it("delivers to the destination that answers within 5 s while the tarpit holds its transactions, and defers each stuck one once", async () => {
+  it("delivers to the destination that answers within 5 s while the tarpit holds its transactions, and defers each stuck one, never sent behind the scenes", async () => {
     const stuck = Array.from({ length: 60 }, (_, n) => `stuck-${n}@tarpit.example`);
     const ordinary = Array.from({ length: 30 }, (_, n) => `bob-${n}@normal.example`);
     await postAll(app, apiKey, stuck);
@@ -207,6 +214,6 @@ describe("mx delivery with one destination that never answers RCPT", () => {
       expect(a.after_ms).toBeLessThan(5_000);
     }
     expect(normal.received.length).toBe(ordinary.length);
-    await expectEachStuckDeferredOnce(app, tarpit, stuck, "8s");
+    await expectEachStuckDeferred(app, tarpit, stuck, "8s");
   }, 90_000);
 });

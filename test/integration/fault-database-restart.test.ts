@@ -67,7 +67,10 @@ describe("PostgreSQL restart under load", () => {
     phase = "stopping"; // requests in flight now may still succeed
     await pgServer.stop({ force: true });
     phase = "down";
-    await new Promise((r) => setTimeout(r, 4000));
+    // Down until the load has had answers of the outage (they come at once) and for at least a
+    // second, the pool's reconnect attempts included, instead of a fixed 4 s.
+    const downSince = Date.now();
+    await waitFor("answers while the database is down", async () => Date.now() - downSince >= 1_000 && outcomes.filter((o) => o.phase === "down").length >= 10, 30_000, 50);
     phase = "restarting";
     pgServer = await startEmbeddedPostgres({ dataDir, port });
     expect(Number(new URL(pgServer.url).port)).toBe(port);

@@ -78,7 +78,11 @@ describe("the log of a PostgreSQL restart", () => {
 
     await waitFor("traffic and notifications before the restart", async () => statuses.filter((s) => s === 200).length >= 20 && receiver.requests.length >= 3, 30_000);
     await pgServer.stop({ force: true });
-    await new Promise((r) => setTimeout(r, 4000));
+    // Down until the client has seen more than the 20 503s asserted below and for at least 1.5 s,
+    // so that the job loops and the webhook dispatcher, which retry about every second, meet the outage too.
+    const downSince = Date.now();
+    const outageStart = statuses.length;
+    await waitFor("503s while the database is down", async () => Date.now() - downSince >= 1_500 && statuses.slice(outageStart).filter((s) => s === 503).length > 25, 30_000, 50);
     pgServer = await startEmbeddedPostgres({ dataDir, port });
     const outageEnd = statuses.length;
     await waitFor("successful sends after the restart", async () => statuses.slice(outageEnd).filter((s) => s === 200).length >= 20, 30_000);

@@ -4,10 +4,9 @@ import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getInboundAddress } from "../../lib/inbound/inbound-server";
 import { testDkimKey, testDkimResolver } from "../support/dkim-test-key";
-import { bearer, createTestAccount } from "../support/fixtures";
 import { readStat } from "../support/proc-stats";
-import { startTestApp, type TestApp } from "../support/test-app";
-import { startReceiver, type Received, type Receiver } from "./webhooks-helpers";
+import type { TestApp } from "../support/test-app";
+import { startRoutedApp, type Received, type Receiver } from "./webhooks-helpers";
 
 /**
  * Sender authentication of inbound mail is bounded and honest
@@ -72,16 +71,13 @@ describe("inbound sender authentication is bounded and honest", () => {
   let databaseName: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: "10000", MAILROOM_WEBHOOK_TIMEOUT: "30s" }, { workers: { inboundPost: { authResolver: dns } } });
+    ({ app, receiver } = await startRoutedApp(
+      { MAILROOM_INBOUND_CONNECTIONS_PER_MINUTE: "10000", MAILROOM_WEBHOOK_TIMEOUT: "30s" },
+      { name: "Authentication", domain: "auth-in.example" },
+      "support@auth-in.example",
+      { workers: { inboundPost: { authResolver: dns } } },
+    ));
     databaseName = new URL(app.ctx.database.url).pathname.slice(1);
-    const account = await createTestAccount(app.ctx, { name: "Authentication", domain: "auth-in.example" });
-    receiver = await startReceiver();
-    const res = await app.fetch("/api/v1/inbound/routes", {
-      method: "POST",
-      headers: bearer(account.apiKey),
-      body: JSON.stringify({ Match: "support@auth-in.example", WebhookURL: `${receiver.url}/in` }),
-    });
-    expect(res.status).toBe(200);
   }, 120_000);
   afterAll(async () => {
     await app?.stop();

@@ -56,8 +56,9 @@ describe("inbound: kill -9 of the app process after 250", () => {
     expect(payload.Subject).toBe("before the post");
     expect(req!.headers["webhook-id"]).toBe(`msg_mailroom_inbound_${payload.MessageID}`);
     await waitFor("delivered", async () => (await statusOf(databaseUrl))[0]?.status === "delivered");
-    // Nothing more comes: one POST in all.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Nothing more comes: one POST in all. Delivered is final (only pending posts are taken), so
+    // 500 ms catch a second POST already in flight.
+    await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests).toHaveLength(1);
     expect(await statusOf(databaseUrl)).toEqual([{ status: "delivered", attempts: 1 }]);
     await second.kill("SIGTERM");
@@ -83,7 +84,8 @@ describe("inbound: kill -9 of the app process after 250", () => {
     procs.push(second);
     await receiver.waitFor(2, 90_000);
     await waitFor("delivered", async () => (await statusOf(databaseUrl))[0]?.status === "delivered", 30_000);
-    await new Promise((r) => setTimeout(r, 2500));
+    // Delivered is final (only pending posts are taken): 500 ms catch a third POST already in flight.
+    await new Promise((r) => setTimeout(r, 500));
     // Two POSTs (the first never answered), one message to the receiver's eyes: the same webhook-id and body.
     expect(receiver.requests).toHaveLength(2);
     const [a, b] = receiver.requests;

@@ -5,7 +5,7 @@ import type { CreatedAccount } from "../../lib/domain/accounts/accounts";
 import { createApiClient } from "../../lib/api-client/client";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { insertMessage, listWebhooksOf, logTestEvents, registerWebhook, sleep, startReceiver, until, type Receiver } from "./webhooks-helpers";
+import { insertMessage, listWebhooksOf, logTestEvents, registerWebhook, settledNotifications, sleep, startReceiver, until, type Receiver } from "./webhooks-helpers";
 
 /**
  * Webhook deliveries and replay (docs/contract.md §16) against a real
@@ -101,7 +101,9 @@ describe("webhook deliveries: listing, replay, retry, Retry-After, isolation", (
     expect(replays.map((r) => r.status)).toEqual([200, 200]);
     expect(replays.map((r) => r.body.Queued).sort()).toEqual([0, 3]);
     await up.waitFor(from + 3);
-    await sleep(1_500);
+    // Settled (nothing pending, so nothing more is posted: the dispatcher claims only pending rows); 500 ms catch a post in flight.
+    await settledNotifications(app, webhookId);
+    await sleep(500);
     const replayed = verifiedIds(up, acct, from);
     expect(replayed.sort()).toEqual(ids.map((id) => `msg_mailroom_${id}`).sort());
     const after = await until(() => list(acct, webhookId), (r) => r.body.Deliveries.every((d) => d.Status === "succeeded"));
@@ -123,7 +125,9 @@ describe("webhook deliveries: listing, replay, retry, Retry-After, isolation", (
     // A retried delivery gets one attempt: the hang times out and it is failed, not retried.
     const one = await until(() => api<DeliveryDetail>(acct, `/webhooks/${webhookId}/deliveries/${ids[2]}`), (r) => r.body.Status === "failed");
     expect(one.body.AttemptLog.map((a) => a.ResponseCode)).toEqual([0, 0, 0, 200, 0]);
-    await sleep(1_000);
+    // Settled (nothing pending, so nothing more is posted: the dispatcher claims only pending rows); 500 ms catch a post in flight.
+    await settledNotifications(app, webhookId);
+    await sleep(500);
     expect(up.requests).toHaveLength(from + 4);
   });
 
@@ -142,7 +146,9 @@ describe("webhook deliveries: listing, replay, retry, Retry-After, isolation", (
     await until(() => list(acct, webhookId, "?Status=succeeded"), (r) => r.body.Deliveries.every((d) => d.Attempts === 2));
     // Asked again (and again) within the hour: nothing is posted again.
     for (let i = 0; i < 3; i++) expect((await replay({ Status: "succeeded" })).body).toEqual({ Queued: 0 });
-    await sleep(1_500);
+    // Settled (nothing pending, so nothing more is posted: the dispatcher claims only pending rows); 500 ms catch a post in flight.
+    await settledNotifications(app, webhookId);
+    await sleep(500);
     expect(receiver.requests).toHaveLength(6);
     // One asked for by its id is sent again (a retry is explicit).
     expect((await api<{ Queued: number }>(acct, `/webhooks/${webhookId}/deliveries/${ids[0]}/retry`, { method: "POST" })).body).toEqual({ Queued: 1 });
@@ -166,7 +172,9 @@ describe("webhook deliveries: listing, replay, retry, Retry-After, isolation", (
       expect(retryAfter).toBeLessThanOrEqual(3600);
       expect(await res.json()).toEqual({ Errors: [{ Code: 429, Message: "Too many requests" }] });
     }
-    await sleep(1_000);
+    // Settled (nothing pending, so nothing more is posted: the dispatcher claims only pending rows); 500 ms catch a post in flight.
+    await settledNotifications(app, webhookId);
+    await sleep(500);
     expect(receiver.requests).toHaveLength(8);
     verifiedIds(receiver, acct);
   });

@@ -37,7 +37,9 @@ describe("webhook workers across a PostgreSQL restart", () => {
 
     const port = Number(new URL(pgServer.url).port);
     await pgServer.stop();
-    await sleep(3_000);
+    // Down long enough for the dispatcher's listener and pool to lose their connections (they do
+    // at the stop) and try again at least once, not a fixed 3 s.
+    await sleep(1_000);
     pgServer = await startEmbeddedPostgres({ dataDir, port });
     expect(Number(new URL(pgServer.url).port)).toBe(port);
 

@@ -143,9 +143,38 @@ export async function noSenderDns(name: string, rrtype: string): Promise<string[
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An inbound test's start: an app with `env`, an account of `domain`, a receiver, and a route from `match` to it (200 asserted). */
-export async function startRoutedApp(env: Record<string, string>, account: { name: string; domain: string }, match: string) {
-  const app = await startTestApp(env);
+/**
+ * Waits until none of the webhook's notifications is pending and returns their rows: a
+ * delivered, failed or held row is never posted again (the dispatcher claims only pending
+ * rows, lib/storage/notification-rows.ts), so this is what a "no further post" test waits for.
+ */
+export async function settledNotifications(app: TestApp, webhookId: number, timeoutMs = 15_000): Promise<{ status: string; attempts: number }[]> {
+  return until(
+    async () =>
+      (
+        await app.ctx.database.pool.query<{ status: string; attempts: number }>(
+          "SELECT status, attempts FROM webhook_notifications WHERE webhook_id = $1 ORDER BY id",
+          [webhookId],
+        )
+      ).rows,
+    (rows) => rows.every((r) => r.status !== "pending"),
+    timeoutMs,
+  );
+}
+
+/**
+ * Resolves once `ms` have passed since the receiver's last request (or now, if it has none):
+ * a negative window anchored where a wrong post would come, instead of a fixed sleep after it.
+ */
+export async function quietSince(receiver: Receiver, ms: number): Promise<void> {
+  const last = receiver.requests.at(-1)?.at ?? Date.now();
+  await sleep(Math.max(0, last + ms - Date.now()));
+}
+
+
+/** An inbound test's start: an app with `env` (and `options`), an account of `domain`, a receiver, and a route from `match` to it (200 asserted). */
+export async function startRoutedApp(env: Record<string, string>, account: { name: string; domain: string }, match: string, options?: Parameters<typeof startTestApp>[1]) {
+  const app = await startTestApp(env, options);
   const created = await createTestAccount(app.ctx, account);
   const receiver = await startReceiver();
   const res = await app.fetch("/api/v1/inbound/routes", {

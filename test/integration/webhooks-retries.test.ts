@@ -7,7 +7,9 @@ import {
   insertMessage,
   listWebhooksOf,
   logTestEvents,
+  quietSince,
   registerWebhook,
+  settledNotifications,
   sleep,
   startReceiver,
   until,
@@ -50,7 +52,9 @@ describe("webhook delivery: retries, 406, timeouts, deletion", () => {
     expect(reqs[2]!.at - t0).toBeLessThan(10_000); // seconds, not the default minutes
     const w = await until(record, (r) => r.LastResponseCode === "200");
     expect(w).toMatchObject({ LastResponseCode: "200", LastResponseBody: "finally", LastResponseTryCounter: "3" });
-    await sleep(2_500);
+    // Delivered: no retry is scheduled any more; 500 ms after the last post catch a duplicate already in flight.
+    await settledNotifications(app, webhookId);
+    await quietSince(receiver, 500);
     expect(receiver.requests).toHaveLength(3);
 
     // One notification: webhook-id stable, token and signature new per attempt, same EventData.
@@ -69,24 +73,28 @@ describe("webhook delivery: retries, 406, timeouts, deletion", () => {
   });
 
   it("stops at 406 without retrying", async () => {
-    const { receiver, fire, record } = await setup();
+    const { receiver, webhookId, fire, record } = await setup();
     receiver.script.push({ status: 406, body: "not acceptable" });
     await fire();
     await receiver.waitFor(1);
     const w = await until(record, (r) => r.LastResponseCode === "406");
     expect(w).toMatchObject({ LastResponseBody: "not acceptable", LastResponseTryCounter: "1" });
-    await sleep(2_500);
+    // Failed, not pending: no retry is scheduled; 500 ms after the post catch a duplicate already in flight.
+    await settledNotifications(app, webhookId);
+    await quietSince(receiver, 500);
     expect(receiver.requests).toHaveLength(1);
   });
 
   it("gives up after the last attempt of the schedule", async () => {
-    const { receiver, fire, record } = await setup();
+    const { receiver, webhookId, fire, record } = await setup();
     receiver.fallback = () => ({ status: 503, body: "down" });
     await fire();
     await receiver.waitFor(4, 20_000);
     const w = await until(record, (r) => r.LastResponseTryCounter === "4");
     expect(w.LastResponseCode).toBe("503");
-    await sleep(3_000);
+    // The row leaves pending at the schedule's end, so no fifth post is scheduled; 500 ms catch one in flight.
+    await settledNotifications(app, webhookId);
+    await quietSince(receiver, 500);
     expect(receiver.requests).toHaveLength(4);
     const { rows } = await app.ctx.database.pool.query(
       "SELECT status, attempts FROM webhook_notifications WHERE webhook_id = $1",
@@ -144,14 +152,16 @@ describe("webhook delivery: retries, 406, timeouts, deletion", () => {
     await receiver.waitFor(1);
     const del = await app.fetch(`/api/v1/webhooks/${webhookId}`, { method: "DELETE", headers: bearer(acct.apiKey) });
     expect(del.status).toBe(200);
-    await sleep(3_500);
+    // The pending retry was due 1 s after the first post (the schedule's first step): 1.5 s after it, it would have come.
+    await quietSince(receiver, 1_500);
     expect(receiver.requests).toHaveLength(1);
     const { rows } = await app.ctx.database.pool.query("SELECT count(*)::int AS n FROM webhook_notifications WHERE webhook_id = $1", [webhookId]);
     expect(rows[0].n).toBe(0);
     // Events after the deletion notify nothing either.
     const messageId = await insertMessage(app, acct.accountId);
     await logTestEvents(app, [{ accountId: acct.accountId, messageId, type: "delivered", recipient: "b@example.net" }]);
-    await sleep(1_000);
+    // A notification is posted on its NOTIFY within milliseconds (the tests above), so 500 ms would see one.
+    await sleep(500);
     expect(receiver.requests).toHaveLength(1);
   });
 

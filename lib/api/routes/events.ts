@@ -30,15 +30,17 @@ export function addEventsRoutes(app: OpenAPIHono<ApiEnv>, ctx: AppContext): void
       endDate: d.EndDate,
       type: d.Event === ACCEPTED_ALIAS ? "accepted" : d.Event,
       messageId: d.MessageID,
+      recipient: d.Recipient,
+      subject: d.Subject,
       startFrom: d.StartFrom,
       retrieveCount: d.RetrieveCount,
     } as const;
-    // On the read replica when it has this account's writes (docs/adr/0035, 0036). A message it does not
-    // know yet may be one another process just accepted: the primary is asked too.
+    // On the read replica when it has this account's writes (docs/adr/0035, 0036). A message (or a
+    // recipient's, or a subject's) it does not know yet may be one another process just accepted: the primary is asked too.
     const result = await ctx.reads.run(
       accountId,
       (database) => listEvents({ database, rollups: ctx.rollups }, accountId, filter, (err) => c.get("log").warn({ err }, "event roll-up failed")),
-      { retryOnPrimary: (r) => filter.messageId !== undefined && r.TotalRecords === 0 },
+      { retryOnPrimary: (r) => (filter.messageId !== undefined || filter.recipient !== undefined || filter.subject !== undefined) && r.TotalRecords === 0 },
     );
     return c.json(result, 200);
   });

@@ -5,6 +5,7 @@ import type { Queryable } from "../../storage/database";
 import { normalizeKeySenderDomains } from "./key-scope";
 import { effectiveLimits, type Limits } from "./plans";
 import { ExpiringMap } from "../shared/expiring-map";
+import { pick } from "../shared/pick";
 
 /**
  * API keys: `mr_` + 43 base64url characters (32 random bytes). Only the
@@ -68,18 +69,10 @@ export async function revokeApiKey(q: Queryable, keyId: string, accountId?: stri
   return revokeApiKeyRow(q, keyId, accountId);
 }
 
+const INFO_MEMBERS = ["id", "accountId", "label", "prefix", "createdAt", "lastUsedAt", "revokedAt", "scope", "senderDomains"] as const;
+
 function toInfo(r: ApiKeyRow): ApiKeyInfo {
-  return {
-    id: r.id,
-    accountId: r.accountId,
-    label: r.label,
-    prefix: r.prefix,
-    createdAt: r.createdAt,
-    lastUsedAt: r.lastUsedAt,
-    revokedAt: r.revokedAt,
-    scope: r.scope,
-    senderDomains: r.senderDomains,
-  };
+  return pick(r, INFO_MEMBERS);
 }
 
 export interface AuthenticatedKey {

@@ -1,4 +1,5 @@
 import type { Database } from "../../storage/database";
+import { addHourBreakdowns } from "../../storage/event-breakdown-rows";
 import { addHourCounts, ensureRollupState, HOUR, lockRollupState, updateRolledUntil } from "../../storage/event-count-rows";
 import { withTransaction } from "../../storage/transaction";
 
@@ -72,6 +73,8 @@ export async function rollupEventCounts(database: Database, accountId: string): 
       const target = rollupTarget(now);
       if (ru >= target) return false; // nothing written: committing ends it like a rollback
       await addHourCounts(tx, accountId, ru, target);
+      // The breakdowns (docs/adr/0517) cover exactly the counts' span: one rolled_until for both.
+      await addHourBreakdowns(tx, accountId, ru, target);
       await updateRolledUntil(tx, accountId, target);
       return true;
     });

@@ -1,17 +1,23 @@
 import type { EventRecord, EventsResponse, EventType, MessageHeaders } from "../../contract/events";
 import { DEFAULT_RETRIEVE_COUNT } from "../../contract/events";
 import { countEventRows, countEventsSummarised, selectEventPage, type EventRowFilter, type ListedEventRow } from "../../storage/event-rows";
+import { selectMessageIdsBySubject } from "../../storage/message-search-rows";
 import { isUuid } from "../accounts/accounts";
 import { FAR_FUTURE, type EventReads } from "./event-counts";
+import { MAX_SUBJECT_MATCHES, subjectPattern } from "./event-search";
 
 /**
  * GET /events (docs/contract.md §7): the account's events, newest first (LoggedAt
  * descending, then insertion order descending), with the total count of all
  * matches. Each filter combination is served by an index of 0001_core.sql:
  * (account, logged_at, id), (account, type, logged_at, id),
- * (account, message_id, logged_at, id).
+ * (account, message_id, logged_at, id); the extension's Recipient by
+ * (account, lower(recipient), logged_at, id) and its Subject by a trigram index
+ * of the messages (migration 1015, docs/adr/0051).
  */
-export interface EventFilter extends EventRowFilter {
+export interface EventFilter extends Omit<EventRowFilter, "messageIds"> {
+  /** A fragment of the message's Subject, case-insensitive (an extension, docs/contract.md §7.6). */
+  subject?: string;
   startFrom?: number;
   retrieveCount?: number;
 }
@@ -28,19 +34,29 @@ export async function listEvents(
 ): Promise<EventsResponse> {
   // An id that is no UUID names no message (and must not reach a uuid comparison).
   if (f.messageId !== undefined && !isUuid(f.messageId)) return { TotalRecords: 0, Events: [] };
+  const rowFilter = await rowFilterOf(reads, accountId, f);
+  if (!rowFilter) return { TotalRecords: 0, Events: [] };
   const limit = f.retrieveCount ?? DEFAULT_RETRIEVE_COUNT;
   const offset = f.startFrom ?? 0;
   const [page, count] = await Promise.all([
-    selectEventPage(reads.database, accountId, f, limit, offset),
-    countEvents(reads, accountId, f, onError),
+    selectEventPage(reads.database, accountId, rowFilter, limit, offset),
+    countEvents(reads, accountId, rowFilter, onError),
   ]);
   return { TotalRecords: count, Events: page.map(toRecord) };
 }
 
+/** The filter in the event log's terms: a Subject becomes the messages it matches; undefined when it matches none. */
+async function rowFilterOf(reads: EventReads, accountId: string, f: EventFilter): Promise<EventRowFilter | undefined> {
+  const rest: EventRowFilter = { startDate: f.startDate, endDate: f.endDate, type: f.type, messageId: f.messageId, recipient: f.recipient };
+  if (f.subject === undefined) return rest;
+  const messageIds = await selectMessageIdsBySubject(reads.database, accountId, subjectPattern(f.subject), MAX_SUBJECT_MATCHES);
+  return messageIds.length === 0 ? undefined : { ...rest, messageIds };
+}
+
 /** TotalRecords: hourly summaries for the long past, rows for the rest (lib/domain/events/event-counts.ts). */
-export async function countEvents({ database, rollups }: EventReads, accountId: string, f: EventFilter, onError: (err: unknown) => void): Promise<number> {
-  // One message's events: few rows, counted directly.
-  if (f.messageId !== undefined) return countEventRows(database, accountId, f);
+export async function countEvents({ database, rollups }: EventReads, accountId: string, f: EventRowFilter, onError: (err: unknown) => void): Promise<number> {
+  // One message's, one recipient's or a few messages' events: counted from their index (the summaries know neither).
+  if (f.messageId !== undefined || f.recipient !== undefined || f.messageIds !== undefined) return countEventRows(database, accountId, f);
   const row = await countEventsSummarised(database, accountId, f, FAR_FUTURE);
   rollups.schedule(accountId, { rolledUntil: row.ru, oldest: row.oldest }, onError);
   return row.n;

@@ -4,7 +4,7 @@ import { errorItem } from "../../contract/errors";
 import type { MessageHeaders } from "../../contract/events";
 import { announceScheduled } from "./scheduled-sends";
 import { enqueueMany, type PgBoss } from "../../queue/boss";
-import { packDeliverEntries, type SizedEntry } from "../../queue/deliver-packing";
+import { packDeliverJobsByAccount, type SizedEntry } from "../../queue/deliver-packing";
 import { deliverQueue } from "../../jobs/deliver";
 import { insertAcceptedMessages, selectSuppressedPairs, underLimitsSavepoint, type AcceptedMessageRow, type AcceptedRecipientRow } from "../../storage/acceptance-rows";
 import { preparedSql } from "../../storage/prepared-sql";
@@ -133,7 +133,7 @@ export async function acceptMessages(
   const stored = admitted.length > 0 ? await insertMessages(tx, admitted, sizes) : new Map<string, RecipientRow[]>();
 
   const events: NewEvent[] = [];
-  const entries: SizedEntry[] = [];
+  const entries: (SizedEntry & { accountId: string })[] = [];
   items.forEach((item, i) => {
     if (outcomes[i] !== undefined) return;
     const rows = stored.get(item.messageId);
@@ -144,15 +144,15 @@ export async function acceptMessages(
     outcomes[i] = { ok: true, usages: usages.get(i) ?? [] };
     events.push(...eventsOf(item, rows));
     // A scheduled message gets its jobs when it is released (lib/domain/sending/scheduled-sends.ts).
-    if (item.sendAt === undefined) entries.push(...deliverEntriesOf(item, rows, sizes.get(item.messageId)!));
+    if (item.sendAt === undefined) entries.push(...deliverEntriesOf(item, rows, sizes.get(item.messageId)!).map((e) => ({ ...e, accountId: item.key.accountId })));
   });
   // The release loops sleep until the earliest SendAt they know: a new one wakes them (NOTIFY is sent at commit).
   if (items.some((item, i) => item.sendAt !== undefined && outcomes[i]?.ok)) await announceScheduled(tx);
   await settleKeysOf(tx, claims, outcomes);
   await answerBatchKeys(tx, batches, outcomes as AcceptOutcome[]);
   await logEvents(tx, boss, events);
-  // The transaction's messages share their jobs (docs/adr/0024).
-  const jobs = packDeliverEntries(entries).map((payload) => ({ payload }));
+  // The transaction's messages share their jobs (docs/adr/0024), an account's with its own (docs/adr/0325).
+  const jobs = packDeliverJobsByAccount(entries);
   // Constant text, so prepared once per connection (planning it costs more than running it).
   await enqueueMany(boss, deliverQueue, jobs, preparedSql(tx));
   return outcomes as AcceptOutcome[];

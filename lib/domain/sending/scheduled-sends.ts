@@ -1,6 +1,6 @@
 import type { MessageSchedule, ScheduledList } from "../../contract/scheduled";
 import { enqueueMany, type PgBoss } from "../../queue/boss";
-import { packDeliverEntries, type SizedEntry } from "../../queue/deliver-packing";
+import { packDeliverJobsByAccount, type SizedEntry } from "../../queue/deliver-packing";
 import { deliverQueue } from "../../jobs/deliver";
 import type { Database, Queryable } from "../../storage/database";
 import {
@@ -142,7 +142,7 @@ export async function listScheduledMessages(q: Queryable, accountId: string, lim
 export async function releaseDueMessages(database: Database, boss: PgBoss): Promise<number> {
   return withTransaction(database, async (tx) => {
     const rows = await releaseDueRows(tx);
-    const entries: SizedEntry[] = [];
+    const entries: (SizedEntry & { accountId: string })[] = [];
     for (const m of rows) {
       const byDomain = new Map<string, number[]>();
       for (const r of m.recipients) {
@@ -150,10 +150,10 @@ export async function releaseDueMessages(database: Database, boss: PgBoss): Prom
         byDomain.set(d, [...(byDomain.get(d) ?? []), Number(r.id)]);
       }
       for (const recipientIds of byDomain.values()) {
-        entries.push({ entry: { messageId: m.id, recipientIds, ...(m.request_id && { requestId: m.request_id }) }, size: m.size });
+        entries.push({ entry: { messageId: m.id, recipientIds, ...(m.request_id && { requestId: m.request_id }) }, size: m.size, accountId: m.account_id });
       }
     }
-    await enqueueMany(boss, deliverQueue, packDeliverEntries(entries).map((payload) => ({ payload })), tx.sql);
+    await enqueueMany(boss, deliverQueue, packDeliverJobsByAccount(entries), tx.sql);
     // No recipient is inserted here, so the trigger that wakes the deliver loops does not fire: announce the jobs.
     if (rows.length > 0) await wakeDeliverLoops(tx);
     return rows.length;

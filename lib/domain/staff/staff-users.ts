@@ -26,6 +26,7 @@ import {
 import { withTransaction, type Tx } from "../../storage/transaction";
 import { getDefaultAccount, isUuid } from "../accounts/accounts";
 import { DomainError } from "../shared/domain-error";
+import { pick } from "../shared/pick";
 import { looksLikeEmailAddress } from "../../contract/plausible-email";
 
 /**
@@ -103,18 +104,10 @@ export function hashStaffPassword(password: string): Promise<string> {
   return hash(password);
 }
 
+const USER_MEMBERS = ["id", "email", "name", "role", "createdAt", "lastLoginAt", "mustChangePassword", "isOwner", "sessionVersion"] as const;
+
 function toStaffUser(r: StaffRow): StaffUser {
-  return {
-    id: r.id,
-    email: r.email,
-    name: r.name,
-    role: r.role,
-    createdAt: r.createdAt,
-    lastLoginAt: r.lastLoginAt,
-    mustChangePassword: r.mustChangePassword,
-    isOwner: r.isOwner,
-    sessionVersion: r.sessionVersion,
-  };
+  return pick(r, USER_MEMBERS);
 }
 
 /**

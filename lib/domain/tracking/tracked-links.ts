@@ -60,3 +60,16 @@ export function createMessageFactsWriter(database: Database): MessageFactsWriter
     { maxBatch: 64, maxInFlight: 1, isolate: isRowDataError },
   );
 }
+
+/**
+ * The origin of a message's tracking links: the public URL's, or its sender
+ * domain's tracking domain on the same scheme and port (docs/adr/0135: the
+ * host is a CNAME to the instance, whose TLS front serves it too).
+ */
+export function trackingBaseUrl(publicUrl: string, trackingDomain?: string | null): string {
+  const base = publicUrl.replace(/\/+$/, "");
+  if (!trackingDomain) return base;
+  const url = new URL(base);
+  url.hostname = trackingDomain;
+  return url.toString().replace(/\/+$/, "");
+}

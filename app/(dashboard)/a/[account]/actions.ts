@@ -12,6 +12,6 @@ const text = z.string().max(40).optional().catch(undefined);
 /** The overview's numbers for a range (react-query refetches through this). */
 export const getOverviewAction = staffAction(
   "overview",
-  z.object({ range: text, from: text, to: text, source: text }).catch({}),
+  z.object({ range: text, from: text, to: text, source: text, by: text }).catch({}),
   async (params, access) => loadOverview(await apiFor(access, "overview"), params),
 );

@@ -20,7 +20,7 @@ export default async function OverviewPage({
   const { account } = await route;
   const raw = await searchParams;
   const one = (k: string) => (typeof raw[k] === "string" ? (raw[k] as string) : undefined);
-  const params: OverviewParams = { range: one("range"), from: one("from"), to: one("to"), source: one("source") };
+  const params: OverviewParams = { range: one("range"), from: one("from"), to: one("to"), source: one("source"), by: one("by") };
   // Support has no overview: it lands on its own home (the event log) instead of a 403.
   const access = await requireAccess(account, "overview", { returnTo: `/a/${account}`, onDenied: "home" });
   let initial: OverviewResult;

@@ -1,21 +1,37 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { TimeSeriesChart } from "@/components/charts/time-series-chart";
 import { formatUtc } from "@/components/format";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
-import { useAccountId } from "@/components/shell/use-account";
+import { useAccountBase, useAccountId } from "@/components/shell/use-account";
 import { getOverviewAction, type OverviewResult } from "../actions";
 import type { OverviewParams } from "../_lib/load-overview";
 import { computeKpis } from "../_lib/overview";
+import { explorerHrefForBucket, overviewHrefWith, rangeHrefForBuckets } from "../_lib/overview-links";
+import { BreakdownTable } from "./breakdown-table";
 import { KpiCards } from "./kpi-cards";
 
 const REFRESH_MS = 60_000;
 
+const COUNT_SERIES = [
+  { key: "delivered", label: "Delivered", color: "#059669", pair: { key: "deliveredRate", unit: "%" } },
+  { key: "opened", label: "Opened", color: "#0284c7", pair: { key: "openedRate", unit: "%" } },
+  { key: "bounced", label: "Bounced", color: "#dc2626", pair: { key: "bouncedRate", unit: "%" } },
+];
+const RATE_SERIES = [
+  { key: "deliveredRate", label: "Delivery rate", color: "#059669", pair: { key: "delivered" } },
+  { key: "openedRate", label: "Open rate", color: "#0284c7", pair: { key: "opened" } },
+  { key: "bouncedRate", label: "Bounce rate", color: "#dc2626", pair: { key: "bounced" } },
+];
+
 export function OverviewDashboard({ params, initial }: { params: OverviewParams; initial: OverviewResult }) {
   const accountId = useAccountId();
+  const base = useAccountBase();
+  const router = useRouter();
   const query = useQuery({
     queryKey: ["overview", accountId, params],
     queryFn: async () => {
@@ -41,6 +57,9 @@ export function OverviewDashboard({ params, initial }: { params: OverviewParams;
   }
   const d = query.data.data;
   const kpis = computeKpis(d.totals, d.previousTotals);
+  const interval = d.range.interval;
+  const bucketHref = (start: number) => explorerHrefForBucket(base, start, interval);
+  const selectRange = (first: number, last: number) => router.push(rangeHrefForBuckets(base, first, last, interval));
   const empty = d.totals.accepted === 0 && Object.values(d.totals).every((n) => n === 0);
   return (
     <div className="flex flex-col gap-4">
@@ -63,12 +82,10 @@ export function OverviewDashboard({ params, initial }: { params: OverviewParams;
               testId="chart-counts"
               title="Delivered, opened and bounced counts"
               data={d.series}
-              interval={d.range.interval}
-              series={[
-                { key: "delivered", label: "Delivered", color: "#059669" },
-                { key: "opened", label: "Opened", color: "#0284c7" },
-                { key: "bounced", label: "Bounced", color: "#dc2626" },
-              ]}
+              interval={interval}
+              series={COUNT_SERIES}
+              bucketHref={bucketHref}
+              onRangeSelect={selectRange}
             />
           </CardBody>
         </Card>
@@ -80,16 +97,15 @@ export function OverviewDashboard({ params, initial }: { params: OverviewParams;
               title="Delivery, open and bounce rates"
               unit="%"
               data={d.series}
-              interval={d.range.interval}
-              series={[
-                { key: "deliveredRate", label: "Delivery rate", color: "#059669" },
-                { key: "openedRate", label: "Open rate", color: "#0284c7" },
-                { key: "bouncedRate", label: "Bounce rate", color: "#dc2626" },
-              ]}
+              interval={interval}
+              series={RATE_SERIES}
+              bucketHref={bucketHref}
+              onRangeSelect={selectRange}
             />
           </CardBody>
         </Card>
       </div>
+      <BreakdownTable breakdown={d.breakdown} by={d.by} hrefFor={(by) => overviewHrefWith(base, { ...params, by: undefined }, { by })} />
     </div>
   );
 }

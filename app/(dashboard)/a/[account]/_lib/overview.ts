@@ -23,12 +23,15 @@ export interface OverviewRange {
 
 const HOUR = 3600;
 const DAY = 86_400;
-const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+/** A day, or an hour of it (what a brush over hourly buckets selects). */
+const DATE_RE = /^\d{4}-\d{2}-\d{2}(T\d{2}:00)?$/;
 
-function parseDate(value: string | undefined): number | undefined {
+/** The bound's start and width: a whole day, or an hour. */
+function parseDate(value: string | undefined): { start: number; width: number } | undefined {
   if (!value || !DATE_RE.test(value)) return undefined;
-  const ms = Date.parse(`${value}T00:00:00Z`);
-  return Number.isFinite(ms) ? ms / 1000 : undefined;
+  const isDay = value.length === 10;
+  const ms = Date.parse(isDay ? `${value}T00:00:00Z` : `${value}:00Z`);
+  return Number.isFinite(ms) ? { start: ms / 1000, width: isDay ? DAY : HOUR } : undefined;
 }
 
 export function isoDate(seconds: number): string {
@@ -52,7 +55,8 @@ function withPrevious(preset: RangePreset, start: number, end: number, interval:
  * `range=24h|7d|30d` ends now: 24 h in hourly buckets (the current hour and
  * the 23 before it), 7 d and 30 d in daily buckets (today and the days
  * before). `range=custom&from=YYYY-MM-DD&to=YYYY-MM-DD` covers whole UTC
- * days, hourly up to 2 days, daily beyond (at most 366 days).
+ * days, hourly up to 2 days, daily beyond (at most 366 days); a bound may be
+ * an hour (`YYYY-MM-DDTHH:00`, what the charts' brush sets), `to` inclusive.
  */
 export function resolveRange(params: { range?: string; from?: string; to?: string }, nowSeconds: number): OverviewRange {
   const now = Math.floor(nowSeconds);
@@ -61,10 +65,12 @@ export function resolveRange(params: { range?: string; from?: string; to?: strin
     let from = parseDate(params.from);
     let to = parseDate(params.to);
     if (from !== undefined && to !== undefined) {
-      if (from > to) [from, to] = [to, from];
-      if (to - from > 365 * DAY) from = to - 365 * DAY;
-      const end = to + DAY - 1;
-      return withPrevious("custom", from, end, end - from + 1 <= 2 * DAY ? "hour" : "day");
+      if (from.start > to.start) [from, to] = [to, from];
+      const end = to.start + to.width - 1;
+      const start = Math.max(from.start, end + 1 - 366 * DAY);
+      const interval = end - start + 1 <= 2 * DAY ? "hour" : "day";
+      // A daily range starts on its day (an hour bound of a long range is rounded down).
+      return withPrevious("custom", interval === "day" ? start - (start % DAY) : start, end, interval);
     }
     // An incomplete custom range shows the default one.
     return resolveRange({ range: "7d" }, now);

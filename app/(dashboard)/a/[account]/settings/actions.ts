@@ -6,7 +6,18 @@ import { API_KEY_SCOPES } from "@/lib/contract/api-keys";
 import { looksLikeEmailAddress } from "@/lib/contract/plausible-email";
 import { staffAction } from "@/lib/dashboard/action";
 import { addOrInviteMember, withdrawInvitation } from "@/lib/dashboard/invitations";
-import { addDomain, changeMemberRole, createKey, removeMember, revokeKey, suppress, unsuppress, verifyDomain } from "@/lib/dashboard/settings";
+import {
+  addDomain,
+  changeMemberRole,
+  createKey,
+  removeDomain,
+  removeMember,
+  revokeKey,
+  rotateDomainDkim,
+  suppress,
+  unsuppress,
+  verifyDomain,
+} from "@/lib/dashboard/settings";
 
 /**
  * Settings of the account (its admins): the same domain functions the CLI
@@ -40,6 +51,10 @@ export const revokeApiKeyAction = staffAction("settings", id, (keyId, access) =>
 export const addDomainAction = staffAction("settings", z.string().trim().min(1, "Enter a domain name").max(253), (name, access) => addDomain(access, name), opts);
 
 export const verifyDomainAction = staffAction("settings", id, (domainId, access) => verifyDomain(access, domainId), opts);
+
+export const deleteDomainAction = staffAction("settings", id, (domainId, access) => removeDomain(access, domainId), opts);
+
+export const rotateDkimAction = staffAction("settings", id, (domainId, access) => rotateDomainDkim(access, domainId), opts);
 
 export const addSuppressionAction = staffAction("settings", address, (e, access) => suppress(access, e), opts);
 

@@ -15,6 +15,15 @@ describe("event explorer view", () => {
     expect([{ from: "2026-11-01" }, { to: "2026-11-01" }, { type: "opened" as const }, { messageId: "m" }].map((f) => hasFilters({ ...none, ...f }))).toEqual([true, true, true, true]);
   });
 
+  it("counts a recipient or a subject as a filter, and reads them from the form", () => {
+    expect([{ recipient: "a@b.test" }, { subject: "receipt" }].map((f) => hasFilters({ ...none, ...f }))).toEqual([true, true]);
+    const form = new FormData();
+    form.set("recipient", " Carol@Example.NET ");
+    form.set("subject", " receipt ");
+    expect(filtersFromForm(form)).toMatchObject({ recipient: "Carol@Example.NET", subject: "receipt", offset: 0 });
+    expect(eventsHref("/a/acme", { recipient: "carol@example.net" })).toBe("/a/acme/events?recipient=carol%40example.net");
+  });
+
   it("links to a view with its filters in the query string", () => {
     expect(eventsHref("/a/acme", { ...none, type: "failed", offset: 25 })).toBe("/a/acme/events?type=failed&offset=25");
     expect(eventsHref("/a/acme", {})).toBe("/a/acme/events");

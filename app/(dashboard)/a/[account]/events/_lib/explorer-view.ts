@@ -9,7 +9,7 @@ import { parseEventFilters, toSearch, type EventFilters } from "./filters";
  */
 
 export function hasFilters(f: EventFilters): boolean {
-  return Boolean(f.from || f.to || f.type || f.messageId);
+  return Boolean(f.from || f.to || f.type || f.messageId || f.recipient || f.subject);
 }
 
 /** The explorer's address for a view (the URL is its state). */
@@ -20,7 +20,15 @@ export function eventsHref(base: string, f: Partial<EventFilters>): string {
 /** The filter form's fields as filters; an Apply starts again at the first page. */
 export function filtersFromForm(data: FormData): Partial<EventFilters> {
   const val = (k: string) => String(data.get(k) ?? "").trim() || undefined;
-  return { from: val("from"), to: val("to"), type: val("type") as EventFilters["type"], messageId: val("messageId"), offset: 0 };
+  return {
+    from: val("from"),
+    to: val("to"),
+    type: val("type") as EventFilters["type"],
+    messageId: val("messageId"),
+    recipient: val("recipient"),
+    subject: val("subject"),
+    offset: 0,
+  };
 }
 
 /** A bound for a datetime-local input: a whole day starts at 00:00 (`from`) or ends at 23:59 (`to`). */

@@ -1,11 +1,13 @@
 import { z } from "zod";
-import { EVENT_TYPES, MAX_RETRIEVE_COUNT } from "@/lib/contract/events";
+import { EVENT_TYPES, MAX_RECIPIENT_FILTER_LENGTH, MAX_RETRIEVE_COUNT, MIN_SUBJECT_FILTER_LENGTH } from "@/lib/contract/events";
+import { MAX_SUBJECT_LENGTH } from "@/lib/contract/email";
 import type { EventsParams } from "@/lib/dashboard/public-api";
 
 /**
  * The event explorer's filters as they live in the URL, so that a link
  * reproduces the view: `from`/`to` (UTC, `YYYY-MM-DDTHH:mm` or
- * `YYYY-MM-DD`), `type`, `messageId`, `offset` (StartFrom), `size`.
+ * `YYYY-MM-DD`), `type`, `messageId`, `recipient` and `subject` (GET /events'
+ * extensions, docs/contract.md §7.6), `offset` (StartFrom), `size`.
  * Unknown or malformed values are dropped rather than failing the page.
  */
 
@@ -17,6 +19,8 @@ export interface EventFilters {
   to?: string;
   type?: (typeof EVENT_TYPES)[number];
   messageId?: string;
+  recipient?: string;
+  subject?: string;
   offset: number;
   size: number;
 }
@@ -34,6 +38,14 @@ export const eventFiltersSchema = z.object({
   to: dateTime.optional().catch(undefined),
   type: z.enum(EVENT_TYPES).optional().catch(undefined),
   messageId: z.string().trim().max(200).optional().catch(undefined).transform((v) => v || undefined),
+  recipient: z.string().trim().max(MAX_RECIPIENT_FILTER_LENGTH).optional().catch(undefined).transform((v) => v || undefined),
+  // Too short for the API (it would refuse it) or too long: dropped, as other malformed values are.
+  subject: z
+    .string()
+    .trim()
+    .refine((v) => [...v].length >= MIN_SUBJECT_FILTER_LENGTH && [...v].length <= MAX_SUBJECT_LENGTH)
+    .optional()
+    .catch(undefined),
   offset: z.coerce.number().int().min(0).max(10_000_000).catch(0),
   size: z.coerce
     .number()
@@ -54,6 +66,8 @@ export function parseEventFilters(raw: RawParams): EventFilters {
     to: get("to") || undefined,
     type: get("type") || undefined,
     messageId: get("messageId") || undefined,
+    recipient: get("recipient") || undefined,
+    subject: get("subject") || undefined,
     offset: get("offset") ?? 0,
     size: get("size") ?? DEFAULT_PAGE_SIZE,
   });
@@ -76,6 +90,8 @@ export function toApiParams(f: EventFilters): EventsParams {
     EndDate: end,
     Event: f.type,
     MessageID: f.messageId,
+    Recipient: f.recipient,
+    Subject: f.subject,
     StartFrom: f.offset,
     RetrieveCount: Math.min(f.size, MAX_RETRIEVE_COUNT),
   };
@@ -88,6 +104,8 @@ export function toSearch(f: Partial<EventFilters>): string {
   if (f.to) s.set("to", f.to);
   if (f.type) s.set("type", f.type);
   if (f.messageId) s.set("messageId", f.messageId);
+  if (f.recipient) s.set("recipient", f.recipient);
+  if (f.subject) s.set("subject", f.subject);
   if (f.offset) s.set("offset", String(f.offset));
   if (f.size && f.size !== DEFAULT_PAGE_SIZE) s.set("size", String(f.size));
   const q = s.toString();

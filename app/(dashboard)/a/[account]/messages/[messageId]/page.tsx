@@ -10,11 +10,15 @@ import { requireAccess } from "@/lib/dashboard/access";
 import { apiFor } from "@/lib/dashboard/api-for";
 import { messageTemplate } from "@/lib/dashboard/templates";
 import { repliesToMessage, type ReplySummary } from "@/lib/dashboard/inbound";
+import { readSentContent } from "@/lib/dashboard/messages";
 import { canAccess } from "@/lib/auth/roles";
 import type { EventRecord } from "@/lib/contract/events";
+import { prepareSandboxHtml } from "../../sandbox/_lib/prepare-html";
+import { linksWithClicks } from "../_lib/link-clicks";
 import { buildMessageStory } from "../_lib/timeline";
 import { AutoRefresh } from "./_components/auto-refresh";
 import { RecipientTimelineCard } from "./_components/recipient-timeline";
+import { SentContent, type SentView } from "./_components/sent-content";
 
 export const metadata: Metadata = { title: "Message" };
 
@@ -34,9 +38,16 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
   let error: string | undefined;
   let template: { templateId: number; version: number } | undefined;
   let replies: ReplySummary[] = [];
+  let sent: Awaited<ReturnType<typeof readSentContent>>;
+  let sentError: string | undefined;
   try {
     template = await messageTemplate(access, messageId);
     replies = await repliesToMessage(access, messageId);
+    // Its own failure: the timeline is still worth showing without the content.
+    sent = await readSentContent(access, messageId).catch((err: unknown) => {
+      sentError = describeApiError(err);
+      return undefined;
+    });
     const client = await apiFor(access, "messages");
     for await (const ev of iterateEvents(client, { MessageID: messageId })) {
       events.push(ev);
@@ -47,6 +58,21 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
     events = [];
   }
   const story = buildMessageStory(events);
+  let sentView: SentView | undefined;
+  if (sent) {
+    const prepared = sent.html === null ? null : await prepareSandboxHtml(sent.html, sent.attachments.filter((a) => a.contentId));
+    const id = messageId.toLowerCase();
+    sentView = {
+      doc: prepared?.doc ?? null,
+      text: sent.text,
+      headers: sent.headers,
+      links: linksWithClicks(prepared?.links ?? [], events),
+      attachments: sent.attachments.filter((a) => a.disposition !== "inline" || !a.contentId),
+      rawHref: `${access.base}/messages/${encodeURIComponent(id)}/raw`,
+      rawName: `message-${id}.eml`,
+      rawSize: sent.raw.length,
+    };
+  }
   const pending = story?.recipients.some((r) => r.status === "pending") ?? false;
   return (
     <div className="flex flex-col gap-4">
@@ -153,6 +179,8 @@ export default async function MessagePage({ params }: { params: Promise<{ accoun
               ))}
             </div>
           </section>
+          {sentView && <SentContent view={sentView} />}
+          {sentError && <Alert tone="error" title="What was sent could not be read">{sentError}</Alert>}
         </>
       )}
     </div>

@@ -8,8 +8,10 @@ import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Field, Input } from "@/components/ui/input";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { DnsRecord } from "@/lib/dashboard/settings";
-import { addDomainAction, verifyDomainAction } from "../actions";
+import { ConfirmButton } from "@/components/ui/confirm-dialog";
+import type { DnsRecord, HealthCheck } from "@/lib/dashboard/settings";
+import { addDomainAction, deleteDomainAction, rotateDkimAction, verifyDomainAction } from "../actions";
+import { DomainChecks } from "./domain-checks";
 import { formatIso, useSettingsAction } from "./use-action";
 
 export interface DomainView {
@@ -18,6 +20,8 @@ export interface DomainView {
   status: string;
   verifiedAt: string | null;
   records: DnsRecord[];
+  checks: HealthCheck[];
+  checkedAt: string | null;
 }
 
 export function DomainsCard({ domains }: { domains: DomainView[] }) {
@@ -73,7 +77,7 @@ export function DomainsCard({ domains }: { domains: DomainView[] }) {
                     </thead>
                     <tbody>
                       {d.records.map((r) => (
-                        <tr key={r.purpose}>
+                        <tr key={`${r.purpose} ${r.name}`}>
                           <Td>{r.purpose}</Td>
                           <Td>{r.type}</Td>
                           <Td className="font-mono text-xs break-all">{r.name}</Td>
@@ -89,8 +93,8 @@ export function DomainsCard({ domains }: { domains: DomainView[] }) {
                       ))}
                     </tbody>
                   </Table>
-                  {d.status !== "verified" && (
-                    <div className="flex flex-wrap items-center gap-3">
+                  <DomainChecks name={d.name} checks={d.checks} checkedAt={d.checkedAt} />
+                  <div className="flex flex-wrap items-center gap-3">
                       <Button
                         variant="secondary"
                         size="sm"
@@ -102,18 +106,31 @@ export function DomainsCard({ domains }: { domains: DomainView[] }) {
                           if (result) setChecks((c) => ({ ...c, [d.id]: { verified: result.data.verified, detail: result.data.detail } }));
                         }}
                       >
-                        {checking === d.id ? "Checking DNS…" : "Verify"}
+                        {checking === d.id ? "Checking DNS…" : d.status === "verified" ? "Check DNS" : "Verify"}
                       </Button>
+                      <Button variant="secondary" size="sm" disabled={pending} onClick={() => run(() => rotateDkimAction(accountId, d.id))}>
+                        Rotate DKIM key
+                      </Button>
+                      <ConfirmButton
+                        label="Delete"
+                        title={`Delete ${d.name}?`}
+                        confirmLabel={`Delete ${d.name}`}
+                        disabled={pending}
+                        onConfirm={async () => {
+                          await run(() => deleteDomainAction(accountId, d.id));
+                        }}
+                      >
+                        Mail From {d.name} is refused from then on; its DKIM key is discarded.
+                      </ConfirmButton>
                       {checks[d.id] && (
                         <p role="status" className={`text-sm ${checks[d.id]!.verified ? "text-emerald-700 dark:text-emerald-300" : "text-amber-800 dark:text-amber-200"}`}>
                           {checks[d.id]!.detail}
                         </p>
                       )}
-                    </div>
-                  )}
+                  </div>
                   <p className="text-xs text-slate-600 dark:text-slate-400">
-                    The <code>_mailroom</code> TXT record proves ownership; DKIM signs every message with this domain&apos;s key. The CLI does the same:{" "}
-                    <code>mailroom domains verify {d.name}</code>.
+                    The <code>_mailroom</code> TXT record proves ownership; DKIM signs every message with this domain&apos;s key. The checks also run daily. The CLI
+                    and the API do the same: <code>mailroom domains verify {d.name}</code>, <code>POST /api/v1/domains/{d.name}/verify</code>.
                   </p>
                 </div>
               </details>
