@@ -171,7 +171,6 @@ export async function quietSince(receiver: Receiver, ms: number): Promise<void> 
   await sleep(Math.max(0, last + ms - Date.now()));
 }
 
-
 /** An inbound test's start: an app with `env` (and `options`), an account of `domain`, a receiver, and a route from `match` to it (200 asserted). */
 export async function startRoutedApp(env: Record<string, string>, account: { name: string; domain: string }, match: string, options?: Parameters<typeof startTestApp>[1]) {
   const app = await startTestApp(env, options);
