@@ -10,7 +10,7 @@ import {
   type AccountSummary,
 } from "../../lib/domain/accounts/accounts";
 import { setDefaultAccount } from "../../lib/domain/accounts/default-account";
-import { resumeSending, setGuardrailOverrides } from "../../lib/domain/sending/guardrails/guardrails";
+import { resumeSending, setGuardrailOverrides } from "../../lib/domain/sending/guardrails/resume";
 import { DomainError } from "../../lib/domain/shared/domain-error";
 import type { Limits } from "../../lib/domain/accounts/plans";
 import { dnsRecordsFor, findSenderDomain } from "../../lib/domain/accounts/sender-domains";

@@ -1,7 +1,7 @@
 import "server-only";
 import { notFound } from "next/navigation";
 import { readReputation } from "../domain/sending/guardrails/reputation";
-import { resumeSending } from "../domain/sending/guardrails/guardrails";
+import { resumeSending } from "../domain/sending/guardrails/resume";
 import { getServerContext } from "../runtime";
 import type { DashboardUser } from "./access";
 
