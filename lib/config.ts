@@ -77,6 +77,18 @@ function isResolverAddress(entry: string): boolean {
 // A domain name as an allow-list entry: labels of letters, digits and hyphens (IDNs in their xn-- form).
 const isDomainName = (d: string) => d.split(".").every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label));
 
+/** A rate: a percentage (`5%`, `0.08%`) or a fraction 0–1 (`0.05`). */
+const rateString = z.string().transform((value, ctx) => {
+  const v = value.trim();
+  const percent = v.endsWith("%");
+  const n = Number(percent ? v.slice(0, -1) : v) / (percent ? 100 : 1);
+  if (v === "" || v === "%" || !(n > 0 && n <= 1)) {
+    ctx.addIssue({ code: "custom", message: `"${value}" is not a rate: a percentage like 5% or a fraction like 0.05 (above 0, at most 1)` });
+    return z.NEVER;
+  }
+  return n;
+});
+
 const durationList = z
   .string()
   .transform((value, ctx) => {
@@ -196,6 +208,13 @@ const envSchema = z.object({
   MAILROOM_API_SENDS_WAITING_PER_ACCOUNT: z.coerce.number().int().min(0).default(64),
   // Emails a day an account may send, all its keys together (docs/contract.md §6.5, docs/adr/0132); 0: no such ceiling.
   MAILROOM_ACCOUNT_DAILY_LIMIT: z.coerce.number().int().min(0).default(0),
+  // Reputation guardrails (docs/adr/0136): the rates that pause an account's sending ("5%" or a fraction "0.05"), warnings at half.
+  MAILROOM_PAUSE_BOUNCE_RATE: rateString.default(0.05),
+  MAILROOM_PAUSE_COMPLAINT_RATE: rateString.default(0.0008),
+  // Sent recipients a window needs before its rates count.
+  MAILROOM_GUARDRAIL_MIN_VOLUME: z.coerce.number().int().min(1).default(100),
+  // At most one evaluation per account this often, however many bounces and complaints arrive.
+  MAILROOM_GUARDRAIL_DEBOUNCE_SECONDS: z.coerce.number().min(0).max(3600).default(10),
   MAILROOM_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
   // How long a statement may wait for its answer (lib/storage/database.ts, docs/adr/0514); "0" waits for ever.
   MAILROOM_DB_QUERY_TIMEOUT: z.string().default("60s"),
@@ -339,6 +358,13 @@ export function buildConfig(env: Record<string, string | undefined> = process.en
     api: apiConfig(e),
     /** The account-wide daily ceiling of accounts without their own (accounts.account_limit_per_day); 0: none. */
     accountDailyLimit: e.MAILROOM_ACCOUNT_DAILY_LIMIT,
+    /** The instance's reputation guardrails (docs/adr/0136); an account may have its own rates and volume. */
+    guardrails: {
+      pauseBounceRate: e.MAILROOM_PAUSE_BOUNCE_RATE,
+      pauseComplaintRate: e.MAILROOM_PAUSE_COMPLAINT_RATE,
+      minVolume: e.MAILROOM_GUARDRAIL_MIN_VOLUME,
+      debounceMs: e.MAILROOM_GUARDRAIL_DEBOUNCE_SECONDS * 1000,
+    },
     dashboard: dashboardConfig(e),
     auth: authConfig(e),
     metricsToken: e.MAILROOM_METRICS_TOKEN,

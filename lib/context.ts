@@ -6,6 +6,7 @@ import type { ExpiringMap } from "./domain/shared/expiring-map";
 import type { DnsLookup } from "./domain/accounts/domain-health/dns-answers";
 import type { Acceptor, UnitAcceptor, VerifiedDomainCache } from "./domain/sending/send-email";
 import type { RollupScheduler } from "./domain/events/event-counts";
+import type { GuardrailMonitor } from "./domain/sending/guardrails/guardrail-monitor";
 import type { Logger } from "./logger";
 import type { Database } from "./storage/database";
 import type { ReadRouter } from "./storage/read-replica";
@@ -61,6 +62,8 @@ export interface AppContext {
   acceptBatch: UnitAcceptor;
   /** The event reads' background roll-ups of hour summaries (one per account at a time). */
   rollups: RollupScheduler;
+  /** The reputation guardrails' evaluations after bounces and complaints (docs/adr/0136). */
+  guardrails: GuardrailMonitor;
   /** The secret of tracking tokens and VERP addresses (configured, else kept in the database), read once. */
   trackingSecret: () => Promise<string>;
   /** API keys authenticated in the last seconds (the API, SMTP submission, the dashboard). */

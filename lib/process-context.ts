@@ -9,6 +9,8 @@ import { createTrackingSecretSource } from "./domain/tracking/tracking-secret";
 import { createDashboardApiCache } from "./api-client/dashboard-cache";
 import { createRollupScheduler } from "./domain/events/event-counts";
 import { createBacklogMonitor } from "./domain/sending/delivery-backlog";
+import { createGuardrailMonitor } from "./domain/sending/guardrails/guardrail-monitor";
+import { evaluateGuardrails } from "./domain/sending/guardrails/guardrails";
 import { createHttpMetrics } from "./http/metrics";
 import { createAppMetrics } from "./metrics";
 import { startQueue, type PgBoss } from "./queue/boss";
@@ -92,6 +94,7 @@ export async function openProcessContext(
     ctx.disk.stop();
     ctx.backlog.stop();
     ctx.inboundBacklog.stop();
+    ctx.guardrails.stop();
     ctx.outage.stop();
   });
   setServerContext(ctx);
@@ -143,7 +146,8 @@ export function buildAppContext(base: {
   });
   // Read-your-writes (docs/adr/0036): an account's reads after its acceptance wait for the replica to replay it.
   const noted = <T>(accountId: string, accepted: Promise<T>): Promise<T> => accepted.finally(() => reads.noteWrite(accountId));
-  return {
+  const rollups = createRollupScheduler(base.database);
+  const ctx: AppContext = {
     ...rest,
     readDatabase: reads.database,
     reads,
@@ -160,7 +164,13 @@ export function buildAppContext(base: {
     disk,
     backlog,
     inboundBacklog,
-    rollups: createRollupScheduler(base.database),
+    rollups,
+    // Evaluated after bounces and complaints are recorded, at most once per account per interval (docs/adr/0136).
+    guardrails: createGuardrailMonitor({
+      debounceMs: base.config.guardrails.debounceMs,
+      evaluate: (accountId) => evaluateGuardrails(ctx, accountId),
+      onError: (err, accountId) => base.log.error({ err, accountId }, "reputation guardrail evaluation failed"),
+    }),
     verifiedDomains: createVerifiedDomainCache(),
     domainLookup: lookupOn(base.config.delivery.dnsServers),
     apiKeyAuth: createApiKeyAuthCache(),
@@ -168,4 +178,5 @@ export function buildAppContext(base: {
     dashboardApi: createDashboardApiCache(),
     inbound: {},
   };
+  return ctx;
 }

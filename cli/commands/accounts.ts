@@ -10,6 +10,8 @@ import {
   type AccountSummary,
 } from "../../lib/domain/accounts/accounts";
 import { setDefaultAccount } from "../../lib/domain/accounts/default-account";
+import { resumeSending, setGuardrailOverrides } from "../../lib/domain/sending/guardrails/resume";
+import { DomainError } from "../../lib/domain/shared/domain-error";
 import type { Limits } from "../../lib/domain/accounts/plans";
 import { dnsRecordsFor, findSenderDomain } from "../../lib/domain/accounts/sender-domains";
 import { CliError, emit, formatTime, table } from "../output";
@@ -39,6 +41,25 @@ function limitValue(value: string): number | "plan" {
 }
 
 type Limit = number | "plan";
+
+/** A rate as the settings take it ("5%" or "0.05"), or "default" (the instance's). */
+function rateValue(value: string): number | "default" {
+  const v = value.trim();
+  if (/^default$/i.test(v)) return "default";
+  const percent = v.endsWith("%");
+  const n = Number(percent ? v.slice(0, -1) : v) / (percent ? 100 : 1);
+  if (v === "" || !(n > 0 && n <= 1)) throw new InvalidArgumentError('expected a rate like 5% or 0.05, or "default".');
+  return n;
+}
+
+const guardrailErrors = async <T>(f: () => Promise<T>): Promise<T> => {
+  try {
+    return await f();
+  } catch (err) {
+    if (err instanceof DomainError) throw new CliError(err.message);
+    throw err;
+  }
+};
 const toOverride = (v: Limit | undefined) => (v === "plan" ? null : v);
 
 export function registerAccounts(program: Command, app: CliApp): void {
@@ -170,6 +191,47 @@ export function registerAccounts(program: Command, app: CliApp): void {
           value === null
             ? `Daily ceiling of ${a.name}: the instance's (MAILROOM_ACCOUNT_DAILY_LIMIT)`
             : `Daily ceiling of ${a.name}: ${value === 0 ? "none" : `${value} emails a day, all its keys together`}`,
+        );
+      }),
+    );
+
+  withJson(accounts.command("resume"))
+    .description("resume the sending of an account the reputation guardrails paused (its rates count again from now)")
+    .argument("<account>", "account id or name")
+    .action((ref: string, opts: JsonOptions) =>
+      app.run(async ({ database }) => {
+        const account = await resolveAccount(database, ref);
+        const row = await guardrailErrors(() => resumeSending(database, account.id, "cli"));
+        emit(opts, { accountId: account.id, name: account.name, resumedAt: row.reputationResumedAt, resumedBy: row.reputationResumedBy }, () =>
+          `Sending of ${account.name} (${account.id}) is resumed; its bounce and complaint rates count from now`,
+        );
+      }),
+    );
+
+  withJson(accounts.command("set-guardrails"))
+    .description('the account\'s own reputation guardrails ("default": the instance\'s MAILROOM_PAUSE_* and MAILROOM_GUARDRAIL_MIN_VOLUME); warnings at half')
+    .argument("<account>", "account id or name")
+    .option("--pause-bounce-rate <rate>", "bounce rate that pauses sending, e.g. 5% or 0.05", rateValue)
+    .option("--pause-complaint-rate <rate>", "complaint rate that pauses sending, e.g. 0.08%", rateValue)
+    .option("--min-volume <n>", "sent recipients a window needs before its rates count", limitValue)
+    .action((ref: string, opts: JsonOptions & { pauseBounceRate?: number | "default"; pauseComplaintRate?: number | "default"; minVolume?: Limit }) =>
+      app.run(async ({ database }) => {
+        if (opts.pauseBounceRate === undefined && opts.pauseComplaintRate === undefined && opts.minVolume === undefined) {
+          throw new CliError("Give at least one of --pause-bounce-rate, --pause-complaint-rate, --min-volume");
+        }
+        const account = await resolveAccount(database, ref);
+        const orDefault = <T>(v: T | "default" | "plan" | undefined) => (v === "default" || v === "plan" ? null : v);
+        const row = await guardrailErrors(() =>
+          setGuardrailOverrides(database, account.id, {
+            pauseBounceRate: orDefault(opts.pauseBounceRate),
+            pauseComplaintRate: orDefault(opts.pauseComplaintRate),
+            minVolume: orDefault(opts.minVolume),
+          }),
+        );
+        const shown = { pauseBounceRate: row.pauseBounceRate, pauseComplaintRate: row.pauseComplaintRate, minVolume: row.guardrailMinVolume };
+        const f = (v: number | null, pct = true) => (v === null ? "the instance's" : pct ? `${Number((v * 100).toPrecision(3))}%` : String(v));
+        emit(opts, { accountId: account.id, name: account.name, ...shown }, () =>
+          `Guardrails of ${account.name}: pause bounce rate ${f(shown.pauseBounceRate)}, pause complaint rate ${f(shown.pauseComplaintRate)}, minimum volume ${f(shown.minVolume, false)}`,
         );
       }),
     );

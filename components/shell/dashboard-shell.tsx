@@ -3,6 +3,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { ChangePasswordBanner } from "@/components/shell/change-password-banner";
 import { DiskSpaceBanner } from "@/components/shell/disk-space-banner";
+import { ReputationBanner } from "@/components/shell/reputation-banner";
+import type { ResumeSending } from "@/components/shell/resume-sending-button";
 import { MessageSearch } from "@/components/shell/message-search";
 import { type NavLink, NavLinks } from "@/components/shell/nav-links";
 import { NavMenu } from "@/components/shell/nav-menu";
@@ -12,6 +14,7 @@ import { Badge } from "@/components/ui/badge";
 import { canAccess, groupNav, type NavGroup, navFor } from "@/lib/auth/roles";
 import { accountBase, type DashboardAccount, type DashboardUser } from "@/lib/dashboard/access";
 import { diskSpaceView, instanceInfo } from "@/lib/dashboard/instance";
+import { reputationBanner } from "@/lib/dashboard/reputation";
 import { AccountSwitcher } from "./account-switcher";
 
 /**
@@ -27,11 +30,14 @@ export async function DashboardShell({
   user,
   account,
   signOut,
+  resumeSending,
   children,
 }: {
   user: DashboardUser;
   account?: DashboardAccount;
   signOut: () => Promise<void>;
+  /** An owner's resume of a paused account (the account layout's server action). */
+  resumeSending?: ResumeSending;
   children: ReactNode;
 }) {
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
@@ -49,6 +55,9 @@ export async function DashboardShell({
     items.push({ href: "/accounts", label: "Accounts", exact: false, group: "Instance" });
     items.push({ href: "/instance/queues", label: "Queues", exact: false, group: "Instance" });
   }
+  // The guardrails' banner is for those who can act on the list: admins, marketing, owners (docs/adr/0136).
+  const seesReputation = account && (user.isOwner || account.role === "admin" || account.role === "marketing");
+  const reputation = seesReputation ? await reputationBanner(account.accountId) : undefined;
   const searchable = user.accounts.some((a) => canAccess(a.role, "messages"));
   return (
     <div className="flex min-h-screen flex-col lg:flex-row">
@@ -108,6 +117,9 @@ export async function DashboardShell({
         <div className="mx-auto w-full max-w-7xl">
           {disk && <DiskSpaceBanner disk={disk} />}
           {user.mustChangePassword && <ChangePasswordBanner />}
+          {account && reputation && (
+            <ReputationBanner banner={reputation} accountId={account.accountId} resume={user.isOwner ? resumeSending : undefined} />
+          )}
           {children}
         </div>
       </main>

@@ -8,7 +8,7 @@ import { apiError } from "../http/errors";
 import { onApiError } from "../http/on-error";
 import { requestRateLimit } from "../http/rate-limit";
 import { routeGuard, routeTableOf } from "../http/route-guard";
-import { sendAdmission } from "../http/send-admission";
+import { refusePausedSending, sendAdmission } from "../http/send-admission";
 import { validationHook } from "../http/validation";
 import { registerComponents } from "./openapi";
 import { addBatchRoutes } from "./routes/batch";
@@ -17,6 +17,7 @@ import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
 import { addInboundRoutes } from "./routes/inbound";
 import { addOpenApiRoute } from "./routes/openapi";
+import { addReputationRoutes } from "./routes/reputation";
 import { addScheduledRoutes } from "./routes/scheduled";
 import { addStatsRoutes } from "./routes/stats";
 import { addSuppressionRoutes } from "./routes/suppressions";
@@ -53,6 +54,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addTemplateRoutes(endpoints, ctx);
   addInboundRoutes(endpoints, ctx);
   addDomainRoutes(endpoints, ctx);
+  addReputationRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }
@@ -94,7 +96,15 @@ export function createV1Routes(ctx: AppContext): Hono<ApiEnv> {
     return auth(c, async () => {
       const outOfScope = await scope(c, async () => {
         // Sending has its own limits (docs/contract.md §6): no request rate on top.
-        if ((route === SEND_ROUTE || route === BATCH_ROUTE) && post) return admitted();
+        if ((route === SEND_ROUTE || route === BATCH_ROUTE) && post) {
+          // An account the reputation guardrails paused sends nothing (docs/adr/0136).
+          const paused = refusePausedSending(c);
+          if (paused) {
+            c.res = paused;
+            return;
+          }
+          return admitted();
+        }
         const refused = await rate(c, admitted);
         if (refused) c.res = refused;
       });

@@ -192,11 +192,16 @@ export interface PendingRound {
 export type RoundWriter = (p: PendingRound) => Promise<number[]>;
 
 /** One per deliver worker (lib/delivery/start.ts), one per stranded-recipient sweep. */
-export function createRoundWriter(database: Database, boss: PgBoss): RoundWriter {
+export function createRoundWriter(database: Database, boss: PgBoss, onBounces?: (accountId: string) => void): RoundWriter {
   // One transaction at a time: rounds that finish while it commits wait and share the next one.
   return createGroupCommit(
     // One policy per process: all items carry the same one.
-    (batch: PendingRound[]) => withTransaction(database, (tx) => writeRounds(tx, boss, batch[0]!.policy, batch)),
+    async (batch: PendingRound[]) => {
+      const written = await withTransaction(database, (tx) => writeRounds(tx, boss, batch[0]!.policy, batch));
+      // Committed: the reputation guardrails look at the accounts whose mail did not go through (docs/adr/0136).
+      for (const p of batch) if (p.results.some((r) => r.classification.outcome !== "delivered")) onBounces?.(p.round.accountId);
+      return written;
+    },
     // A failed batch is written round by round, so one bad round cannot fail others.
     { maxBatch: 64, maxInFlight: 1, isolate: () => true },
   );

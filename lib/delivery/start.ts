@@ -43,7 +43,7 @@ export async function startDelivery(ctx: AppContext, options: DeliveryEnv & Part
     // Shared by the jobs of this process's loop (a process starts its deliver worker once).
     loader: createMessageLoader(ctx.database),
     messageFacts: createMessageFactsWriter(ctx.database),
-    roundWriter: createRoundWriter(ctx.database, ctx.boss),
+    roundWriter: createRoundWriter(ctx.database, ctx.boss, (accountId) => ctx.guardrails.note(accountId)),
     onRetryScheduled: (at: number) => {
       const timer = setTimeout(() => {
         timers.delete(timer);

@@ -34,7 +34,7 @@ export async function finalizeStrandedRecipients(ctx: AppContext, now = new Date
   const untouchedSince = new Date(now.getTime() - STRANDED_GRACE_MS);
   const policy = { scheduleMs: ctx.config.delivery.retryScheduleMs, maxAgeMs };
   // Its rounds are written one after another: a writer of its own (the deliver worker's is the loop's, start.ts).
-  const recorder = { metrics: ctx.metrics, log: ctx.log, roundWriter: createRoundWriter(ctx.database, ctx.boss) };
+  const recorder = { metrics: ctx.metrics, log: ctx.log, roundWriter: createRoundWriter(ctx.database, ctx.boss, (accountId) => ctx.guardrails.note(accountId)) };
   let total = 0;
   let afterId = "0";
   for (;;) {

@@ -2,7 +2,9 @@ import type { Context, Next } from "hono";
 import { AccountAdmission, type AdmissionBounds } from "./admission";
 import { markBodyLeftUnread } from "./body";
 import type { ApiEnv } from "./env";
-import { apiError } from "./errors";
+import { errorItem } from "../contract/errors";
+import { sendingPausedMessage } from "../domain/sending/guardrails/paused";
+import { apiError, errorResponse } from "./errors";
 
 /**
  * The per-account line in front of the sending routes (docs/adr/0133,
@@ -26,4 +28,16 @@ export function sendAdmission(bounds: AdmissionBounds): (c: Context<ApiEnv>, nex
       entry.leave();
     }
   };
+}
+
+/**
+ * Sending refused while the reputation guardrails keep the account paused
+ * (docs/adr/0136), right after the key: 403, code 403, the Message says why;
+ * the body is never read.
+ */
+export function refusePausedSending(c: Context<ApiEnv>): Response | undefined {
+  const message = sendingPausedMessage(c.get("auth"));
+  if (message === undefined) return undefined;
+  markBodyLeftUnread(c.req.raw);
+  return errorResponse(c, [{ ...errorItem(403), Message: message }]);
 }

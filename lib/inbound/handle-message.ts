@@ -100,6 +100,7 @@ export async function handleInboundMessage(ctx: AppContext, secret: string, raw:
       reason: `Feedback report (${report.feedback?.type ?? "abuse"}) from ${report.feedback?.userAgent || envelope.from || "a feedback loop"}`,
       details: { feedbackType: report.feedback?.type ?? "abuse", userAgent: report.feedback?.userAgent ?? "" },
     });
+    ctx.guardrails.note(recipient.accountId);
     return { kind: "complained", recipients: [recipient.email] };
   }
 
@@ -115,5 +116,6 @@ export async function handleInboundMessage(ctx: AppContext, secret: string, raw:
     remoteMta: entry.remoteMta,
     source: "dsn",
   });
+  if (event) ctx.guardrails.note(recipient.accountId);
   return { kind: "bounced", recipients: event ? [recipient.email] : [] };
 }

@@ -41,6 +41,8 @@ export async function selectKeyWithAccount(q: Queryable, hash: Buffer) {
       accountLimitPerDay: accounts.accountLimitPerDay,
       trackOpens: accounts.trackOpens,
       trackClicks: accounts.trackClicks,
+      sendingPausedAt: accounts.sendingPausedAt,
+      sendingPausedReason: accounts.sendingPausedReason,
     })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))

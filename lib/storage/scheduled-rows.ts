@@ -20,10 +20,13 @@ export async function notifyScheduled(q: Queryable): Promise<void> {
 }
 
 /** Milliseconds (the database's clock) until the earliest scheduled message is due; null when none is scheduled. */
+/** A paused account's scheduled messages wait (docs/adr/0136): released once an owner resumes it. */
+const NOT_PAUSED = "account_id NOT IN (SELECT id FROM accounts WHERE sending_paused_at IS NOT NULL)";
+
 export async function selectNextScheduledMs(q: Queryable): Promise<number | null | undefined> {
   const { rows } = await q.query<{ ms: number | null }>({
     name: "mailroom_next_scheduled",
-    text: `SELECT (extract(epoch FROM min(send_at) - now()) * 1000)::float8 AS ms FROM messages WHERE schedule_status = 'scheduled'`,
+    text: `SELECT (extract(epoch FROM min(send_at) - now()) * 1000)::float8 AS ms FROM messages WHERE schedule_status = 'scheduled' AND ${NOT_PAUSED}`,
   });
   return rows[0]?.ms;
 }
@@ -128,7 +131,7 @@ export async function releaseDueRows(tx: Tx): Promise<ReleasedMessageRow[]> {
   const { rows } = await tx.query<ReleasedMessageRow>({
     name: "mailroom_release_scheduled",
     text: `WITH due AS (
-               SELECT id FROM messages WHERE schedule_status = 'scheduled' AND send_at <= now()
+               SELECT id FROM messages WHERE schedule_status = 'scheduled' AND send_at <= now() AND ${NOT_PAUSED}
                 ORDER BY send_at LIMIT ${RELEASE_BATCH} FOR UPDATE SKIP LOCKED
              )
              UPDATE messages m SET schedule_status = 'sending' FROM due WHERE m.id = due.id

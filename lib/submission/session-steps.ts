@@ -7,6 +7,7 @@ import { emailDomain } from "../domain/sending/email-request/addresses";
 import { isValidEmail } from "../contract/text";
 import { keyMaySendFrom, scopeMaySubmit } from "../domain/accounts/key-scope";
 import { isVerifiedDomain } from "../domain/sending/send-email";
+import { sendingPausedMessage } from "../domain/sending/guardrails/paused";
 import { MAX_ENVELOPE_RECIPIENTS } from "../domain/submission/recipient-kinds";
 import { REPLY, type SmtpReply } from "../domain/submission/replies";
 import { submitMime } from "../domain/submission/submit-mime";
@@ -179,6 +180,8 @@ function authenticate(s: Sessions, auth: SMTPServerAuthentication, session: SMTP
 
 /** MAIL FROM: acceptance open (disk, backlog), the domain the key's and verified. */
 function checkSender(s: Sessions, address: SMTPServerAddress, session: SMTPServerSession, callback: Callback): void {
+  const paused = sendingPausedMessage(keyOf(session));
+  if (paused) return callback(refuse(REPLY.sendingPaused(paused)));
   const refusal = senderRefusal(address.address, s.ctx, () => keyOf(session).senderDomains);
   if (refusal) return callback(refuse(refusal));
   const domain = emailDomain(address.address);
@@ -210,6 +213,8 @@ function acceptMessage(s: Sessions, stream: SMTPServerDataStream, session: SMTPS
     if (exceeded) return REPLY.tooBig(MAX_MESSAGE_BYTES);
     const auth = await authenticateApiKey(s.ctx.database, `Bearer ${s.passwords.get(session) ?? ""}`, s.ctx.apiKeyAuth);
     if (!auth.ok) return authRefusal(auth.code);
+    const paused = sendingPausedMessage(auth.key);
+    if (paused) return REPLY.sendingPaused(paused);
     const result = await submitMime(s.submitDeps, auth.key, { raw, ...envelope });
     if (result.ok) s.ctx.log.info({ messageId: result.messageId, accountId: auth.key.accountId, recipients: envelope.rcptTo.length }, "SMTP submission accepted");
     return result.reply;

@@ -111,7 +111,7 @@ describe("API surface: 404, 405, trailing slashes, request ids, openapi, metrics
         ...["/email", "/email/batch", "/email/scheduled", "/email/{MessageID}", "/email/{MessageID}/cancel", "/events"],
         ...["/domains", "/domains/{domain}", "/domains/{domain}/verify", "/domains/{domain}/dkim/rotate"],
         ...["/inbound/messages", "/inbound/messages/{MessageID}", "/inbound/messages/{MessageID}/raw", "/inbound/messages/{MessageID}/retry"],
-        ...["/inbound/routes", "/inbound/routes/{id}", "/openapi.json", "/stats", "/suppressions", "/suppressions/{email}"],
+        ...["/inbound/routes", "/inbound/routes/{id}", "/openapi.json", "/reputation", "/stats", "/suppressions", "/suppressions/{email}"],
         ...["/templates", "/templates/render", "/templates/{id}", "/templates/{id}/render", "/templates/{id}/versions/{version}"],
         ...["/webhooks", "/webhooks/{id}", "/webhooks/{id}/deliveries", "/webhooks/{id}/deliveries/{DeliveryID}"],
         ...["/webhooks/{id}/deliveries/{DeliveryID}/retry", "/webhooks/{id}/enable", "/webhooks/{id}/replay"],

@@ -86,6 +86,8 @@ export interface AuthenticatedKey {
   senderDomains: string[] | null;
   /** The account's own daily ceiling shared by all its keys (docs/adr/0132); null or absent: the instance's. */
   accountDailyLimit?: number | null;
+  /** Set while the reputation guardrails keep the account from sending (docs/adr/0136): why. */
+  sendingPausedReason?: string;
 }
 
 export type AuthResult = { ok: true; key: AuthenticatedKey } | { ok: false; code: 1 | 12 | 13 };
@@ -156,6 +158,7 @@ async function lookUpKey(q: Queryable, hash: Buffer, cacheKey: string, now: numb
         scope: row.scope,
         senderDomains: row.senderDomains,
         accountDailyLimit: row.accountLimitPerDay,
+        ...(row.sendingPausedAt && { sendingPausedReason: row.sendingPausedReason ?? "the reputation guardrails paused it" }),
       },
     };
   cache?.results.set(cacheKey, result, now);

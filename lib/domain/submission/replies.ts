@@ -20,6 +20,8 @@ export const REPLY = {
   /** docs/contract.md §17.2: a `read` key is a valid credential that may not submit. */
   scopeCannotSubmit: (scope: string): SmtpReply =>
     reply(535, `5.7.8 Authentication refused: this API key's scope is ${scope}; SMTP submission needs a send or full key`),
+  /** docs/adr/0136: the reputation guardrails paused the account; the text says why (sendingPausedMessage). */
+  sendingPaused: (message: string): SmtpReply => reply(550, `5.7.1 ${message}`),
   authThrottled: reply(454, "4.7.0 Too many failed authentications from your address, try again in a minute"),
   senderNotVerified: (domain: string): SmtpReply => reply(550, `5.7.1 Sender domain ${domain} is not a verified sender domain of this account`),
   /** docs/contract.md §17.3: the SMTP form of code 32 for a key limited to some sender domains. */

@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { DashboardShell } from "@/components/shell/dashboard-shell";
 import { requireDashboardUser } from "@/lib/dashboard/access";
 import { signOutAction } from "../../actions";
+import { resumeSendingAction } from "./actions";
 
 /** The pages of one account (`/a/<account id>/…`): a URL of an account the user may not open is a 404. */
 export default async function AccountLayout({ children, params }: { children: ReactNode; params: Promise<{ account: string }> }) {
@@ -12,7 +13,7 @@ export default async function AccountLayout({ children, params }: { children: Re
   const account = user.accounts.find((a) => a.accountId === accountId);
   if (!account) notFound();
   return (
-    <DashboardShell user={user} account={account} signOut={signOutAction}>
+    <DashboardShell user={user} account={account} signOut={signOutAction} resumeSending={resumeSendingAction}>
       {children}
     </DashboardShell>
   );
