@@ -12,6 +12,7 @@ import { sendAdmission } from "../http/send-admission";
 import { validationHook } from "../http/validation";
 import { registerComponents } from "./openapi";
 import { addBatchRoutes } from "./routes/batch";
+import { addDmarcRoutes } from "./routes/dmarc";
 import { addDomainRoutes } from "./routes/domains";
 import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
@@ -53,6 +54,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addTemplateRoutes(endpoints, ctx);
   addInboundRoutes(endpoints, ctx);
   addDomainRoutes(endpoints, ctx);
+  addDmarcRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }

@@ -35,11 +35,12 @@ interface Attachment {
   body: Buffer;
 }
 
-function attachmentOf(headers: Map<string, string>, body: Buffer): Attachment | undefined {
+/** `body` as sent (decoded here) or, for splitMultipart's parts, already decoded (`decoded`). */
+function attachmentOf(headers: Map<string, string>, body: Buffer, decoded = false): Attachment | undefined {
   const { type, params } = parseContentType(headers.get("content-type"));
   const disposition = parseContentType(headers.get("content-disposition") ?? "attachment");
   const kind = attachmentKindOf(type, disposition.params.filename ?? params.name ?? "");
-  return kind ? { kind, body: decodeBody(body, headers.get("content-transfer-encoding")) } : undefined;
+  return kind ? { kind, body: decoded ? body : decodeBody(body, headers.get("content-transfer-encoding")) } : undefined;
 }
 
 /** The first report attachment: the message itself, or a part at most two multipart levels down. */
@@ -56,7 +57,7 @@ export function findReportAttachment(raw: Buffer): Attachment | undefined {
           next.push(Buffer.concat([Buffer.from(`Content-Type: ${part.contentType}; boundary="${part.params.boundary}"\r\n\r\n`), part.body]));
           continue;
         }
-        const found = attachmentOf(part.headers, part.body);
+        const found = attachmentOf(part.headers, part.body, true);
         if (found) return found;
       }
     }
