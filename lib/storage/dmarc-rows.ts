@@ -46,7 +46,7 @@ export async function insertDmarcReport(q: Queryable, r: DmarcReportInsert): Pro
   return rows[0]?.id;
 }
 
-/** The report's records, in one statement of arrays (a report holds at most MAX_REPORT_RECORDS). */
+/** The report's records, in one statement of arrays (the caller sends a few thousand at a time). */
 export async function insertDmarcRows(q: Queryable, reportId: string, rows: DmarcRowInsert[]): Promise<void> {
   if (!rows.length) return;
   await q.query(
