@@ -104,7 +104,7 @@ export function createAppMetrics(
     async collect() {
       this.reset();
       try {
-        for (const h of await selectHoldsInForce(database)) this.inc({ destination: h.destinationKey, source: h.source, scope: h.accountId ? "account" : "all" });
+        for (const h of await selectHoldsInForce(database)) this.inc({ destination: h.key, source: h.source, scope: h.accountId ? "account" : "all" });
       } catch {
         // the database is away: report nothing rather than fail the scrape
       }

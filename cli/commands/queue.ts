@@ -3,7 +3,6 @@ import { Counter, Registry } from "prom-client";
 import { parseDuration } from "../../lib/config";
 import { createLogger } from "../../lib/logger";
 import { startQueue } from "../../lib/queue/boss";
-import type { Hold } from "../../lib/delivery/destinations/holds";
 import {
   bounceDestination,
   listQueues,
@@ -12,42 +11,13 @@ import {
   retryNow,
   suspendDestination,
 } from "../../lib/delivery/destinations/queue-control";
-import type { QueueRow } from "../../lib/delivery/destinations/queue-view";
+import { holdJson, queueRowJson, type QueueRow } from "../../lib/delivery/destinations/queue-view";
 import type { CliContext } from "../database";
 import { CliError, emit, formatTime, table } from "../output";
 import { resolveAccount } from "../resolve-account";
 import { withJson, type CliApp, type JsonOptions } from "../runner";
 
 type AccountOption = JsonOptions & { account?: string };
-
-function holdJson(h: Hold) {
-  return {
-    key: h.key,
-    accountId: h.accountId,
-    until: h.until?.toISOString() ?? null,
-    reason: h.reason,
-    source: h.source,
-    placedBy: h.placedBy,
-    placedAt: h.placedAt.toISOString(),
-  };
-}
-
-function rowJson(r: QueueRow) {
-  return {
-    key: r.key,
-    destination: r.destination,
-    state: r.state,
-    queued: r.queued,
-    inFlight: r.inFlight,
-    deferred: r.deferred,
-    accounts: r.accounts,
-    attemptsLastMinute: r.attemptsLastMinute,
-    nextAttemptAt: r.nextAttemptAt?.toISOString() ?? null,
-    oldestAt: r.oldestAt?.toISOString() ?? null,
-    lastReplies: r.lastReplies,
-    holds: r.holds.map(holdJson),
-  };
-}
 
 function stateText(r: QueueRow): string {
   const hold = r.holds[0];
@@ -79,7 +49,7 @@ export function registerQueue(program: Command, app: CliApp): void {
     .action((opts: JsonOptions) =>
       app.run(async (cli) => {
         const rows = await listQueues(cli);
-        emit(opts, rows.map(rowJson), () =>
+        emit(opts, rows.map(queueRowJson), () =>
           table(
             ["DESTINATION", "STATE", "QUEUED", "IN FLIGHT", "DEFERRED", "PER MIN", "NEXT TRY", "LAST REPLY"],
             rows.map((r) => [r.key, stateText(r), r.queued, r.inFlight, r.deferred, r.attemptsLastMinute, formatTime(r.nextAttemptAt), r.lastReplies[0] ?? r.holds[0]?.reason ?? "-"]),

@@ -10,7 +10,7 @@ import {
   retryNow,
   suspendDestination,
 } from "../delivery/destinations/queue-control";
-import type { QueueRow } from "../delivery/destinations/queue-view";
+import { queueRowJson, type QueueRowJson } from "../delivery/destinations/queue-view";
 import { getServerContext } from "../runtime";
 import { requireDashboardUser, type DashboardUser } from "./access";
 import { ActionRefusal } from "./refusal";
@@ -32,44 +32,7 @@ export async function requireQueuesOwner(): Promise<DashboardUser> {
 }
 
 /** A destination as the page shows it (dates as ISO text: the page hands them to a client component). */
-export interface QueueView {
-  key: string;
-  destination: string | null;
-  state: QueueRow["state"];
-  queued: number;
-  inFlight: number;
-  deferred: number;
-  accounts: number;
-  attemptsLastMinute: number;
-  nextAttemptAt: string | null;
-  lastReplies: string[];
-  holds: { accountId: string | null; until: string | null; reason: string; source: "operator" | "automatic"; placedBy: string; placedAt: string }[];
-  automatic: boolean;
-}
-
-function viewOf(r: QueueRow): QueueView {
-  return {
-    key: r.key,
-    destination: r.destination,
-    state: r.state,
-    queued: r.queued,
-    inFlight: r.inFlight,
-    deferred: r.deferred,
-    accounts: r.accounts,
-    attemptsLastMinute: r.attemptsLastMinute,
-    nextAttemptAt: r.nextAttemptAt?.toISOString() ?? null,
-    lastReplies: r.lastReplies,
-    holds: r.holds.map((h) => ({
-      accountId: h.accountId,
-      until: h.until?.toISOString() ?? null,
-      reason: h.reason,
-      source: h.source,
-      placedBy: h.placedBy,
-      placedAt: h.placedAt.toISOString(),
-    })),
-    automatic: r.automatic,
-  };
-}
+export type QueueView = QueueRowJson;
 
 function ensureOwner(owner: DashboardUser): void {
   if (!owner.isOwner) throw new ActionRefusal("Only an owner may control the delivery queues");
@@ -96,7 +59,7 @@ async function requireAccount(accountId: string | undefined): Promise<string | u
 
 export async function listQueuesAsOwner(owner: DashboardUser): Promise<QueueView[]> {
   ensureOwner(owner);
-  return (await listQueues(getServerContext())).map(viewOf);
+  return (await listQueues(getServerContext())).map(queueRowJson);
 }
 
 export async function suspendAsOwner(owner: DashboardUser, input: { key: string; accountId?: string; forMinutes?: number; reason: string }): Promise<null> {

@@ -1,6 +1,4 @@
-import { simpleParser } from "mailparser";
-import { rawSlices } from "../domain/inbound/slices";
-import { messageText } from "../tracking/html-text";
+import { readRawMessage, type ReadPart } from "../domain/inbound/read-raw";
 import type { AppContext } from "../context";
 import { buildArfReport } from "./arf";
 import { submitReport } from "./submit-report";
@@ -33,14 +31,7 @@ export interface SandboxList {
   items: SandboxListItem[];
 }
 
-export interface SandboxAttachment {
-  filename: string;
-  contentType: string;
-  disposition: string;
-  contentId: string;
-  size: number;
-  contentBase64: string;
-}
+export type SandboxAttachment = ReadPart;
 
 export interface SandboxMessage extends SandboxListItem {
   headers: { name: string; value: string }[];
@@ -123,33 +114,21 @@ async function loadRaw(database: Database, id: number, scope: Scope = {}): Promi
 export async function readSandboxMessage(database: Database, id: number, scope: Scope = {}): Promise<SandboxMessage | undefined> {
   const row = await loadRaw(database, id, scope);
   if (!row) return undefined;
-  // In slices, and without mailparser's HTML-to-text, which is not linear in the nesting (docs/adr/0805).
-  const parsed = await simpleParser(rawSlices(row.raw), { skipImageLinks: true, skipHtmlToText: true });
-  const text = (a: unknown) => (a && typeof a === "object" && "text" in a ? String((a as { text: string }).text) : "");
-  const headers = parsed.headerLines.map((h) => {
-    const i = h.line.indexOf(":");
-    return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]+/g, " ").trim() };
-  });
+  const { parsed, headers, html, text, attachments } = await readRawMessage(row.raw);
+  const addressText = (a: unknown) => (a && typeof a === "object" && "text" in a ? String((a as { text: string }).text) : "");
   // From the parsed header lines: the whole capture (up to 10 MB) is never decoded and searched for it.
   const unsubscribe = headers.find((h) => h.name.trim().toLowerCase() === "list-unsubscribe")?.value ?? "";
   return {
     ...toItem(row),
     headers,
-    from: text(parsed.from),
-    to: text(parsed.to),
-    cc: text(parsed.cc),
-    replyTo: text(parsed.replyTo),
+    from: addressText(parsed.from),
+    to: addressText(parsed.to),
+    cc: addressText(parsed.cc),
+    replyTo: addressText(parsed.replyTo),
     date: parsed.date ? parsed.date.toISOString() : null,
-    html: typeof parsed.html === "string" ? parsed.html : null,
-    text: (await messageText(parsed.text, parsed.html)) || (parsed.text ?? null),
-    attachments: parsed.attachments.map((a) => ({
-      filename: a.filename ?? "",
-      contentType: a.contentType,
-      disposition: a.contentDisposition ?? "attachment",
-      contentId: (a.contentId ?? "").replace(/^<|>$/g, ""),
-      size: a.size,
-      contentBase64: a.content.toString("base64"),
-    })),
+    html,
+    text,
+    attachments,
     unsubscribeUrl: httpTarget(unsubscribe),
     raw: row.raw.toString("utf8"),
   };

@@ -11,9 +11,11 @@ export const HOLDS_CHANNEL = "mailroom_destination_holds";
 
 export type HoldSource = "operator" | "automatic";
 
+/** A hold as stored (lib/delivery/destinations/holds.ts `Hold` says what each member means). */
 export interface DestinationHoldRow {
   id: number;
-  destinationKey: string;
+  /** Its destination_key column. */
+  key: string;
   accountId: string | null;
   until: Date | null;
   reason: string;
@@ -40,7 +42,7 @@ const ACCOUNT_OR_NIL = "COALESCE(account_id, '00000000-0000-0000-0000-0000000000
 function rowOf(r: RawHold): DestinationHoldRow {
   return {
     id: r.id,
-    destinationKey: r.destination_key,
+    key: r.destination_key,
     accountId: r.account_id,
     until: r.until,
     reason: r.reason,
@@ -57,9 +59,9 @@ function rowOf(r: RawHold): DestinationHoldRow {
  */
 export async function upsertDestinationHold(
   q: Queryable,
-  hold: { destinationKey: string; accountId: string | null; until: Date | null; reason: string; source: HoldSource; placedBy: string },
+  hold: { key: string; accountId: string | null; until: Date | null; reason: string; source: HoldSource; placedBy: string },
 ): Promise<DestinationHoldRow> {
-  const values = [hold.destinationKey, hold.accountId, hold.until, hold.reason, hold.source, hold.placedBy];
+  const values = [hold.key, hold.accountId, hold.until, hold.reason, hold.source, hold.placedBy];
   const { rows } = await q.query<RawHold>(
     `WITH up AS (
        INSERT INTO destination_holds AS h (destination_key, account_id, until, reason, source, placed_by)
@@ -77,7 +79,7 @@ export async function upsertDestinationHold(
   // The operator's hold stood: that is the one in force.
   const kept = await q.query<RawHold>(
     `SELECT ${COLUMNS} FROM destination_holds WHERE destination_key = $1 AND ${ACCOUNT_OR_NIL} = COALESCE($2::uuid, '00000000-0000-0000-0000-000000000000'::uuid)`,
-    [hold.destinationKey, hold.accountId],
+    [hold.key, hold.accountId],
   );
   return rowOf(kept.rows[0]!);
 }

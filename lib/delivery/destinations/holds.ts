@@ -22,20 +22,12 @@ import {
 
 export type { HoldSource };
 
-export interface Hold {
-  id: number;
-  /** A recipient domain, a provider name (`gmail`) or `relay`, lower case. */
-  key: string;
-  /** null: every account's mail to the key. */
-  accountId: string | null;
-  /** null: until resumed. */
-  until: Date | null;
-  reason: string;
-  source: HoldSource;
-  /** Who placed it: a staff email, `cli`, or `automatic`. */
-  placedBy: string;
-  placedAt: Date;
-}
+/**
+ * A hold in force: `key` a recipient domain, a provider name (`gmail`) or `relay`, lower case;
+ * `accountId` null for every account's mail to the key; `until` null until resumed; `placedBy`
+ * a staff email, `cli`, or `automatic`.
+ */
+export type Hold = DestinationHoldRow;
 
 export interface NewHold {
   key: string;
@@ -61,44 +53,30 @@ export function normaliseHoldKey(raw: string): string | undefined {
   return key;
 }
 
-function holdOf(row: DestinationHoldRow): Hold {
-  return {
-    id: row.id,
-    key: row.destinationKey,
-    accountId: row.accountId,
-    until: row.until,
-    reason: row.reason,
-    source: row.source,
-    placedBy: row.placedBy,
-    placedAt: row.placedAt,
-  };
-}
-
 /** Places (or replaces) the hold on its key and account; the hold in force afterwards (an operator's stands against an automatic one). */
 export async function placeHold(db: Queryable, hold: NewHold): Promise<Hold> {
   const key = normaliseHoldKey(hold.key);
   if (!key) throw new Error(`not a destination key: ${JSON.stringify(hold.key.slice(0, 100))}`);
-  const row = await upsertDestinationHold(db, {
-    destinationKey: key,
+  return upsertDestinationHold(db, {
+    key,
     accountId: hold.accountId ?? null,
     until: hold.until ?? null,
     reason: (hold.reason ?? "").slice(0, 1000),
     source: hold.source,
     placedBy: hold.placedBy.slice(0, 320),
   });
-  return holdOf(row);
 }
 
 /** Releases the key's hold of that account, or every hold on the key when no account is given; the holds released. */
 export async function releaseHolds(db: Queryable, key: string, accountId?: string): Promise<Hold[]> {
   const normalised = normaliseHoldKey(key);
   if (!normalised) return [];
-  return (await deleteDestinationHolds(db, normalised, accountId)).map(holdOf);
+  return deleteDestinationHolds(db, normalised, accountId);
 }
 
 /** Every hold in force now, by key then account (every account's first). */
 export async function listHolds(db: Queryable): Promise<Hold[]> {
-  return (await selectHoldsInForce(db)).map(holdOf);
+  return selectHoldsInForce(db);
 }
 
 /**

@@ -35,6 +35,40 @@ export interface QueueRow extends PendingCounts {
   automatic: boolean;
 }
 
+/** A hold with its dates as ISO text (`mailroom queue list --json`, the dashboard's client component). */
+export function holdJson(h: Hold) {
+  return {
+    key: h.key,
+    accountId: h.accountId,
+    until: h.until?.toISOString() ?? null,
+    reason: h.reason,
+    source: h.source,
+    placedBy: h.placedBy,
+    placedAt: h.placedAt.toISOString(),
+  };
+}
+
+/** A row with its dates as ISO text, the same two readers. */
+export function queueRowJson(r: QueueRow) {
+  return {
+    key: r.key,
+    destination: r.destination,
+    state: r.state,
+    queued: r.queued,
+    inFlight: r.inFlight,
+    deferred: r.deferred,
+    accounts: r.accounts,
+    attemptsLastMinute: r.attemptsLastMinute,
+    nextAttemptAt: r.nextAttemptAt?.toISOString() ?? null,
+    oldestAt: r.oldestAt?.toISOString() ?? null,
+    lastReplies: r.lastReplies,
+    holds: r.holds.map(holdJson),
+    automatic: r.automatic,
+  };
+}
+
+export type QueueRowJson = ReturnType<typeof queueRowJson>;
+
 export function stateOf(holds: readonly Hold[]): QueueState {
   if (holds.some((h) => h.accountId === null)) return "suspended";
   return holds.length > 0 ? "held" : "active";

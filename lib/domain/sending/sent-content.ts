@@ -1,12 +1,10 @@
-import { simpleParser } from "mailparser";
 import MailComposer from "nodemailer/lib/mail-composer";
 import type Mail from "nodemailer/lib/mailer";
 import { parseJsonText } from "../../json-worker";
 import type { Queryable } from "../../storage/database";
 import { selectMessageContentText } from "../../storage/message-rows";
-import { messageText } from "../../tracking/html-text";
 import { isUuid } from "../accounts/accounts";
-import { rawSlices } from "../inbound/slices";
+import { readRawMessage, type ReadPart } from "../inbound/read-raw";
 import { parseMessageContent, type ContentAddress, type MessageContent } from "./email-request/message-content";
 
 /**
@@ -66,15 +64,7 @@ function composeAccepted(messageId: string, date: Date, content: MessageContent)
     .build();
 }
 
-export interface SentPart {
-  filename: string;
-  contentType: string;
-  disposition: string;
-  /** Without angle brackets; "" when the part has none. */
-  contentId: string;
-  size: number;
-  contentBase64: string;
-}
+export type SentPart = ReadPart;
 
 /** The message page's reading of the raw message: its header lines, bodies and parts. */
 export interface ReadSentMessage extends SentMessage {
@@ -87,24 +77,6 @@ export interface ReadSentMessage extends SentMessage {
 export async function readSentMessage(q: Queryable, accountId: string, messageId: string): Promise<ReadSentMessage | undefined> {
   const sent = await sentMessageOf(q, accountId, messageId);
   if (!sent) return undefined;
-  // In slices, and without mailparser's HTML-to-text, which is not linear in the nesting (docs/adr/0805).
-  const parsed = await simpleParser(rawSlices(sent.raw), { skipImageLinks: true, skipHtmlToText: true });
-  const headers = parsed.headerLines.map((h) => {
-    const i = h.line.indexOf(":");
-    return { name: h.line.slice(0, i), value: h.line.slice(i + 1).replace(/\r?\n[ \t]+/g, " ").trim() };
-  });
-  return {
-    ...sent,
-    headers,
-    html: typeof parsed.html === "string" ? parsed.html : null,
-    text: (await messageText(parsed.text, parsed.html)) || (parsed.text ?? null),
-    attachments: parsed.attachments.map((a) => ({
-      filename: a.filename ?? "",
-      contentType: a.contentType,
-      disposition: a.contentDisposition ?? "attachment",
-      contentId: (a.contentId ?? "").replace(/^<|>$/g, ""),
-      size: a.size,
-      contentBase64: a.content.toString("base64"),
-    })),
-  };
+  const { headers, html, text, attachments } = await readRawMessage(sent.raw);
+  return { ...sent, headers, html, text, attachments };
 }
