@@ -12,6 +12,7 @@ import { refusePausedSending, sendAdmission } from "../http/send-admission";
 import { validationHook } from "../http/validation";
 import { registerComponents } from "./openapi";
 import { addBatchRoutes } from "./routes/batch";
+import { addDmarcRoutes } from "./routes/dmarc";
 import { addDomainRoutes } from "./routes/domains";
 import { addEmailRoutes } from "./routes/email";
 import { addEventsRoutes } from "./routes/events";
@@ -55,6 +56,7 @@ function createV1Endpoints(ctx: AppContext): OpenAPIHono<ApiEnv> {
   addInboundRoutes(endpoints, ctx);
   addDomainRoutes(endpoints, ctx);
   addReputationRoutes(endpoints, ctx);
+  addDmarcRoutes(endpoints, ctx);
   addOpenApiRoute(endpoints);
   return endpoints;
 }

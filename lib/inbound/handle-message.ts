@@ -1,13 +1,15 @@
 import type { AppContext } from "../context";
 import { parseSignedAddress } from "../tracking/verp";
 import { findRecipient, recordEngagement, recordLateBounce } from "../domain/events/recipient-events";
+import { handleDmarcReport, isDmarcAddress } from "./dmarc-report";
 import { parseReport, type ParsedReport } from "./report-parser";
 
 /**
  * What the inbound SMTP server does with one received message:
  * - to a signed `unsubscribe+…` address (List-Unsubscribe mailto) → unsubscribed;
  * - a DSN (report-type=delivery-status) → `failed` for the copy it is about;
- * - an ARF report (report-type=feedback-report) → `complained`.
+ * - an ARF report (report-type=feedback-report) → `complained`;
+ * - to `dmarc@<bounce domain>`: a DMARC aggregate report, stored (lib/inbound/dmarc-report.ts).
  *
  * Attribution is by signed tokens only (docs/adr/0306): the VERP address the
  * report was sent to, the ARF's Original-Mail-From, or, in the returned
@@ -22,7 +24,10 @@ import { parseReport, type ParsedReport } from "./report-parser";
 
 export type InboundOutcome =
   | { kind: "unsubscribed" | "complained" | "bounced"; recipients: string[] }
-  | { kind: "dropped"; why: string };
+  | { kind: "dmarc"; domain: string; records: number }
+  | { kind: "dropped"; why: string }
+  /** Refused with a 554: the message is over a bound of what is read (a DMARC report's). */
+  | { kind: "refused"; why: string };
 
 export interface InboundEnvelope {
   from: string;
@@ -74,6 +79,8 @@ export async function handleInboundMessage(ctx: AppContext, secret: string, raw:
     await recordEngagement(deps, recipient, { type: "unsubscribed", reason: "The recipient unsubscribed by email (List-Unsubscribe mailto)" });
     return { kind: "unsubscribed", recipients: [recipient.email] };
   }
+
+  if (envelope.to.some(isDmarcAddress)) return handleDmarcReport(ctx, raw, envelope.from);
 
   const report = await parseReport(raw);
   if (report.kind === "unknown") return { kind: "dropped", why: "neither a delivery status notification nor a feedback report" };

@@ -160,6 +160,8 @@ export async function startInboundServer(ctx: AppContext, secret: string): Promi
         }
         handleInboundMessage(ctx, secret, raw, envelope).then(
           (outcome) => {
+            // Refused only when nothing of the transaction was stored for a route (a 554 says none of it was taken).
+            if (outcome.kind === "refused" && routed.length === 0) return callback(Object.assign(new Error(`5.6.0 Message refused: ${outcome.why}`), { responseCode: 554 }));
             if (outcome.kind === "dropped") ctx.log.info({ from: envelope.from, to: envelope.to, why: outcome.why }, "inbound message dropped");
             else ctx.log.info({ outcome }, "inbound report processed");
             callback(null, "2.0.0 Ok");

@@ -91,14 +91,14 @@ interface MimePart {
   body: Buffer;
 }
 
-function splitHead(raw: Buffer): { head: string; body: Buffer } {
+export function splitHead(raw: Buffer): { head: string; body: Buffer } {
   const text = raw.toString("latin1");
   const m = /\r?\n\r?\n/.exec(text);
   if (!m) return { head: text, body: Buffer.alloc(0) };
   return { head: text.slice(0, m.index), body: raw.subarray(m.index + m[0].length) };
 }
 
-function parseContentType(value: string | undefined): { type: string; params: Record<string, string> } {
+export function parseContentType(value: string | undefined): { type: string; params: Record<string, string> } {
   const [type, ...rest] = (value ?? "text/plain").split(";");
   const params: Record<string, string> = {};
   for (const p of rest) {
@@ -108,7 +108,7 @@ function parseContentType(value: string | undefined): { type: string; params: Re
   return { type: type!.trim().toLowerCase(), params };
 }
 
-function decodeBody(body: Buffer, encoding: string | undefined): Buffer {
+export function decodeBody(body: Buffer, encoding: string | undefined): Buffer {
   const enc = (encoding ?? "").trim().toLowerCase();
   if (enc === "base64") return Buffer.from(body.toString("latin1").replace(/[^A-Za-z0-9+/=]/g, ""), "base64");
   if (enc === "quoted-printable") {

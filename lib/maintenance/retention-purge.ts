@@ -5,6 +5,7 @@ import { accountRetentions } from "../storage/event-partitions";
 import { longestRetentionDays, purgeEventsPastRetention } from "../domain/partitions/event-partitions";
 import { dropPastMessageDays } from "../domain/partitions/message-partitions";
 import { dropEmptyRecipientDays } from "../domain/partitions/recipient-partitions";
+import { deleteDmarcReportsPastRetention } from "../storage/dmarc-rows";
 import { deleteEventHourCountsPastRetention, deleteLimitCountersBefore, deleteMessagesPastRetention } from "../storage/retention-rows";
 
 /**
@@ -12,7 +13,8 @@ import { deleteEventHourCountsPastRetention, deleteLimitCountersBefore, deleteMe
  * (docs/contract.md §7.4), messages past retention whose recipients are all final and
  * that no remaining event shows (a late open keeps its message's headers),
  * sandbox captures older than MAILROOM_SANDBOX_RETENTION, rate-limit counters
- * of past windows, and the hourly event-count summaries past retention.
+ * of past windows, the hourly event-count summaries past retention, and the
+ * DMARC aggregate reports of days past the account's retention (docs/adr/0809).
  * Deletes in batches so that no statement holds locks for long.
  * Events go by whole day partitions (lib/domain/partitions/event-partitions.ts, docs/adr/0031),
  * and so do sandbox captures (lib/domain/partitions/day-partitions.ts, docs/adr/0040) and
@@ -38,6 +40,7 @@ export async function purgePastRetention(ctx: AppContext, now = new Date()) {
   // Windows are Unix seconds; the longest window is a day, keep two.
   const limitCounters = await deleteLimitCountersBefore(ctx.database, nowSeconds - 2 * 86400);
   const eventSummaries = await deleteEventHourCountsPastRetention(ctx.database, nowSeconds);
+  const dmarcReports = await deleteDmarcReportsPastRetention(ctx.database, now);
   return {
     events,
     eventPartitionsDropped,
@@ -52,6 +55,7 @@ export async function purgePastRetention(ctx: AppContext, now = new Date()) {
     sandboxPartitionsWaiting: sandbox.partitionsWaiting,
     limitCounters,
     eventSummaries,
+    dmarcReports,
   };
 }
 

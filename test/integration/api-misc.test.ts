@@ -109,7 +109,7 @@ describe("API surface: 404, 405, trailing slashes, request ids, openapi, metrics
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
         ...["/email", "/email/batch", "/email/scheduled", "/email/{MessageID}", "/email/{MessageID}/cancel", "/events"],
-        ...["/domains", "/domains/{domain}", "/domains/{domain}/verify", "/domains/{domain}/dkim/rotate"],
+        ...["/domains", "/domains/{domain}", "/domains/{domain}/verify", "/domains/{domain}/dkim/rotate", "/domains/{domain}/dmarc"],
         ...["/inbound/messages", "/inbound/messages/{MessageID}", "/inbound/messages/{MessageID}/raw", "/inbound/messages/{MessageID}/retry"],
         ...["/inbound/routes", "/inbound/routes/{id}", "/openapi.json", "/reputation", "/stats", "/suppressions", "/suppressions/{email}"],
         ...["/templates", "/templates/render", "/templates/{id}", "/templates/{id}/render", "/templates/{id}/versions/{version}"],
@@ -123,6 +123,7 @@ describe("API surface: 404, 405, trailing slashes, request ids, openapi, metrics
     expect(doc.paths["/webhooks"]).toHaveProperty("post");
     expect(doc.paths["/webhooks/{id}"]).toHaveProperty("delete");
     expect(Object.keys(doc.paths["/domains/{domain}"]!).sort()).toEqual(["delete", "get", "patch"]);
+    expect(JSON.stringify(doc.paths["/domains/{domain}/dmarc"]!.get)).toContain('"name":"Days"');
     expect(doc.components.schemas).toHaveProperty("EmailRequest");
     expect(doc.components.schemas).toHaveProperty("StatsResponse");
     expect(JSON.stringify(doc.components.schemas.EventRecord)).toContain("Geolocation");

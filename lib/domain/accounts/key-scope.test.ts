@@ -26,6 +26,9 @@ describe("requiredScope (docs/contract.md §17.2)", () => {
     ["DELETE", "/suppressions/:email", "full"],
     ["POST", "/emails", "full"],
     ["POST", "/templates", "full"],
+    ["GET", "/domains/:domain", "read"],
+    ["GET", "/domains/:domain/dmarc", "full"],
+    ["GET", "/domains/example.com/DMARC", "full"],
   ];
   it.each(table)("%s %s needs %s", (method, path, needed) => {
     expect(requiredScope(method, path)).toBe(needed);

@@ -11,7 +11,7 @@ import { isValidDomainName, normalizeDomainName } from "./sender-domains";
  * - `send`: every non-GET request on `/email` and below (POST /email, the
  *   batch endpoint, changes to scheduled messages such as PATCH /email/{id}
  *   and POST /email/{id}/cancel), and SMTP submission;
- * - `read`: every GET (and HEAD);
+ * - `read`: every GET (and HEAD) but GET /domains/{domain}/dmarc;
  * - `full`: everything, including what neither of the others covers
  *   (webhooks, suppressions and other changes).
  */
@@ -19,9 +19,11 @@ import { isValidDomainName, normalizeDomainName } from "./sender-domains";
 /** The scope a request needs; `path` is relative to /api/v1 (a route pattern or a concrete path). */
 export function requiredScope(method: string, path: string): Exclude<ApiKeyScope, "full"> | "full" {
   const m = method.toUpperCase();
+  const segments = path.split("/").filter((segment) => segment !== "").map((segment) => segment.toLowerCase());
+  // The one read that needs a full key: DMARC reports name the infrastructure of everyone who sends as the domain (docs/adr/0809).
+  if (segments.length === 3 && segments[0] === "domains" && segments[2] === "dmarc") return "full";
   if (m === "GET" || m === "HEAD") return "read";
-  const first = path.split("/").find((segment) => segment !== "");
-  if (first?.toLowerCase() === "email") return "send";
+  if (segments[0] === "email") return "send";
   return "full";
 }
 

@@ -119,7 +119,11 @@ export function dnsRecordsFor(domain: SenderDomainRow, options: RecordOptions = 
   ];
   // Receivers check the SPF of the Return-Path domain: one of its own when it is the domain's (bounces.<domain>).
   if (!options.bounceDomain) records.push({ purpose: "spf", type: "TXT", name: bounceDomain, value: spf });
+  // Aggregate reports come to the inbound server (docs/adr/0809); a report domain outside the policy domain must say it takes them (RFC 7489 §7.1).
   records.push({ purpose: "dmarc", type: "TXT", name: `_dmarc.${domain.name}`, value: `v=DMARC1; p=none; rua=mailto:dmarc@${bounceDomain}` });
+  if (bounceDomain !== domain.name && !bounceDomain.endsWith(`.${domain.name}`)) {
+    records.push({ purpose: "dmarc", type: "TXT", name: `${domain.name}._report._dmarc.${bounceDomain}`, value: "v=DMARC1" });
+  }
   if (domain.dkimNextSelector && domain.dkimNextPublicKey) records.push(dkimRecord("dkim-next", domain.dkimNextSelector, domain.name, domain.dkimNextPublicKey));
   if (domain.dkimPreviousSelector && domain.dkimPreviousPublicKey) {
     records.push(dkimRecord("dkim-previous", domain.dkimPreviousSelector, domain.name, domain.dkimPreviousPublicKey));

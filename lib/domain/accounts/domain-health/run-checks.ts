@@ -24,7 +24,7 @@ const fixOf = (r: DnsRecord): RecordFix => ({ type: r.type, name: r.name, value:
 const recordOf = (records: DnsRecord[], purpose: DnsRecord["purpose"]) => records.find((r) => r.purpose === purpose);
 
 /** A host's A and AAAA (the instance's sending addresses: its EHLO name's). */
-async function sendingAddresses(lookup: DnsLookup, heloName: string): Promise<string[]> {
+export async function sendingAddresses(lookup: DnsLookup, heloName: string): Promise<string[]> {
   const [a, aaaa] = await Promise.all([ask<string>(lookup, heloName, "A"), ask<string>(lookup, heloName, "AAAA")]);
   return [...(a.ok ? a.values : []), ...(aaaa.ok ? aaaa.values : [])].slice(0, MAX_SENDING_ADDRESSES);
 }
