@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * DMARC aggregate reports (RFC 7489 §7.2) received for a sender domain, as the
  * extension endpoint GET /api/v1/domains/{domain}/dmarc answers them
- * (docs/contract.md extensions, docs/adr/0809). The spec's endpoints are
+ * (docs/contract.md extensions). The spec's endpoints are
  * untouched. Imports only zod.
  */
 

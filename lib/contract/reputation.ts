@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * GET /api/v1/reputation (extension, docs/contract.md §17, docs/adr/0136):
+ * GET /api/v1/reputation (extension, docs/contract.md §17):
  * the account's reputation guardrails — its bounce and complaint rates over a
  * rolling day and week, the thresholds that warn and pause, and whether
  * sending is paused. Read-only, any full key of the account. Imports only zod.
