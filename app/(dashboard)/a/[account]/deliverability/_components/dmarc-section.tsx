@@ -20,7 +20,7 @@ function Sources({ report }: { report: DmarcResponse }) {
           </>
         )}
       </p>
-      <Table aria-label={`DMARC sources of ${report.Domain}`}>
+      <Table aria-label={`DMARC sources of ${report.Domain}`} scrollLabel={`DMARC sources of ${report.Domain}, scrolls sideways`}>
         <thead>
           <tr>
             <Th>Source</Th>

@@ -35,7 +35,7 @@ function DomainTable({ domain: d, settingsHref }: { domain: DomainJson; settings
           No health checks yet: <SettingsDomains href={settingsHref} /> checks its DNS now, or the daily check will.
         </p>
       ) : (
-        <Table aria-label={`Health checks of ${d.Domain}`}>
+        <Table aria-label={`Health checks of ${d.Domain}`} scrollLabel={`Health checks of ${d.Domain}, scrolls sideways`}>
           <thead>
             <tr>
               <Th>Check</Th>

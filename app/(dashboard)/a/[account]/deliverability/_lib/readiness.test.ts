@@ -51,6 +51,8 @@ describe("readinessVerdict", () => {
   it("warns for a verified domain whose checks have not run", () => {
     const input = { ...ready, domains: [{ Domain: "x.example.com", Status: "verified" as const, Checks: [] }] };
     expect(line(input, "ptr")).toMatchObject({ status: "warn", why: "x.example.com: not checked yet" });
+    const partial = { ...ready, domains: [{ ...domain("y.example.com"), Checks: domain("y.example.com").Checks.filter((c) => c.Check !== "alignment") }] };
+    expect(line(partial, "dmarc")).toMatchObject({ status: "warn", why: "y.example.com: no dmarc or alignment check in its last checks" });
   });
 
   it("judges the spam rate against 0.1% and 0.3%, and warns when nothing was delivered", () => {

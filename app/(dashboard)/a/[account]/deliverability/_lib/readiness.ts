@@ -52,7 +52,7 @@ function fromChecks(id: ReadinessId, rule: string, names: HealthCheckName[], dom
     const found = names.map((n) => d.Checks.find((c) => c.Check === n));
     if (found.some((c) => c === undefined)) {
       statuses.push("warn");
-      problems.push(`${d.Domain}: not checked yet`);
+      problems.push(`${d.Domain}: ${d.Checks.length === 0 ? "not checked yet" : `no ${names.join(" or ")} check in its last checks`}`);
       continue;
     }
     for (const c of found as NonNullable<(typeof found)[number]>[]) {
