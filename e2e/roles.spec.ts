@@ -7,7 +7,7 @@ import { loadState } from "./support/state";
 
 const nav = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("link");
 
-test("marketing sees the overview and events only, read-only", async ({ page }) => {
+test("marketing sees the overview, deliverability and events only, read-only", async ({ page }) => {
   const { messages } = loadState();
   await signIn(page, "marketing");
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
