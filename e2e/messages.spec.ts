@@ -11,7 +11,9 @@ test("a MessageID pasted in the header opens the message's timeline per recipien
   await expect(page).toHaveURL(new RegExp(`/messages/${messages.engaged}$`));
   await expect(page.getByTestId("message-id")).toHaveText(messages.engaged);
   await expect(page.getByRole("heading", { name: "Welcome to Mailroom" })).toBeVisible();
-  await expect(page.getByText("Ann Example <ann@example.org>")).toBeVisible();
+  // The summary's To; "What was sent" repeats it in the headers table.
+  await expect(page.getByRole("definition").filter({ hasText: "Ann Example <ann@example.org>" })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "Ann Example <ann@example.org>" })).toBeVisible();
 
   const ann = page.getByTestId("recipient-timeline").filter({ hasText: "ann@example.org" });
   await expect(ann.locator("ol > li")).toHaveCount(4);

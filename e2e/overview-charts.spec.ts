@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { expect, test, type Locator, type Page } from "@playwright/test";
@@ -52,10 +53,13 @@ test.beforeAll(async () => {
     const seen = await client.query("SELECT 1 FROM messages WHERE account_id = $1 AND $2 = ANY(tags)", [accountId, TAG]);
     if (seen.rowCount) return;
     const at = Math.floor(Date.now() / 1000) - 2 * 3600;
+    // Headers as the API stores them: GET /events (and the dashboard's parse of it) serves them as they are.
+    const id = randomUUID();
+    const headers = { MessageId: id, From: [["", "hello@example.com"]], ReplyTo: [], To: [["", "a@gmail.com"]], Cc: [], Bcc: [], Subject: "Digest" };
     const { rows } = await client.query<{ id: string }>(
       `INSERT INTO messages (id, account_id, from_email, from_domain, subject, headers, content, tags, created_at)
-       VALUES (gen_random_uuid(), $1, 'hello@example.com', 'example.com', 'Digest', '{}', '{}', $2, to_timestamp($3 - 60)) RETURNING id`,
-      [accountId, [TAG], at],
+       VALUES ($4, $1, 'hello@example.com', 'example.com', 'Digest', $5, '{}', $2, to_timestamp($3 - 60)) RETURNING id`,
+      [accountId, [TAG], at, id, JSON.stringify(headers)],
     );
     const events: [string, string][] = [
       ["accepted", "a@gmail.com"],

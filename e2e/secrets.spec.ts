@@ -59,7 +59,8 @@ test("pages carry a nonce-based CSP and the other security headers, and nothing 
   expect(h["referrer-policy"]).toBe("same-origin");
   await signIn(page, "admin");
   await page.goto("/?range=24h");
-  await page.locator('[data-testid="chart-counts"] .chart-line[d^="M"]').first().waitFor();
+  // recharts draws after hydration (inline styles: style-src allows them, scripts stay nonce-bound).
+  await page.locator('[data-testid="chart-counts"] [data-drawn=true] .chart-line').first().waitFor();
   await page.goto("/events");
   await page.getByTestId("event-row").first().click();
   await expect(page.getByRole("dialog")).toBeVisible();

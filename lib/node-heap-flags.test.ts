@@ -32,5 +32,6 @@ describe("the heap flags of the long-running processes (docs/adr/0047)", () => {
     expect(youngMb(NODE_HEAP_FLAGS)).toBe(2 * semiSpaceMb);
     // V8's own default (16 MB semi-spaces on 64-bit), which the flag doubles.
     expect(youngMb([])).toBeLessThan(2 * semiSpaceMb);
-  });
+    // Two child processes allocating millions of objects: seconds on a loaded 2-core CI machine, past vitest's 5 s default once.
+  }, 30_000);
 });

@@ -1,7 +1,7 @@
 import type SMTPConnection from "nodemailer/lib/smtp-connection";
 import type { Logger } from "../logger";
 import type { SmtpAnswer } from "./classify";
-import { enterPhase, openConnection, quitConnection, retireConnection, type Connection, type SmtpError, type SmtpTarget } from "./smtp-connection";
+import { enterPhase, openConnection, quitConnection, retireConnection, type Connection, type ConnectionUse, type SmtpError, type SmtpTarget } from "./smtp-connection";
 import {
   backstopMs,
   destinationIsEmpty,
@@ -146,7 +146,7 @@ export class SmtpClient {
    * throws. `lane`: what the transaction is for at this destination (the
    * recipient domain; default: that of `to`), where stalls are noticed.
    */
-  async send(target: SmtpTarget, envelope: Envelope, raw: Buffer, lane?: string, account = ""): Promise<SendOutcome> {
+  async send(target: SmtpTarget, envelope: Envelope, raw: Buffer, lane?: string, account = "", use: ConnectionUse = {}): Promise<SendOutcome> {
     const started = Date.now();
     const d = this.destination(target);
     let slot: Slot;
@@ -157,12 +157,12 @@ export class SmtpClient {
     }
     const attempt: Attempt = { began: false, answered: false };
     try {
-      const info = await this.transact(target, slot, d, envelope, raw, attempt);
+      const info = await this.transact(target, slot, d, envelope, raw, attempt, use);
       return { answer: answerOfSent(info), durationMs: Date.now() - started, beforeTransaction: false };
     } catch (e) {
       return { answer: answerOfFailure(e as SmtpError), durationMs: Date.now() - started, beforeTransaction: !attempt.began };
     } finally {
-      this.release(d, slot, attempt.connection, attempt.answered);
+      this.release(d, slot, attempt.connection, attempt.answered, use);
     }
   }
 
@@ -187,17 +187,18 @@ export class SmtpClient {
    * one; once more on a new one when the reused connection turns out closed
    * before it answered (mayResendOnFreshConnection).
    */
-  private async transact(target: SmtpTarget, slot: Slot, d: Destination, envelope: Envelope, raw: Buffer, attempt: Attempt): Promise<SMTPConnection.SentMessageInfo> {
+  private async transact(target: SmtpTarget, slot: Slot, d: Destination, envelope: Envelope, raw: Buffer, attempt: Attempt, use: ConnectionUse): Promise<SMTPConnection.SentMessageInfo> {
     for (let n = 0; ; n++) {
       const reused = takeIdle(d);
       attempt.connection = reused;
       if (reused) {
         slot.connection = reused;
         reused.progressAt = Date.now();
-      }
+      } else spendOpen(use, d);
       const connection = reused ?? (await openConnection(target, { heloName: this.options.heloName, backstopMs: backstopMs(this.timeouts) }, (c) => (slot.connection = c)));
       attempt.connection = connection;
       attempt.began = true;
+      connection.transactions++;
       try {
         const info = await runTransaction(connection, envelope, raw);
         attempt.answered = true;
@@ -278,11 +279,12 @@ export class SmtpClient {
     return w;
   }
 
-  private release(d: Destination, slot: Slot, connection: Connection | undefined, answered: boolean): void {
+  private release(d: Destination, slot: Slot, connection: Connection | undefined, answered: boolean, use: ConnectionUse): void {
     if (slot.probe && d.active.has(slot)) this.probesRunning--;
     if (d.active.has(slot)) countAccount(d, slot.account, -1);
     this.stalledTotal += endSlot(d, slot, answered, Date.now());
-    if (connection && !connection.dead && !this.closed) {
+    const spent = connection !== undefined && use.messagesPerConnection !== undefined && connection.transactions >= use.messagesPerConnection;
+    if (connection && !connection.dead && !this.closed && !spent) {
       enterPhase(connection, "idle");
       connection.idleSince = connection.phaseSince;
       d.idle.push(connection);
@@ -388,4 +390,12 @@ export class SmtpClient {
       this.ticker = undefined;
     }
   }
+}
+
+/** A new connection counts against the destination's connection rate; spent, the copy is not tried until it frees (no attempt spent). */
+function spendOpen(use: ConnectionUse, d: Destination): void {
+  const now = Date.now();
+  const wait = use.openRate?.tryOpen(now) ?? 0;
+  if (wait <= 0) return;
+  throw Object.assign(new Error(`Throttled: ${d.label}'s shaping rule allows no more new connections this minute`), { code: "ECONNRATE", heldUntil: now + wait });
 }

@@ -4,7 +4,7 @@ import type SMTPConnection from "nodemailer/lib/smtp-connection";
 import { describe, expect, it } from "vitest";
 import { enterPhase, retireConnection, smtpConnectionOptions, timeoutError, watchPhases, type Connection } from "./smtp-connection";
 
-const fresh = (): Connection => ({ socket: new net.Socket(), dead: false, phase: "connect", phaseSince: 0, progressAt: 0, idleSince: 0 });
+const fresh = (): Connection => ({ socket: new net.Socket(), dead: false, phase: "connect", phaseSince: 0, progressAt: 0, idleSince: 0, transactions: 0 });
 
 /** The two private methods of SMTPConnection the phase watch wraps, and what they were called with. */
 function fakeSmtp() {

@@ -19,6 +19,16 @@ export interface SmtpTarget {
   auth?: { user: string; pass: string };
   /** Name for TLS SNI when `host` is an IP address (MX delivery). */
   servername?: string;
+  /** Only over TLS: a peer that offers no STARTTLS gets no message (a deferral that says so). */
+  requireTls?: boolean;
+}
+
+/** How a transaction's connection is used, from the destination's shaping rule (destinations/gate.ts CopyShape). */
+export interface ConnectionUse {
+  /** A connection is closed after this many transactions. */
+  messagesPerConnection?: number;
+  /** Asked before a new connection is opened: 0 to open it, else the wait until one may be. */
+  openRate?: { tryOpen(now: number): number };
 }
 
 export type SmtpError = Error & {
@@ -27,6 +37,8 @@ export type SmtpError = Error & {
   response?: string;
   rejectedErrors?: { responseCode?: number; response?: string }[];
   enhancedCode?: string;
+  /** Not tried for the destination's sake until then (a connection rate spent): no attempt spent. */
+  heldUntil?: number;
 };
 
 export interface Connection {
@@ -41,6 +53,8 @@ export interface Connection {
   /** Last progress: a reply received (the next command written), data handed over. */
   progressAt: number;
   idleSince: number;
+  /** Transactions begun on it (a rule's messagesPerConnection closes it). */
+  transactions: number;
   timedOut?: { phase: SmtpPhase; limitMs: number; givenUp?: string };
 }
 
@@ -58,6 +72,12 @@ export const timeoutError = (t: { phase: SmtpPhase; limitMs: number; givenUp?: s
 
 const closedError = (target: SmtpTarget, when: string): SmtpError =>
   Object.assign(new Error(`Connection to ${target.host}:${target.port} closed${when}`), { code: "ECONNECTION" });
+
+const tlsRequiredError = (target: SmtpTarget): SmtpError =>
+  Object.assign(new Error(`TLS required: ${target.servername ?? target.host}:${target.port} offered no STARTTLS, so nothing was sent in clear (its shaping rule's requireTls)`), {
+    code: "ETLSREQUIRED",
+    enhancedCode: "4.7.10",
+  });
 
 export function enterPhase(c: Connection, phase: SmtpPhase | "idle"): void {
   c.phase = phase;
@@ -126,7 +146,7 @@ export async function openConnection(target: SmtpTarget, options: OpenOptions, t
   const now = Date.now();
   const socket = net.connect({ host: target.host, port: target.port });
   socket.setNoDelay(true);
-  const c: Connection = { socket, dead: false, phase: "connect", phaseSince: now, progressAt: now, idleSince: now };
+  const c: Connection = { socket, dead: false, phase: "connect", phaseSince: now, progressAt: now, idleSince: now, transactions: 0 };
   track(c);
   try {
     await socketConnected(socket, target);
@@ -141,6 +161,7 @@ export async function openConnection(target: SmtpTarget, options: OpenOptions, t
     smtp.on("error", drop);
     smtp.on("end", drop);
     await greeted(smtp, target);
+    if (target.requireTls && !smtp.secure) throw tlsRequiredError(target);
     if (target.auth) await login(smtp, target.auth);
   } catch (err) {
     retireConnection(c, false);

@@ -39,6 +39,7 @@ export function answerOfFailure(err: SmtpError): SmtpAnswer {
     response: rejected?.response ?? err.response ?? err.message,
     errorCode: err.code,
     enhancedCode: err.enhancedCode,
+    ...(err.heldUntil !== undefined && { heldUntil: err.heldUntil }),
   };
 }
 

@@ -1,7 +1,7 @@
 import net from "node:net";
 import { dnsResolver } from "../net/dns-resolver";
 import { destinationKeysOf, destinationOf, type Destination } from "./destinations/destination";
-import type { DestinationGate } from "./destinations/gate";
+import type { CopyShape, DestinationGate } from "./destinations/gate";
 import { replySignalOf } from "./destinations/reply-signals";
 import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
@@ -51,15 +51,15 @@ async function throughGate(
   domain: string,
   destination: Destination,
   envelope: Envelope,
-  send: () => Promise<TransportResult>,
+  send: (shape: CopyShape) => Promise<TransportResult>,
 ): Promise<TransportResult> {
-  if (!gate) return send();
+  if (!gate) return send({});
   const keys = destinationKeysOf(domain, destination);
   const admission = await gate.admit(keys, destination, envelope.accountId ?? "");
   if (!admission.ok) return { answer: { errorCode: "EHELD", response: admission.reason, heldUntil: admission.until }, mxHost: "", durationMs: 0 };
   let result: TransportResult;
   try {
-    result = await send();
+    result = await send(admission.shape);
   } finally {
     admission.release();
   }
@@ -79,8 +79,8 @@ export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarg
     async sendAll(domain, envelopes) {
       return Promise.all(
         envelopes.map((e) =>
-          throughGate(gate, domain, destination, e, async () => {
-            const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId);
+          throughGate(gate, domain, destination, e, async (shape) => {
+            const r = await client.send({ ...target, requireTls: target.requireTls || shape.requireTls }, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
             return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}` };
           }),
         ),
@@ -185,15 +185,17 @@ export function createMxTransport(options: TransportOptions & { resolver?: MxRes
       const destination = destinationOf(domain, [...new Set(hops.map((h) => h.host))]);
       return Promise.all(
         envelopes.map((e) =>
-          throughGate(options.gate, domain, destination, e, async () => {
+          throughGate(options.gate, domain, destination, e, async (shape) => {
             let last: TransportResult | undefined;
             // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
             // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
             // even have delivered the message there).
             for (const hop of hops) {
-              const r = await client.send({ host: hop.address, port, secure: false, servername: hop.host }, { from: e.from, to: e.to }, e.raw, undefined, e.accountId);
+              const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls };
+              const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
               last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host };
-              if (r.answer.responseCode || !r.beforeTransaction) break;
+              // A connection rate spent is the destination's, whichever of its hosts: no other host is tried.
+              if (r.answer.responseCode || !r.beforeTransaction || r.answer.heldUntil !== undefined) break;
             }
             return last!;
           }),

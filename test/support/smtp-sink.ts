@@ -7,6 +7,8 @@ export interface ReceivedMail {
   raw: Buffer;
   user?: string;
   secure: boolean;
+  /** The SMTP session (connection) it came on. */
+  sessionId: string;
 }
 
 export interface SmtpSink {
@@ -62,6 +64,7 @@ export async function startSmtpSink(
           raw: Buffer.concat(chunks),
           user: session.user as string | undefined,
           secure: session.secure,
+          sessionId: session.id,
         };
         received.push(mail);
         options.onMail?.(mail);

@@ -35,6 +35,19 @@ describe("DestinationGate", () => {
     expect((await gate.admit(keys, gmail, "acct-2")).ok).toBe(true);
   });
 
+  it("hands an admitted copy its rule's connection members; the window of opens is the destination's, one for all its copies", async () => {
+    const { gate, clock } = gateWith({ rules: { default: { requireTls: true }, gmail: { messagesPerConnection: 50, connectionsPerMinute: 1 } } });
+    const a = await gate.admit(keys, gmail, "a");
+    const b = await gate.admit(keys, gmail, "b");
+    if (!a.ok || !b.ok) throw new Error("admitted");
+    expect(a.shape).toMatchObject({ requireTls: true, messagesPerConnection: 50 });
+    expect(a.shape.openRate?.tryOpen(clock.t)).toBe(0);
+    expect(b.shape.openRate?.tryOpen(clock.t)).toBe(60_000);
+    const other = await gate.admit(["other.example"], { key: "other.example", provider: undefined } as never, "a");
+    if (!other.ok) throw new Error("admitted");
+    expect(other.shape).toEqual({ requireTls: true, messagesPerConnection: undefined, openRate: undefined });
+  });
+
   it("keeps to a rule's connections and rate, handing out later moments", async () => {
     const { gate, clock } = gateWith({ rules: { gmail: { maxConnections: 1, messagesPerMinute: 60 } } });
     const first = await gate.admit(keys, gmail, "a");

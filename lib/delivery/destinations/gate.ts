@@ -4,6 +4,7 @@ import type { SmtpAnswer } from "../classify";
 import { AcceptedLastMinute, complain, relax, type BackOffOptions, type Throttle } from "./back-off";
 import type { Destination } from "./destination";
 import type { Hold, NewHold } from "./holds";
+import { ConnectionRate } from "./connection-rate";
 import { RateLimiter } from "./rate-limiter";
 import { replySignalOf } from "./reply-signals";
 import { ruleFor, type ShapingRule, type ShapingRules } from "./shaping-rules";
@@ -17,10 +18,20 @@ import { ruleFor, type ShapingRule, type ShapingRules } from "./shaping-rules";
  * deferred without spending an attempt (classify.ts `heldUntil`). A short
  * wait (up to `maxWaitMs`) is waited here instead. Replies are fed back
  * (`observe`): a rate complaint throttles, a suspension pattern places an
- * automatic hold. Counts are this process's own.
+ * automatic hold. An admitted copy carries the rule's connection members
+ * (CopyShape) to the SMTP client, which alone knows when a connection is
+ * new or reused. Counts are this process's own.
  */
 
-export type Admission = { ok: true; release(): void } | { ok: false; until: number; reason: string };
+/** What a copy admitted to a destination must keep to on its connection (the rule's members the SMTP client applies). */
+export interface CopyShape {
+  requireTls?: boolean;
+  messagesPerConnection?: number;
+  /** Asked before a new connection is opened (connection-rate.ts); absent: no limit. */
+  openRate?: { tryOpen(now: number): number };
+}
+
+export type Admission = { ok: true; shape: CopyShape; release(): void } | { ok: false; until: number; reason: string };
 
 export interface GateOptions {
   holds: { holdFor(keys: string[], accountId: string): Hold | undefined };
@@ -41,6 +52,8 @@ export interface GateOptions {
 
 interface DestinationState {
   limiter: RateLimiter;
+  /** New connections of the last minute (the rule's connectionsPerMinute). */
+  opens: ConnectionRate;
   inFlight: number;
   throttle?: Throttle;
   accepted: AcceptedLastMinute;
@@ -96,8 +109,10 @@ export class DestinationGate {
     state.limiter.take(this.now());
     state.inFlight++;
     let released = false;
+    const rule = state.rule ?? {};
     return {
       ok: true,
+      shape: { requireTls: rule.requireTls, messagesPerConnection: rule.messagesPerConnection, openRate: rule.connectionsPerMinute ? state.opens : undefined },
       release: () => {
         if (!released) state.inFlight--;
         released = true;
@@ -153,7 +168,7 @@ export class DestinationGate {
   private stateOf(key: string, keys: string[]): DestinationState {
     let state = this.states.get(key);
     if (!state) {
-      state = { limiter: new RateLimiter(), inFlight: 0, accepted: new AcceptedLastMinute(), suspendedUntil: 0 };
+      state = { limiter: new RateLimiter(), opens: new ConnectionRate(undefined), inFlight: 0, accepted: new AcceptedLastMinute(), suspendedUntil: 0 };
       this.states.set(key, state);
     }
     const rule = ruleFor(this.options.rules(), keys);
@@ -177,6 +192,7 @@ export class DestinationGate {
   private applyLimits(state: DestinationState): void {
     const rule = state.rule ?? {};
     const t = state.throttle;
+    state.opens.setLimit(rule.connectionsPerMinute);
     const perMinute = t ? Math.min(rule.messagesPerMinute ?? Number.POSITIVE_INFINITY, t.perMinute) : rule.messagesPerMinute;
     // A throttle spaces every message evenly (no burst): the destination has just said it had too many.
     state.limiter.setLimits({ perSecond: rule.messagesPerSecond, perMinute, perHour: rule.messagesPerHour, burst: t ? 0 : undefined });

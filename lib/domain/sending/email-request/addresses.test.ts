@@ -86,7 +86,8 @@ describe("parseAddressString on hostile input", () => {
     const huge = `a${u.repeat(Math.ceil(10_000_000 / u.length))}b`;
     t = performance.now();
     expect(parseAddress(huge)).toMatchObject({ kind: "address", emailState: "invalid" });
-    expect(performance.now() - t).toBeLessThan(20);
+    // Parsing 10 MB would take seconds; the refusal reads only its length (100 ms: a loaded CI core, once 20 ms too few).
+    expect(performance.now() - t).toBeLessThan(100);
   });
 
   it("refuses over-long names in objects, and strings just over the bound", () => {
