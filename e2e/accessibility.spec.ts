@@ -49,6 +49,7 @@ async function pages(page: Page): Promise<Array<[string, string]>> {
   expect(capture).toBeTruthy();
   return [
     ["overview", `/a/${a}`],
+    ["deliverability", `/a/${a}/deliverability`],
     ["events", `/a/${a}/events`],
     ["message timeline", `/a/${a}/messages/${messages.engaged}`],
     ["compose", `/a/${a}/compose`],

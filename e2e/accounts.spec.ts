@@ -132,7 +132,7 @@ test("roles hold per account: admin of Acme, marketing of Demo", async ({ page }
   const { accountId: demo } = loadState();
   await signInAs(page, USERS.dual);
   await page.goto(`/a/${demo}`);
-  await expect(nav(page)).toHaveText(["Overview", "Events"]);
+  await expect(nav(page)).toHaveText(["Overview", "Deliverability", "Events"]);
   expect((await page.goto(`/a/${demo}/settings`))?.status()).toBe(403);
   expect((await page.goto(`/a/${demo}/webhooks`))?.status()).toBe(403);
   expect((await page.goto(`/a/${acme.accountId}/settings`))?.status()).toBe(200);

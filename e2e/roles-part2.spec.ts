@@ -33,7 +33,7 @@ const ACTIONS = [
 
 test("marketing reaches none of compose, sandbox, webhooks, settings: pages, routes or actions", async ({ page }) => {
   await signIn(page, "marketing");
-  await expect(nav(page)).toHaveText(["Overview", "Events"]);
+  await expect(nav(page)).toHaveText(["Overview", "Deliverability", "Events"]);
   for (const path of ["/compose", "/sandbox", "/sandbox/1", "/webhooks", "/settings"]) {
     const res = await page.goto(path);
     expect(res?.status(), path).toBe(403);

@@ -7,11 +7,11 @@ import { loadState } from "./support/state";
 
 const nav = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("link");
 
-test("marketing sees the overview and events only, read-only", async ({ page }) => {
+test("marketing sees the overview, deliverability and events only, read-only", async ({ page }) => {
   const { messages } = loadState();
   await signIn(page, "marketing");
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
-  await expect(nav(page)).toHaveText(["Overview", "Events"]);
+  await expect(nav(page)).toHaveText(["Overview", "Deliverability", "Events"]);
   // No MessageID search in the header: the message page is not theirs.
   await expect(page.getByRole("search")).toHaveCount(0);
 

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
-import { Brush, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { Brush, CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { formatCompact } from "../format";
 import { cn } from "../ui/cn";
 import { axisLabel, bucketLabel, formatValue } from "./chart-labels";
@@ -10,6 +10,13 @@ import { ChartTooltip, type TooltipSeries } from "./chart-tooltip";
 import { useWidth } from "./use-width";
 
 export type SeriesDef = TooltipSeries;
+
+/** A horizontal line at a fixed value (a threshold), dashed, labelled on the plot and listed under the legend. */
+export interface ReferenceDef {
+  value: number;
+  label: string;
+  color: string;
+}
 
 /** The plot's height in px, the same in the server's placeholder and the drawn chart (no layout shift). */
 const PLOT_HEIGHT = 256;
@@ -23,7 +30,9 @@ const PLOT_HEIGHT = 256;
  * count); the legend's buttons hide and show series; a brush zooms and, when
  * released, hands its buckets to `onRangeSelect`; a click on a bucket opens
  * `bucketHref`. The table stays for screen readers and keyboard users (its
- * row headers are the same links as the clicks).
+ * row headers are the same links as the clicks). `references` draws
+ * thresholds across the plot; `fitValues` lets a percentage axis fit its
+ * values and thresholds (a 0.08% line is invisible on 0–100%).
  */
 export function TimeSeriesChart<T extends { start: number }>({
   data,
@@ -34,6 +43,8 @@ export function TimeSeriesChart<T extends { start: number }>({
   testId,
   bucketHref,
   onRangeSelect,
+  references = [],
+  fitValues = false,
 }: {
   data: T[];
   series: SeriesDef[];
@@ -43,6 +54,8 @@ export function TimeSeriesChart<T extends { start: number }>({
   testId?: string;
   bucketHref?: (start: number) => string;
   onRangeSelect?: (firstStart: number, lastStart: number) => void;
+  references?: ReferenceDef[];
+  fitValues?: boolean;
 }) {
   const router = useRouter();
   const [box, width] = useWidth<HTMLDivElement>();
@@ -98,9 +111,20 @@ export function TimeSeriesChart<T extends { start: number }>({
               tick={{ fill: "currentColor" }}
               stroke="currentColor"
               strokeOpacity={0.4}
-              allowDecimals={false}
-              domain={unit === "%" ? [0, 100] : [0, "auto"]}
+              allowDecimals={fitValues}
+              domain={unit === "%" && !fitValues ? [0, 100] : [0, "auto"]}
             />
+            {references.map((r) => (
+              <ReferenceLine
+                key={r.label}
+                y={r.value}
+                stroke={r.color}
+                strokeDasharray="6 4"
+                strokeWidth={1.5}
+                ifOverflow="extendDomain"
+                label={{ value: r.label, position: "insideTopRight", fill: "currentColor", fontSize: 11 }}
+              />
+            ))}
             <Tooltip
               content={(p) => <ChartTooltip active={p.active} row={p.payload?.[0]?.payload as Record<string, unknown> | undefined} series={series} interval={interval} unit={unit} />}
               cursor={{ stroke: "currentColor", strokeOpacity: 0.3 }}
@@ -153,6 +177,12 @@ export function TimeSeriesChart<T extends { start: number }>({
               <span className="inline-block h-0.5 w-4 rounded" style={{ background: s.color }} aria-hidden />
               {s.label}
             </button>
+          </li>
+        ))}
+        {references.map((r) => (
+          <li key={r.label} className="flex items-center gap-1.5 px-1.5 py-0.5" data-reference={r.value}>
+            <span className="inline-block w-4 border-t-2 border-dashed" style={{ borderColor: r.color }} aria-hidden />
+            {r.label}
           </li>
         ))}
       </ul>

@@ -1,9 +1,13 @@
 import type { HTMLAttributes, TdHTMLAttributes, ThHTMLAttributes } from "react";
 import { cn } from "./cn";
 
-export function Table({ className, ...props }: HTMLAttributes<HTMLTableElement>) {
+/**
+ * A table in a box that scrolls sideways when it is wider than the page. `scrollLabel` makes
+ * that box a named, focusable region, so a keyboard can scroll it (axe: scrollable-region-focusable).
+ */
+export function Table({ className, scrollLabel, ...props }: HTMLAttributes<HTMLTableElement> & { scrollLabel?: string }) {
   return (
-    <div className="w-full overflow-x-auto">
+    <div className="w-full overflow-x-auto" {...(scrollLabel && { role: "region", "aria-label": scrollLabel, tabIndex: 0 })}>
       <table className={cn("w-full border-collapse text-left text-sm", className)} {...props} />
     </div>
   );

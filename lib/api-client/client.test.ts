@@ -68,4 +68,17 @@ describe("createApiClient", () => {
     expect(seen.map((s) => JSON.parse(String(s.init.body)))).toEqual([{ TemplateModel: { a: 1 } }, { TemplateModel: { a: 1 }, TemplateVersion: 2 }]);
     expect(seen[0]!.url).toBe("http://api.test/api/v1/templates/3/render");
   });
+
+  it("reads the deliverability endpoints: reputation and DMARC sources are undefined on a server without them", async () => {
+    const notFound = json(404, { Errors: [{ Code: 404, Message: "Not found" }] });
+    const { api, seen } = client([json(200, { Domains: [] }), notFound, notFound]);
+    await expect(api.listDomains()).resolves.toEqual({ Domains: [] });
+    await expect(api.getReputation()).resolves.toBeUndefined();
+    await expect(api.getDmarcSources("mail.example.com", 30)).resolves.toBeUndefined();
+    expect(seen.map((s) => s.url)).toEqual([
+      "http://api.test/api/v1/domains",
+      "http://api.test/api/v1/reputation",
+      "http://api.test/api/v1/domains/mail.example.com/dmarc?Days=30",
+    ]);
+  });
 });

@@ -22,6 +22,9 @@ import {
   type ListInboundMessagesResponse,
   type ListInboundRoutesResponse,
 } from "../contract/inbound";
+import { dmarcResponseSchema, type DmarcResponse } from "../contract/dmarc";
+import { listDomainsResponseSchema, type ListDomainsResponse } from "../contract/domains";
+import { reputationResponseSchema, type ReputationResponse } from "../contract/reputation";
 import { statsResponseSchema, type StatsBreakdownBy, type StatsInterval, type StatsResponse } from "../contract/stats";
 import {
   archiveTemplateResponseSchema,
@@ -178,6 +181,13 @@ export interface ApiClient {
   listInboundMessages(params?: InboundMessagesParams): Promise<ListInboundMessagesResponse>;
   getInboundMessage(messageId: string): Promise<InboundMessageDetail | undefined>;
   retryInboundMessage(messageId: string): Promise<void>;
+  // Deliverability (docs/contract.md §17): read-only, for the Deliverability page.
+  /** GET /domains: the account's sender domains with their records and last health checks. */
+  listDomains(): Promise<ListDomainsResponse>;
+  /** GET /reputation: rates, thresholds and the pause; undefined when the server has no such endpoint (404). */
+  getReputation(): Promise<ReputationResponse | undefined>;
+  /** GET /domains/{domain}/dmarc: the DMARC report sources of the last `days` days; undefined on 404 (no endpoint or no such domain). */
+  getDmarcSources(domain: string, days: number): Promise<DmarcResponse | undefined>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -198,6 +208,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     ...templateEndpoints(call, answer),
     ...sendingEndpoints(answer),
     ...inboundEndpoints(call, answer),
+    ...deliverabilityEndpoints(call, answer),
   };
 }
 
@@ -303,5 +314,15 @@ function inboundEndpoints(call: Call, answer: CallFor): Pick<ApiClient, InboundE
     listInboundMessages: async (params = {}) => answer("GET", `/inbound/messages${queryString(params)}`, listInboundMessagesResponseSchema),
     getInboundMessage: async (messageId) => call("GET", `/inbound/messages/${segment(messageId)}`, inboundMessageDetailSchema, { allow404: true }),
     retryInboundMessage: async (messageId) => void (await answer("POST", `/inbound/messages/${segment(messageId)}/retry`, inboundEmptyResponseSchema)),
+  };
+}
+
+type DeliverabilityEndpoints = "listDomains" | "getReputation" | "getDmarcSources";
+
+function deliverabilityEndpoints(call: Call, answer: CallFor): Pick<ApiClient, DeliverabilityEndpoints> {
+  return {
+    listDomains: async () => answer("GET", "/domains", listDomainsResponseSchema),
+    getReputation: async () => call("GET", "/reputation", reputationResponseSchema, { allow404: true }),
+    getDmarcSources: async (domain, days) => call("GET", `/domains/${segment(domain)}/dmarc${queryString({ Days: days })}`, dmarcResponseSchema, { allow404: true }),
   };
 }

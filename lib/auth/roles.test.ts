@@ -3,7 +3,7 @@ import { canAccess, groupNav, homeFor, isRole, NAV_ITEMS, navFor } from "./roles
 
 describe("roles", () => {
   it("gives admin every area", () => {
-    expect(navFor("admin").map((i) => i.area)).toEqual(["overview", "events", "sandbox", "inbound", "compose", "templates", "scheduled", "webhooks", "settings"]);
+    expect(navFor("admin").map((i) => i.area)).toEqual(["overview", "deliverability", "events", "sandbox", "inbound", "compose", "templates", "scheduled", "webhooks", "settings"]);
     expect(canAccess("admin", "messages")).toBe(true);
   });
 
@@ -16,8 +16,8 @@ describe("roles", () => {
     expect(homeFor("support")).toBe("/events");
   });
 
-  it("gives marketing the overview and events only", () => {
-    expect(navFor("marketing").map((i) => i.area)).toEqual(["overview", "events"]);
+  it("gives marketing the overview, deliverability and events only", () => {
+    expect(navFor("marketing").map((i) => i.area)).toEqual(["overview", "deliverability", "events"]);
     expect(canAccess("marketing", "messages")).toBe(false);
     expect(canAccess("marketing", "compose")).toBe(false);
     expect(canAccess("marketing", "templates")).toBe(false);
@@ -31,7 +31,7 @@ describe("roles", () => {
 
   it("groups the navigation under headings, leaving out a group the role has nothing in", () => {
     expect(groupNav(navFor("admin")).map((g) => [g.group, g.items.map((i) => i.area)])).toEqual([
-      ["Activity", ["overview", "events", "sandbox", "inbound"]],
+      ["Activity", ["overview", "deliverability", "events", "sandbox", "inbound"]],
       ["Send", ["compose", "templates", "scheduled"]],
       ["Configure", ["webhooks", "settings"]],
     ]);

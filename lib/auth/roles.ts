@@ -3,7 +3,7 @@ import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
 /**
  * Staff roles and what each may use (docs/ARCHITECTURE.md, "The dashboard"): admin
  * everything; support events, messages, compose, templates and sandbox; marketing the
- * overview and events, read-only. Pure data and functions: the navigation,
+ * overview, deliverability and events, read-only. Pure data and functions: the navigation,
  * lib/dashboard/access.ts and the tests all read this one table; the role is per account (ADR 0510).
  */
 
@@ -11,10 +11,12 @@ import { STAFF_ROLES, type StaffRole } from "../contract/staff-roles";
 export const ROLES = STAFF_ROLES;
 export type Role = StaffRole;
 
-export type Area = "overview" | "events" | "messages" | "compose" | "templates" | "scheduled" | "sandbox" | "inbound" | "webhooks" | "settings";
+export type Area = "overview" | "deliverability" | "events" | "messages" | "compose" | "templates" | "scheduled" | "sandbox" | "inbound" | "webhooks" | "settings";
 
 export const AREA_ROLES: Record<Area, readonly Role[]> = {
   overview: ["admin", "marketing"],
+  // Rates against the guardrails, domain health, DMARC sources, the bulk-sender readiness: read-only, as the overview.
+  deliverability: ["admin", "marketing"],
   events: ["admin", "support", "marketing"],
   messages: ["admin", "support"],
   compose: ["admin", "support"],
@@ -48,6 +50,7 @@ export interface NavItem {
 /** The navigation in display order (a new area goes into its group here). */
 export const NAV_ITEMS: readonly NavItem[] = [
   { area: "overview", href: "/", label: "Overview", group: "Activity" },
+  { area: "deliverability", href: "/deliverability", label: "Deliverability", group: "Activity" },
   { area: "events", href: "/events", label: "Events", group: "Activity" },
   { area: "sandbox", href: "/sandbox", label: "Sandbox", group: "Activity" },
   { area: "inbound", href: "/inbound", label: "Inbound", group: "Activity" },

@@ -1,0 +1,115 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { expect, test, type Page } from "@playwright/test";
+import { shot, signIn } from "./support/session";
+import { loadState } from "./support/state";
+
+/**
+ * The Deliverability page (docs/adr/0519): the daily bounce and complaint rates with
+ * their charts drawn, each domain's health, the DMARC sources and the bulk-sender
+ * readiness, for admin and marketing; support is refused. On a server without the
+ * reputation and DMARC endpoints (404) the page still has every section: the rates
+ * without thresholds, "no DMARC reports yet".
+ */
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const nav = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("link");
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    type Result = { violations: { id: string; impact?: string | null; nodes: { target: unknown[] }[] }[] };
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<Result> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
+}
+
+/** Every section, the charts drawn over their placeholders. */
+async function seeSections(page: Page): Promise<void> {
+  await expect(page.getByRole("heading", { name: "Deliverability", level: 1 })).toBeVisible();
+  for (const chart of ["chart-bounce-rate", "chart-complaint-rate"]) {
+    await expect(page.getByTestId(chart).locator("[data-drawn=true]")).toBeVisible();
+    await expect(page.getByTestId(chart).locator(".chart-line")).toHaveCount(1);
+  }
+  await expect(page.getByTestId("domains-section")).toBeVisible();
+  await expect(page.getByTestId("dmarc-section")).toBeVisible();
+  await expect(page.getByTestId("readiness-section")).toBeVisible();
+}
+
+test("admin sees the rates, the demo domain's health, its DMARC sources and the readiness verdict", async ({ page }) => {
+  const { accountId } = loadState();
+  await signIn(page, "admin");
+  await page.goto(`/a/${accountId}`);
+  await nav(page).filter({ hasText: "Deliverability" }).click();
+  await expect(page).toHaveURL(new RegExp(`/a/${accountId}/deliverability$`));
+  await seeSections(page);
+
+  // The bounced message of the setup is in today's bounce rate (the chart's table: the last row is today).
+  const today = new Date().toISOString().slice(0, 10);
+  const lastRow = page.getByTestId("chart-bounce-rate").locator("tbody tr").last();
+  await expect(lastRow.locator("th")).toHaveText(today);
+  await expect(lastRow.locator("td")).not.toHaveText("0%");
+  await expect(page.getByTestId("chart-bounce-rate").locator("tbody tr")).toHaveCount(30);
+
+  // Without GET /reputation (404) the rates are shown without thresholds.
+  await expect(page.getByTestId("reputation-absent")).toBeVisible();
+  await expect(page.locator("[data-reference]")).toHaveCount(0);
+
+  // The demo domain of the first start, with its checks or the way to run them; no DMARC reports.
+  await expect(page.getByTestId("domain-health").filter({ hasText: "example.com" }).first()).toBeVisible();
+  await expect(page.getByTestId("dmarc-domain").first().getByTestId("dmarc-empty")).toContainText("No DMARC reports yet");
+
+  // Seven rules; this run delivers to the sandbox over http://, so TLS and one-click unsubscribe warn with why.
+  const lines = page.getByTestId("readiness-line");
+  await expect(lines).toHaveCount(7);
+  await expect(lines.filter({ hasText: "TLS" })).toHaveAttribute("data-status", "warn");
+  await expect(lines.filter({ hasText: "TLS" })).toContainText("Sandbox delivery");
+  await expect(lines.filter({ hasText: "One-click unsubscribe" })).toContainText("RFC 8058 needs an HTTPS link");
+  await expect(page.getByTestId("readiness-verdict")).not.toHaveAttribute("data-status", "pass");
+});
+
+test("marketing sees every section, read-only, without the link to the admin's settings", async ({ page }) => {
+  const { accountId } = loadState();
+  await signIn(page, "marketing");
+  await expect(nav(page)).toHaveText(["Overview", "Deliverability", "Events"]);
+  await page.goto(`/a/${accountId}/deliverability`);
+  await seeSections(page);
+  await expect(page.getByTestId("domains-section").getByRole("link", { name: /Settings/ })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: /Check DNS|Verify|Resume/ })).toHaveCount(0);
+});
+
+test("support may not open the page: no link, and the URL answers 403", async ({ page }) => {
+  const { accountId } = loadState();
+  await signIn(page, "support");
+  await expect(nav(page).filter({ hasText: "Deliverability" })).toHaveCount(0);
+  const res = await page.goto(`/a/${accountId}/deliverability`);
+  expect(res?.status()).toBe(403);
+  await expect(page.getByRole("heading", { name: "Your role may not open this page" })).toBeVisible();
+  await expect(page.getByTestId("rates-section")).toHaveCount(0);
+});
+
+test("the account-less URL opens the default account's page", async ({ page }) => {
+  const { accountId } = loadState();
+  await signIn(page, "marketing");
+  await page.goto("/deliverability");
+  await expect(page).toHaveURL(new RegExp(`/a/${accountId}/deliverability$`));
+});
+
+test("the page with its charts drawn is axe-clean at 1280 and 390 px, light and dark", async ({ page }) => {
+  const { accountId } = loadState();
+  await signIn(page, "admin");
+  for (const theme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 860 });
+      await page.goto(`/a/${accountId}/deliverability`);
+      await page.evaluate((t) => document.documentElement.classList.toggle("dark", t === "dark"), theme);
+      await seeSections(page);
+      expect(await seriousViolations(page), `${theme} ${width}px`).toEqual([]);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${theme} ${width}px overflow`).toBeLessThanOrEqual(1);
+      await shot(page, `deliverability-${width}-${theme}`);
+    }
+  }
+});
