@@ -52,9 +52,12 @@ test("admin sees the rates, the demo domain's health, its DMARC sources and the 
   await expect(lastRow.locator("td")).not.toHaveText("0%");
   await expect(page.getByTestId("chart-bounce-rate").locator("tbody tr")).toHaveCount(30);
 
-  // Without GET /reputation (404) the rates are shown without thresholds.
-  await expect(page.getByTestId("reputation-absent")).toBeVisible();
-  await expect(page.locator("[data-reference]")).toHaveCount(0);
+  // GET /reputation's status, windows and thresholds; each chart draws its warning and pause lines.
+  const reputation = page.getByTestId("reputation");
+  await expect(reputation).toContainText("Last day");
+  await expect(reputation).toContainText("Warning at 2.5% bounces or 0.04% complaints, pause at 5% or 0.08%");
+  await expect(page.getByTestId("chart-bounce-rate").locator("[data-reference]")).toHaveCount(2);
+  await expect(page.getByTestId("chart-complaint-rate").locator("[data-reference]")).toHaveCount(2);
 
   // The demo domain of the first start, with its checks or the way to run them; no DMARC reports.
   await expect(page.getByTestId("domain-health").filter({ hasText: "example.com" }).first()).toBeVisible();
