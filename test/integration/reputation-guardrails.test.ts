@@ -134,6 +134,39 @@ describe("reputation guardrails", { timeout: 120_000 }, () => {
     expect(await submit(a.apiKey, "shop@example.com")).toMatch(/^250 /);
   });
 
+  it("warns past half the pause threshold: the account's admins are emailed once, and it keeps sending", async () => {
+    const c = await createTestAccount(app.ctx, { name: "Borderline", domain: "border.example" });
+    // The system sender is the default account's (here Careful's, from its verified domain).
+    await runCliJson(["accounts", "set-default", b.accountId], env());
+    await runCliJson(["accounts", "set-guardrails", c.accountId, "--pause-complaint-rate", "40%"], env());
+    const pool = app.ctx.database.pool;
+    const { rows: users } = await pool.query<{ id: string }>("INSERT INTO staff_users (email, role, password_hash) VALUES ('boss@border.example', 'admin', 'x') RETURNING id");
+    await pool.query("INSERT INTO staff_memberships (user_id, account_id, role) VALUES ($1, $2, 'admin')", [users[0]!.id, c.accountId]);
+
+    const from = { From: { name: "", email: "hi@border.example" } };
+    const ids: string[] = [];
+    for (const to of ["ann@example.org", "bob@example.org", "cy@example.org", "complaint@example.org"]) ids.push(await sendViaApi(app, c.apiKey, simpleEmail(to, from)));
+    await waitForEvent(app.ctx, ids[3]!, "complained", "complaint@example.org");
+    // 1 complaint of 4 delivered: 25%, past the warning (20%), short of the pause (40%).
+    const warned = await waitFor("the account warned", async () => {
+      const r = await reputation(c.apiKey);
+      return r.Status === "warning" ? r : undefined;
+    });
+    expect(warned).toMatchObject({ PausedAt: null, PausedReason: null });
+    const mail = await waitFor("the admins' email", async () => {
+      const { rows } = await pool.query<{ subject: string; account_id: string }>(
+        `SELECT m.subject, m.account_id FROM messages m JOIN message_recipients r ON r.message_id = m.id
+          WHERE r.email = 'boss@border.example'`,
+      );
+      return rows.length > 0 ? rows : undefined;
+    });
+    expect(mail).toEqual([{ subject: "Reputation warning for Borderline", account_id: b.accountId }]);
+    // Still sending, and one email for this warning.
+    expect((await post(c.apiKey, "/api/v1/email", simpleEmail("dan@example.org", from))).status).toBe(200);
+    const { rows: again } = await pool.query("SELECT 1 FROM message_recipients WHERE email = 'boss@border.example'");
+    expect(again).toHaveLength(1);
+  });
+
   it("takes an owner's own thresholds from `mailroom accounts set-guardrails`", async () => {
     const set = await runCliJson<{ pauseBounceRate: number; pauseComplaintRate: number | null; minVolume: number }>(
       ["accounts", "set-guardrails", b.accountId, "--pause-bounce-rate", "2%", "--min-volume", "500"],
