@@ -1,6 +1,11 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { expect, test, type Page } from "@playwright/test";
+import nodemailer from "nodemailer";
+import { createAccount } from "../lib/domain/accounts/accounts";
+import { grantMembership } from "../lib/domain/staff/staff-users";
+import { openDatabase } from "../lib/storage/database";
+import { aggregateReportXml, gzipOf, reportMail } from "../test/support/dmarc-reports";
 import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
 
@@ -115,4 +120,34 @@ test("the page with its charts drawn is axe-clean at 1280 and 390 px, light and 
       await shot(page, `deliverability-${width}-${theme}`);
     }
   }
+});
+
+test("a DMARC report received by SMTP shows its sources, an address that is not the instance's flagged", async ({ page }) => {
+  const { databaseUrl, users, inboundPort } = loadState();
+  const database = openDatabase(databaseUrl, { max: 1 });
+  let accountId: string;
+  try {
+    accountId = (await createAccount(database, { name: "Reported", plan: "growth", domain: "reported.test", verified: true })).accountId;
+    await grantMembership(database, users.admin.email, accountId, "admin");
+  } finally {
+    await database.close();
+  }
+  const xml = aggregateReportXml({ domain: "reported.test", reportId: `e2e-${accountId}`, records: [{ ip: "198.51.100.7", count: 35, dkim: "fail", spf: "fail" }] });
+  const raw = reportMail({ to: "dmarc@bounces.reported.test", attachment: gzipOf(xml), contentType: "application/gzip", filename: "google.com!reported.test!1!2.xml.gz" });
+  const t = nodemailer.createTransport({ host: "127.0.0.1", port: inboundPort, secure: false, ignoreTLS: true, connectionTimeout: 10_000 });
+  try {
+    const sent = await t.sendMail({ envelope: { from: "noreply-dmarc-support@google.com", to: ["dmarc@bounces.reported.test"] }, raw });
+    expect(sent.response).toMatch(/^250/);
+  } finally {
+    t.close();
+  }
+
+  await signIn(page, "admin");
+  await page.goto(`/a/${accountId}/deliverability`);
+  const section = page.getByTestId("dmarc-domain").filter({ hasText: "reported.test" });
+  const source = section.getByTestId("dmarc-source").filter({ hasText: "198.51.100.7" });
+  await expect(source).toHaveAttribute("data-known", "false");
+  await expect(source).toContainText("unknown sender");
+  await expect(source).toContainText("35");
+  await shot(page, "deliverability-dmarc-sources");
 });

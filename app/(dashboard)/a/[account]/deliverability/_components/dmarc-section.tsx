@@ -12,7 +12,7 @@ function Sources({ report }: { report: DmarcResponse }) {
   return (
     <>
       <p className="text-sm text-slate-700 dark:text-slate-300">
-        {report.Reports.toLocaleString("en-US")} reports, {report.Sources.length} sending addresses
+        {report.Reports.toLocaleString("en-US")} {report.Reports === 1 ? "report" : "reports"}, {report.Sources.length} sending {report.Sources.length === 1 ? "address" : "addresses"}
         {unknown > 0 && (
           <>
             {" "}
