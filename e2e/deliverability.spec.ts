@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { expect, test, type Page } from "@playwright/test";
 import nodemailer from "nodemailer";
 import { createAccount } from "../lib/domain/accounts/accounts";
 import { grantMembership } from "../lib/domain/staff/staff-users";
 import { openDatabase } from "../lib/storage/database";
 import { aggregateReportXml, gzipOf, reportMail } from "../test/support/dmarc-reports";
+import { seriousViolations } from "./support/axe";
 import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
 
@@ -17,18 +16,7 @@ import { loadState } from "./support/state";
  * without thresholds, "no DMARC reports yet".
  */
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const nav = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("link");
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    type Result = { violations: { id: string; impact?: string | null; nodes: { target: unknown[] }[] }[] };
-    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<Result> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  });
-}
 
 /** Every section, the charts drawn over their placeholders. */
 async function seeSections(page: Page): Promise<void> {

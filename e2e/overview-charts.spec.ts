@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import pg from "pg";
+import { seriousViolations } from "./support/axe";
 import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
 
@@ -14,17 +13,6 @@ import { loadState } from "./support/state";
  */
 
 const TAG = "e2e-digest";
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    type Result = { violations: { id: string; impact?: string | null; nodes: { target: unknown[] }[] }[] };
-    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<Result> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  });
-}
 
 /** The chart, drawn (recharts draws after hydration, over the server's placeholder). */
 async function drawn(page: Page, testId: string): Promise<Locator> {
