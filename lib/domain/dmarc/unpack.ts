@@ -1,13 +1,13 @@
 import { promisify } from "node:util";
-import { gunzip, inflateRaw } from "node:zlib";
+import { gunzip } from "node:zlib";
+import yauzl from "yauzl";
 
 /**
  * A report attachment's XML (docs/adr/0809): `application/gzip` (.xml.gz),
  * `application/zip` (.zip holding one .xml) or plain XML. Decompression is
  * zlib's, on libuv's thread pool (off the event loop), with `maxOutputLength`
- * so that a bomb stops at the cap instead of filling memory. The zip's
- * structure is read from its central directory by fixed offsets (APPNOTE
- * 4.3), one entry, stored or deflated, nothing else.
+ * so that a bomb stops at the cap instead of filling memory; a zip is read by
+ * yauzl (maintained; its inflate is zlib's too), one entry, nothing else.
  */
 
 export interface UnpackLimits {
@@ -24,7 +24,6 @@ export type AttachmentKind = "gzip" | "zip" | "xml";
 export class UnpackError extends Error {}
 
 const gunzipAsync = promisify(gunzip);
-const inflateRawAsync = promisify(inflateRaw);
 
 /** The kind of a MIME part by its type or file name; undefined when it is not a report attachment. */
 export function attachmentKindOf(contentType: string, filename: string): AttachmentKind | undefined {
@@ -48,41 +47,47 @@ async function bounded(work: Promise<Buffer>, limits: UnpackLimits): Promise<Buf
   }
 }
 
-const EOCD_SIGNATURE = 0x06054b50;
-const CENTRAL_SIGNATURE = 0x02014b50;
-const LOCAL_SIGNATURE = 0x04034b50;
-/** End of central directory: 22 bytes and a comment of at most 65,535. */
-const EOCD_SEARCH = 22 + 0xffff;
 
-/** The one entry of a zip archive, decompressed within the cap. */
-async function unzipOne(zip: Buffer, limits: UnpackLimits): Promise<Buffer> {
-  let eocd = -1;
-  for (let at = zip.length - 22; at >= Math.max(0, zip.length - EOCD_SEARCH); at--) {
-    if (zip.readUInt32LE(at) === EOCD_SIGNATURE) {
-      eocd = at;
-      break;
-    }
-  }
-  if (eocd < 0) throw new UnpackError("not a zip archive");
-  const entries = zip.readUInt16LE(eocd + 10);
-  const centralAt = zip.readUInt32LE(eocd + 16);
-  if (entries !== 1) throw new UnpackError(`a zip of ${entries} entries (one .xml expected)`);
-  if (centralAt + 46 > zip.length || zip.readUInt32LE(centralAt) !== CENTRAL_SIGNATURE) throw new UnpackError("a zip without its central directory");
-  const flags = zip.readUInt16LE(centralAt + 8);
-  const method = zip.readUInt16LE(centralAt + 10);
-  const compressedSize = zip.readUInt32LE(centralAt + 20);
-  const size = zip.readUInt32LE(centralAt + 24);
-  const localAt = zip.readUInt32LE(centralAt + 42);
-  if (flags & 1) throw new UnpackError("an encrypted zip");
-  if (size > limits.maxXmlBytes) throw tooBig(limits);
-  if (localAt + 30 > zip.length || zip.readUInt32LE(localAt) !== LOCAL_SIGNATURE) throw new UnpackError("a zip entry without its local header");
-  const dataAt = localAt + 30 + zip.readUInt16LE(localAt + 26) + zip.readUInt16LE(localAt + 28);
-  if (dataAt + compressedSize > zip.length) throw new UnpackError("a truncated zip");
-  const data = zip.subarray(dataAt, dataAt + compressedSize);
-  if (method === 0) return data;
-  if (method !== 8) throw new UnpackError(`a zip entry compressed by method ${method} (stored or deflate expected)`);
-  // The declared size is not trusted: the cap holds whatever the entry really expands to.
-  return bounded(inflateRawAsync(data, { maxOutputLength: limits.maxXmlBytes }), limits);
+/**
+ * The one entry of a zip archive, decompressed within the cap: yauzl reads the
+ * archive's structure (and refuses what does not add up: sizes, offsets, names);
+ * its entry's stream stops at the cap, whatever the entry declares.
+ */
+function unzipOne(zip: Buffer, limits: UnpackLimits): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    yauzl.fromBuffer(zip, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true }, (openError, archive) => {
+      if (openError || !archive) return reject(new UnpackError(`not a zip archive: ${openError?.message ?? "unreadable"}`));
+      const fail = (err: Error) => {
+        archive.close();
+        reject(err instanceof UnpackError ? err : new UnpackError(`a broken zip: ${err.message}`));
+      };
+      if (archive.entryCount !== 1) return fail(new UnpackError(`a zip of ${archive.entryCount} entries (one .xml expected)`));
+      archive.once("error", fail);
+      archive.once("entry", (entry: yauzl.Entry) => {
+        if (entry.isEncrypted()) return fail(new UnpackError("an encrypted zip"));
+        if (entry.uncompressedSize > limits.maxXmlBytes) return fail(tooBig(limits));
+        archive.openReadStream(entry, (streamError, stream) => {
+          if (streamError || !stream) return fail(streamError ?? new UnpackError("the entry cannot be read"));
+          const chunks: Buffer[] = [];
+          let bytes = 0;
+          stream.on("data", (chunk: Buffer) => {
+            bytes += chunk.length;
+            if (bytes > limits.maxXmlBytes) {
+              stream.destroy();
+              return fail(tooBig(limits));
+            }
+            chunks.push(chunk);
+          });
+          stream.once("error", fail);
+          stream.once("end", () => {
+            archive.close();
+            resolve(Buffer.concat(chunks));
+          });
+        });
+      });
+      archive.readEntry();
+    });
+  });
 }
 
 /** The XML of a report attachment, every size bounded. */
