@@ -51,11 +51,13 @@ integration_pass() {
 }
 
 run "unit" npx vitest run --project unit --reporter=default --reporter=json --outputFile="$results/unit.json"
-# A stall budget measures this process's event loop: the files that hold one (named *stall*.test.ts)
-# run afterwards, one at a time, so that another test file's CPU on the same two cores does not count as a stall.
+# A stall budget measures this process's event loop, a CPU budget this process's CPU: the files that hold one
+# (named *stall*.test.ts, *cpu-budget*.test.ts) run afterwards, one at a time, so that another test file's
+# CPU on the same two cores counts as neither a stall nor this file's cost.
 stall='test/integration/*stall*.test.ts'
-integration "integration (embedded PostgreSQL)" integration-embedded env -u DATABASE_URL npx vitest run --project integration --exclude "$stall"
-integration "stall budgets (one file at a time, embedded PostgreSQL)" stall-budget env -u DATABASE_URL npx vitest run --project integration --maxWorkers=1 stall
+budget='test/integration/*cpu-budget*.test.ts'
+integration "integration (embedded PostgreSQL)" integration-embedded env -u DATABASE_URL npx vitest run --project integration --exclude "$stall" --exclude "$budget"
+integration "stall and CPU budgets (one file at a time, embedded PostgreSQL)" stall-budget env -u DATABASE_URL npx vitest run --project integration --maxWorkers=1 stall cpu-budget
 
 server_url="${TEST_SERVER_DATABASE_URL:-}"
 cluster_dir=""
@@ -78,7 +80,7 @@ if [ -z "$server_url" ]; then
   fi
 fi
 if [ -n "$server_url" ]; then
-  integration "integration (PostgreSQL server via DATABASE_URL)" integration-server env DATABASE_URL="$server_url" npx vitest run --project integration --exclude "$stall"
+  integration "integration (PostgreSQL server via DATABASE_URL)" integration-server env DATABASE_URL="$server_url" npx vitest run --project integration --exclude "$stall" --exclude "$budget"
 else
   echo; echo "=== integration (PostgreSQL server): skipped, no PostgreSQL server installed (set TEST_SERVER_DATABASE_URL)"
   record_skip "integration (PostgreSQL server via DATABASE_URL)"

@@ -3,6 +3,7 @@ import {
   bigserial,
   boolean,
   customType,
+  date,
   doublePrecision,
   integer,
   jsonb,
@@ -553,4 +554,32 @@ export const destinationHolds = pgTable("destination_holds", {
   source: text("source").$type<"operator" | "automatic">().notNull(),
   placedBy: text("placed_by").notNull(),
   placedAt: tstz("placed_at").notNull().defaultNow(),
+});
+
+/** DMARC aggregate reports, one per report and verifying account (migration 1017, docs/adr/0809). */
+export const dmarcReports = pgTable("dmarc_reports", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  accountId: uuid("account_id").notNull(),
+  domain: text("domain").notNull(),
+  day: date("day", { mode: "string" }).notNull(),
+  orgName: text("org_name").notNull(),
+  reporter: text("reporter").notNull(),
+  reportId: text("report_id").notNull(),
+  dateBegin: tstz("date_begin").notNull(),
+  dateEnd: tstz("date_end").notNull(),
+  policy: text("policy").notNull(),
+  receivedAt: tstz("received_at").notNull().defaultNow(),
+});
+
+/** A DMARC report's records: one per source address and result (migration 1017). */
+export const dmarcReportRows = pgTable("dmarc_report_rows", {
+  reportId: bigint("report_id", { mode: "number" }).notNull(),
+  sourceIp: text("source_ip").notNull(),
+  count: integer("count").notNull(),
+  disposition: text("disposition").$type<"none" | "quarantine" | "reject">().notNull(),
+  spfResult: text("spf_result").notNull(),
+  dkimResult: text("dkim_result").notNull(),
+  spfAligned: boolean("spf_aligned").notNull(),
+  dkimAligned: boolean("dkim_aligned").notNull(),
+  knownSource: boolean("known_source").notNull(),
 });
