@@ -2,9 +2,11 @@
 # `npm test`: the whole suite.
 #   1. unit tests
 #   2. integration tests on the embedded PostgreSQL (the default setup)
-#   3. the same integration tests on a PostgreSQL server through DATABASE_URL
-#      (TEST_SERVER_DATABASE_URL if set; else a throwaway cluster of the
-#      machine's PostgreSQL if one is installed; else skipped with a notice)
+#   3. the integration files about the database server itself
+#      (scripts/server-pass-files.txt, docs/adr/0053) on a PostgreSQL server
+#      through DATABASE_URL (TEST_SERVER_DATABASE_URL if set; else a throwaway
+#      cluster of the machine's PostgreSQL if one is installed; else skipped
+#      with a notice)
 #   4. end-to-end tests in Chromium against the built app (skipped with a
 #      notice when no Chromium is installed, unless CI=true)
 # It ends with the wall time of each pass, then one line "tests: N passed, N failed".
@@ -35,11 +37,13 @@ integration() {
   record_time "$started" "$1"
 }
 # One integration pass with its rerun of the failed files (timed by integration above).
+# The files of the first run only (all when empty): the rerun names its own.
+only_files=()
 integration_pass() {
   local label=$1 report=$2; shift 2
   local unhandled="$results/$report.unhandled"
   echo; echo "=== $label"
-  VITEST_UNHANDLED_ERRORS_FILE="$unhandled" "$@" --reporter=default --reporter=json --outputFile="$results/$report.json" \
+  VITEST_UNHANDLED_ERRORS_FILE="$unhandled" "$@" "${only_files[@]}" --reporter=default --reporter=json --outputFile="$results/$report.json" \
     --reporter=./scripts/vitest-unhandled-errors.mjs && return
   # An error outside any test (the JSON report does not hold it) is not a file's flake: no rerun.
   if [ "$(cat "$unhandled" 2>/dev/null || echo 1)" != 0 ]; then status=1; return; fi
@@ -80,7 +84,10 @@ if [ -z "$server_url" ]; then
   fi
 fi
 if [ -n "$server_url" ]; then
-  integration "integration (PostgreSQL server via DATABASE_URL)" integration-server env DATABASE_URL="$server_url" npx vitest run --project integration --exclude "$stall" --exclude "$budget"
+  mapfile -t only_files < <(grep -v '^#' scripts/server-pass-files.txt | grep .)
+  for f in "${only_files[@]}"; do [ -f "$f" ] || { echo "scripts/server-pass-files.txt names $f, which does not exist"; status=1; }; done
+  integration "integration (PostgreSQL server via DATABASE_URL, the server's own files)" integration-server env DATABASE_URL="$server_url" npx vitest run --project integration
+  only_files=()
 else
   echo; echo "=== integration (PostgreSQL server): skipped, no PostgreSQL server installed (set TEST_SERVER_DATABASE_URL)"
   record_skip "integration (PostgreSQL server via DATABASE_URL)"

@@ -18,6 +18,10 @@ import { startTestApp, type TestApp } from "../support/test-app";
  * runs the render workers, and the PostgreSQL server's) stays within 10 s,
  * and A's refused renders are counted against its key's sending windows
  * until it is answered 429.
+ *
+ * A CPU budget file (*cpu-budget*): it runs alone, on the embedded
+ * PostgreSQL, after the parallel pass. On a shared server, or beside other
+ * files, the postmaster's CPU and B's latency would count their work too.
  */
 
 const BURST = 100;
