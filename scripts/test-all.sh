@@ -61,7 +61,10 @@ run "unit" npx vitest run --project unit --reporter=default --reporter=json --ou
 stall='test/integration/*stall*.test.ts'
 budget='test/integration/*cpu-budget*.test.ts'
 integration "integration (embedded PostgreSQL)" integration-embedded env -u DATABASE_URL npx vitest run --project integration --exclude "$stall" --exclude "$budget"
-integration "stall and CPU budgets (one file at a time, embedded PostgreSQL)" stall-budget env -u DATABASE_URL npx vitest run --project integration --maxWorkers=1 stall cpu-budget
+# The filters are the first run's only: the rerun names just the failed files.
+only_files=(stall cpu-budget)
+integration "stall and CPU budgets (one file at a time, embedded PostgreSQL)" stall-budget env -u DATABASE_URL npx vitest run --project integration --maxWorkers=1
+only_files=()
 
 server_url="${TEST_SERVER_DATABASE_URL:-}"
 cluster_dir=""

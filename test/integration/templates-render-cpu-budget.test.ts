@@ -123,7 +123,10 @@ describe("template renders cost their sender", () => {
 
     // The control: as many plain sends at once from account C, which any machine's load slows B down by.
     const plain = await whileBSends(() => burstOf(control.apiKey, { ...message, Subject: "Hello", ContentType: "Text", PlainContent: "plain" }));
-    expect(plain.answers.every((r) => r.status === 200)).toBe(true);
+    // C's 100 at once may pass its account's line (32 served, 64 waiting: docs/adr/0133); those few are refused 429.
+    const plainRefused = plain.answers.filter((r) => r.status !== 200);
+    for (const r of plainRefused) expect([r.status, codesOf(r.json)]).toEqual([429, [429]]);
+    expect(plainRefused.length).toBeLessThanOrEqual(BURST - 96);
     const hostileRun = await whileBSends(() => burstOf(hostile.apiKey, hostileBody()));
     const burst = hostileRun.answers;
     const cpuSpent = hostileRun.cpuMs;
