@@ -93,7 +93,7 @@ if [ -n "$server_url" ]; then
   only_files=()
 else
   echo; echo "=== integration (PostgreSQL server): skipped, no PostgreSQL server installed (set TEST_SERVER_DATABASE_URL)"
-  record_skip "integration (PostgreSQL server via DATABASE_URL)"
+  record_skip "integration (PostgreSQL server via DATABASE_URL, the server's own files)"
 fi
 if [ -n "$cluster_dir" ]; then
   "${as_pg[@]}" "$pgbin/pg_ctl" -D "$cluster_dir/data" -m fast stop >/dev/null 2>&1

@@ -37,7 +37,8 @@ describe("template renders cost their sender", () => {
 
   beforeAll(async () => {
     // The API process alone, as in production (deliveries run in worker processes of their own): B's messages stay queued.
-    app = await startTestApp({ MAILROOM_WORKERS: "off" });
+    // Each account's line holds a whole burst (by default 32 served and 64 waiting, docs/adr/0133, which turned a few of C's control sends into 429s): what is measured is the render's cost.
+    app = await startTestApp({ MAILROOM_WORKERS: "off", MAILROOM_API_SENDS_WAITING_PER_ACCOUNT: String(BURST) });
     hostile = await createTestAccount(app.ctx, { name: "Hostile", plan: "trial" });
     ordinary = await createTestAccount(app.ctx, { name: "Ordinary" });
     control = await createTestAccount(app.ctx, { name: "Control" });
@@ -123,10 +124,7 @@ describe("template renders cost their sender", () => {
 
     // The control: as many plain sends at once from account C, which any machine's load slows B down by.
     const plain = await whileBSends(() => burstOf(control.apiKey, { ...message, Subject: "Hello", ContentType: "Text", PlainContent: "plain" }));
-    // C's 100 at once may pass its account's line (32 served, 64 waiting: docs/adr/0133); those few are refused 429.
-    const plainRefused = plain.answers.filter((r) => r.status !== 200);
-    for (const r of plainRefused) expect([r.status, codesOf(r.json)]).toEqual([429, [429]]);
-    expect(plainRefused.length).toBeLessThanOrEqual(BURST - 96);
+    expect(plain.answers.every((r) => r.status === 200)).toBe(true);
     const hostileRun = await whileBSends(() => burstOf(hostile.apiKey, hostileBody()));
     const burst = hostileRun.answers;
     const cpuSpent = hostileRun.cpuMs;
