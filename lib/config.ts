@@ -141,6 +141,10 @@ const envSchema = z.object({
   MAILROOM_MX_PORT: z.coerce.number().int().min(1).max(65535).default(25),
   // Destinations' shaping rules (docs/delivery.md): an operator's JSON file over the defaults, re-read when it changes.
   MAILROOM_SHAPING_FILE: z.string().optional(),
+  MAILROOM_MTA_STS: booleanString.default(true),
+  MAILROOM_DANE: booleanString.default(false),
+  MAILROOM_TLS_EXTRA_CA_FILE: z.string().optional(),
+  MAILROOM_MTA_STS_PORT: z.coerce.number().int().min(1).max(65535).default(443),
   // How long a destination stays suspended after a suspension reply (a block list, Yahoo's TSS04) before it is tried again.
   MAILROOM_SUSPEND_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(60),
   MAILROOM_INBOUND_HOST: z.string().default("127.0.0.1"),
@@ -445,6 +449,15 @@ export function deliveryConfig(e: Env, publicUrl: string) {
     mxPort: e.MAILROOM_MX_PORT,
     /** The operator's shaping rules over the defaults (lib/delivery/destinations/shaping-file.ts). */
     shapingFile: e.MAILROOM_SHAPING_FILE,
+    /** `mx` only: MTA-STS (RFC 8461) and DANE (RFC 7672) policies, and the roots their checks trust (docs/adr/0326). */
+    tls: {
+      mtaSts: e.MAILROOM_MTA_STS,
+      dane: e.MAILROOM_DANE,
+      /** PEM certificates trusted beside the system's roots (a private CA; a test rig's). */
+      extraCaFile: e.MAILROOM_TLS_EXTRA_CA_FILE,
+      /** The HTTPS port of mta-sts.<domain> (443; another only in test rigs). */
+      mtaStsPort: e.MAILROOM_MTA_STS_PORT,
+    },
     /** How long an automatic suspension holds a destination (lib/delivery/destinations/back-off.ts). */
     suspendMs: e.MAILROOM_SUSPEND_MINUTES * 60_000,
     sandboxPort: e.MAILROOM_SANDBOX_PORT,

@@ -7,6 +7,8 @@ import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
 import { SmtpClient, type SmtpClientOptions } from "./smtp-client";
 import type { SmtpTarget } from "./smtp-connection";
+import type { TlsPolicies } from "./tls-policy/tls-policies";
+import type { TlsVerdict } from "./tls-policy/tls-result";
 
 /**
  * Where a message goes, by MAILROOM_DELIVERY: `sandbox` (the embedded MX on
@@ -27,6 +29,8 @@ export interface TransportResult {
   /** The host that answered (or that we failed to reach). */
   mxHost: string;
   durationMs: number;
+  /** What TLS was for the copy (tls-policy/tls-result.ts); absent when no session was tried. */
+  tls?: TlsVerdict;
 }
 
 export interface Transport {
@@ -81,7 +85,7 @@ export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarg
         envelopes.map((e) =>
           throughGate(gate, domain, destination, e, async (shape) => {
             const r = await client.send({ ...target, requireTls: target.requireTls || shape.requireTls }, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
-            return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}` };
+            return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}`, ...(r.tls && { tls: r.tls }) };
           }),
         ),
       );
@@ -167,7 +171,9 @@ export async function resolveHops(resolver: MxResolver, domain: string, options:
   return hops;
 }
 
-export function createMxTransport(options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean }): Transport {
+export function createMxTransport(
+  options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean; tlsPolicies?: TlsPolicies },
+): Transport {
   const client = new SmtpClient(options);
   const resolver = options.resolver ?? (options.dnsServers ? dnsResolver({ servers: options.dnsServers }) : systemResolver);
   const port = options.port ?? 25;
@@ -183,6 +189,15 @@ export function createMxTransport(options: TransportOptions & { resolver?: MxRes
       }
       // Domains whose MX hosts are one provider's share its destination (destinations/destination.ts).
       const destination = destinationOf(domain, [...new Set(hops.map((h) => h.host))]);
+      // MTA-STS and DANE (docs/adr/0326): which hosts may be used, and the check each session must pass.
+      const plan = options.tlsPolicies ? await options.tlsPolicies.plan(domain, hops) : undefined;
+      if (plan && !plan.ok) {
+        const t = plan.tls;
+        options.tlsPolicies?.sessions?.add({ policyDomain: domain, policyType: "sts", policyString: t.policyString, mxHost: t.mxHost, failure: { resultType: "validation-failure", additionalInformation: plan.reason }, at: Date.now() });
+        const tls: TlsVerdict = { policy: "mta-sts", mode: "enforce", verified: false, failure: plan.reason };
+        return envelopes.map(() => ({ answer: { errorCode: "ETLSPOLICY", enhancedCode: "4.7.5", response: plan.reason }, mxHost: t.mxHost, durationMs: 0, tls }));
+      }
+      const planned = plan?.hops ?? hops.map((h) => ({ ...h, tls: undefined }));
       return Promise.all(
         envelopes.map((e) =>
           throughGate(options.gate, domain, destination, e, async (shape) => {
@@ -190,10 +205,10 @@ export function createMxTransport(options: TransportOptions & { resolver?: MxRes
             // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
             // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
             // even have delivered the message there).
-            for (const hop of hops) {
-              const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls };
+            for (const hop of planned) {
+              const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls, tls: hop.tls };
               const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
-              last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host };
+              last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host, ...(r.tls && { tls: r.tls }) };
               // A connection rate spent is the destination's, whichever of its hosts: no other host is tried.
               if (r.answer.responseCode || !r.beforeTransaction || r.answer.heldUntil !== undefined) break;
             }

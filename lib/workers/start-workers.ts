@@ -2,6 +2,8 @@ import type { AppContext } from "../context";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
 import { openDestinationGate } from "../delivery/destinations/start-gate";
 import { sharedBudget } from "../delivery/smtp-slots";
+import { openTlsPolicies } from "../delivery/tls-policy/open-tls-policies";
+import { sessionReporter } from "../delivery/tls-policy/tls-policies";
 import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
 import { submitReport } from "../inbound/submit-report";
@@ -146,10 +148,14 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
   } else {
     const destinations = await openDestinationGate(ctx);
     stoppers.push(destinations.stop);
+    const tls = openTlsPolicies(ctx.config.delivery.tls, { dnsServers: ctx.config.delivery.dnsServers, allowPrivate: ctx.config.delivery.allowPrivateMx, log: ctx.log });
     transport = createMxTransport({
       ...base,
       ...smtp.mx,
       gate: destinations.gate,
+      tlsPolicies: tls.policies,
+      tlsCa: tls.ca,
+      onTlsSession: tls.policies?.sessions ? sessionReporter(tls.policies.sessions) : undefined,
       // MAILROOM_DNS_SERVERS and MAILROOM_MX_PORT: a test rig's fake internet (test/support/fake-dns.ts).
       resolver: options.mx?.resolver,
       dnsServers: ctx.config.delivery.dnsServers,
