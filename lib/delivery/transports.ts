@@ -7,6 +7,7 @@ import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
 import { SmtpClient, type SmtpClientOptions } from "./smtp-client";
 import type { SmtpTarget } from "./smtp-connection";
+import type { TlsSessionSink } from "./tls-policy/tls-result";
 
 /**
  * Where a message goes, by MAILROOM_DELIVERY: `sandbox` (the embedded MX on
@@ -39,7 +40,7 @@ export interface Transport {
 }
 
 /** The SMTP client's options: pool size, per-phase timeouts, stall and slot-wait times (lib/delivery/smtp-client.ts); the destinations' gate. */
-export type TransportOptions = SmtpClientOptions & { gate?: DestinationGate };
+export type TransportOptions = SmtpClientOptions & { gate?: DestinationGate; tlsSessions?: TlsSessionSink };
 
 /**
  * One copy through the gate (destinations/gate.ts): held or throttled, it is answered at once without a
