@@ -13,9 +13,10 @@ import { webhookSweep } from "./webhook-sweep";
 import { inboundRetention } from "./inbound-retention";
 import { eventPartitions } from "./event-partitions";
 import { domainHealthCheck } from "./domain-health";
+import { tlsReports } from "./tls-reports";
 
 /** Every maintenance job, each a pg-boss schedule run on the job runner. */
-export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, eventPartitions, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention, domainHealthCheck];
+export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, eventPartitions, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention, domainHealthCheck, tlsReports];
 
 /** How a worker process works the maintenance jobs (their one entry in lib/jobs/registry.ts). */
 export const maintenanceWorker: JobWorker<AppContext> = {
