@@ -57,8 +57,8 @@ export async function startMaintenance(
           log: ctx.log,
           outage: (err, detail) => ctx.outage.report("jobs", err, detail) !== undefined,
           lease: options.lease,
-          handler: async () => {
-            const report = await job.run(jobCtx, new Date());
+          handler: async (data) => {
+            const report = await job.run(jobCtx, new Date(), data as Record<string, unknown>);
             const did = Object.values(report).some((n) => n > 0);
             ctx.log[did ? "info" : "debug"]({ job: job.name, report }, "maintenance job done");
           },

@@ -141,9 +141,16 @@ async function postReport(ctx: AppContext, rua: Extract<Rua, { kind: "https" }>,
   return { ok, detail: result.error ?? `HTTP ${result.statusCode}` };
 }
 
-/** The daily reports, a few runs a day (a report that failed is tried again at the next). */
+/** A day given as YYYY-MM-DD (the CLI's `--day`, a tick's `day`), else undefined. */
+export function parseReportDay(value: unknown): string | undefined {
+  if (typeof value !== "string" || value.length !== 10) return undefined;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value ? value : undefined;
+}
+
+/** The daily reports, a few runs a day (a report that failed is tried again at the next); a tick with `day` (`mailroom tls-reports send`) reports that day. */
 export const tlsReports: MaintenanceJob = {
   name: "maintenance-tls-reports",
   cron: "23 */6 * * *",
-  run: (ctx, now) => sendTlsReports(ctx, { now }),
+  run: (ctx, now, data) => sendTlsReports(ctx, { now, day: parseReportDay(data?.day) }),
 };

@@ -11,6 +11,7 @@ import { waitFor } from "../support/delivery-helpers";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
 import { startSmtpSink, type SmtpSink } from "../support/smtp-sink";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { runCli, runCliJson } from "./cli-support";
 
 /**
  * TLS-RPT end to end (docs/adr/0328): the real app in MX mode on a fake internet
@@ -84,6 +85,7 @@ describe("TLS-RPT daily reports", () => {
     counter.add(session("posted.test", { failure: mismatch }));
     counter.add(session("posted.test"));
     counter.add(session("unreported.test"));
+    counter.add(session("later.test", { failure: { resultType: "starttls-not-supported" } }));
     await counter.stop();
   });
   afterAll(async () => {
@@ -95,7 +97,7 @@ describe("TLS-RPT daily reports", () => {
 
   it("mails the day's report once through Mailroom's own delivery, and POSTs it to an http(s) rua until a 2xx", async () => {
     const first = await sendTlsReports(app.ctx, { day });
-    expect(first).toMatchObject({ days: 1, domains: 3, sent: 1, failed: 1, noRecord: 1, lookupFailed: 0 });
+    expect(first).toMatchObject({ days: 1, domains: 4, sent: 1, failed: 1, noRecord: 2, lookupFailed: 0 });
 
     // The email: queued by the system sender, delivered by MX to reports.test's (loopback) MX.
     const mail = await waitFor("the report at reports.test's MX", async () => sink.received[0], 30_000);
@@ -152,12 +154,12 @@ describe("TLS-RPT daily reports", () => {
     expect(posted["report-id"]).toBe(`${day}.posted.test@${SUBMITTER}`);
     receiverStatus = 200;
     const second = await sendTlsReports(app.ctx, { day });
-    expect(second).toMatchObject({ domains: 2, sent: 1, failed: 0, noRecord: 1 });
+    expect(second).toMatchObject({ domains: 3, sent: 1, failed: 0, noRecord: 2 });
     expect(posts).toHaveLength(2);
     expect(gunzipSync(posts[1]!.body).equals(gunzipSync(posts[0]!.body))).toBe(true);
 
     // A third run, and the scheduled run of the days ended, send nothing more.
-    expect(await sendTlsReports(app.ctx, { day })).toMatchObject({ domains: 1, sent: 0, failed: 0, noRecord: 1 });
+    expect(await sendTlsReports(app.ctx, { day })).toMatchObject({ domains: 2, sent: 0, failed: 0, noRecord: 2 });
     expect(await sendTlsReports(app.ctx)).toMatchObject({ days: 2, sent: 0, failed: 0 });
     await new Promise((r) => setTimeout(r, 1500));
     expect(sink.received).toHaveLength(1);
@@ -167,4 +169,20 @@ describe("TLS-RPT daily reports", () => {
       { policyDomain: "posted.test", rua: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/tlsrpt$/), reportId: `${day}.posted.test@${SUBMITTER}`, status: "sent", detail: "HTTP 200", attempts: 2 },
     ]);
   }, 60_000);
+
+  it("`mailroom tls-reports send --day` has the running workers send that day's reports; `list` shows them", async () => {
+    dns.set("_smtp._tls.later.test", { TXT: ["v=TLSRPTv1; rua=mailto:later@reports.test"] });
+    const env = { DATABASE_URL: app.ctx.database.url, MAILROOM_HELO_NAME: SUBMITTER };
+    expect(await runCli(["tls-reports", "send", "--day", "2026-02-30"], env)).toMatchObject({ code: 1, stderr: expect.stringContaining("--day") });
+    expect(await runCliJson(["tls-reports", "send", "--day", day, "--json"], env)).toEqual({ queued: true, day });
+    const mail = await waitFor("later.test's report", async () => sink.received.find((m) => m.rcptTo.includes("later@reports.test")), 60_000);
+    const parsed = await simpleParser(mail.raw);
+    const report = JSON.parse(gunzipSync(parsed.attachments[0]!.content).toString("utf8"));
+    expect(report.policies[0]["failure-details"]).toEqual([
+      { "result-type": "starttls-not-supported", "sending-mta-ip": "127.0.0.1", "receiving-mx-hostname": "mx.later.test", "receiving-ip": "127.0.0.42", "failed-session-count": 1 },
+    ]);
+    const listed = await runCliJson<{ policyDomain: string; status: string }[]>(["tls-reports", "list", "--day", day, "--json"], env);
+    expect(listed.map((r) => `${r.policyDomain} ${r.status}`)).toEqual(["example.test sent", "later.test sent", "posted.test sent"]);
+    expect(sink.received).toHaveLength(2);
+  }, 90_000);
 });
