@@ -27,6 +27,8 @@ const STALE_CLAIM_SECONDS = 30 * 60;
 const MAX_ATTEMPTS = 5;
 const MAX_DOMAINS_PER_DAY = 1000;
 const MAX_ROWS_PER_REPORT = 10_000;
+/** The largest compressed report sent (the send path's attachment limit is 10 MB). */
+const MAX_REPORT_BYTES = 5 * 1024 * 1024;
 /** An https rua's whole exchange, at most. */
 const POST_TIMEOUT_MS = 30_000;
 
@@ -110,7 +112,9 @@ export async function sendTlsReports(ctx: AppContext, options: { now?: Date; day
             ),
             fileName: reportFileName(settings.submitter, domain, day),
           };
-          outcome = rua.kind === "mailto" ? await mailReport(ctx, rua, domain, reportId, report) : await postReport(ctx, rua, report.gz);
+          if (report.gz.length > MAX_REPORT_BYTES) outcome = { ok: false, detail: `report of ${report.gz.length} bytes compressed, over ${MAX_REPORT_BYTES}` };
+          else if (rua.kind === "mailto") outcome = await mailReport(ctx, rua, domain, reportId, report);
+          else outcome = await postReport(ctx, rua, report.gz);
         } catch (err) {
           outcome = { ok: false, detail: (err as Error).message };
         }

@@ -54,12 +54,17 @@ export async function upsertTlsSessionCounts(q: Queryable, increments: TlsCountI
   );
 }
 
-/** The policy domains with sessions on `day` and a rua not yet sent for it (every domain that has no sent report). */
+/**
+ * The policy domains with sessions on `day` whose report is not yet sent
+ * everywhere: none claimed yet, or one rua's failed or being sent (a domain
+ * whose every claimed rua is sent is done; a rua its record gains later is not sent).
+ */
 export async function selectTlsReportDomains(q: Queryable, day: string, limit: number): Promise<string[]> {
   const { rows } = await q.query<{ policy_domain: string }>(
     `SELECT DISTINCT c.policy_domain FROM tls_session_counts c
       WHERE c.day = $1::date
-        AND NOT EXISTS (SELECT 1 FROM tls_reports_sent s WHERE s.policy_domain = c.policy_domain AND s.day = c.day AND s.status = 'sent')
+        AND (NOT EXISTS (SELECT 1 FROM tls_reports_sent s WHERE s.policy_domain = c.policy_domain AND s.day = c.day)
+             OR EXISTS (SELECT 1 FROM tls_reports_sent s WHERE s.policy_domain = c.policy_domain AND s.day = c.day AND s.status <> 'sent'))
       ORDER BY c.policy_domain LIMIT $2`,
     [day, limit],
   );

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTlsSessionCounter } from "../../lib/delivery/tls-reports/session-counter";
 import type { TlsSessionResult } from "../../lib/delivery/tls-policy/tls-result";
 import { openDatabase, type Database } from "../../lib/storage/database";
-import { purgeTlsReportDays, selectTlsReportDomains, selectTlsSessionCounts } from "../../lib/storage/tls-report-rows";
+import {
+  claimTlsReport,
+  finishTlsReport,
+  purgeTlsReportDays,
+  selectTlsReportDomains,
+  selectTlsReportsSent,
+  selectTlsSessionCounts,
+} from "../../lib/storage/tls-report-rows";
 import { createTestDatabase } from "../support/test-database";
 
 /** TLS-RPT's counter against PostgreSQL (docs/adr/0328): flushes add up, across counters (processes) and flushes. */
@@ -52,6 +59,32 @@ describe("the TLS-RPT session counter's flush", () => {
     expect(rows[1]).toMatchObject({ policyType: "sts", policyString: result().policyString, mxHost: "mx.example.test", additionalInformation: mismatch.additionalInformation });
     expect(await selectTlsReportDomains(db, "2026-11-30", 100)).toEqual(["example.test", "other.test"]);
     expect(await selectTlsReportDomains(db, "2026-12-01", 100)).toEqual([]);
+  });
+
+  it("claims a domain-day's report once per rua; a failed one again, up to its attempts; the domain is done when every claimed rua is sent", async () => {
+    const claim = (rua: string, over: { staleSeconds?: number; maxAttempts?: number } = {}) =>
+      claimTlsReport(db, { policyDomain: "other.test", day: "2026-11-30", rua, reportId: "r1", staleSeconds: 1800, maxAttempts: 3, ...over });
+    const finish = (rua: string, status: "sent" | "failed") => finishTlsReport(db, { policyDomain: "other.test", day: "2026-11-30", rua, status, detail: status });
+    const [a, b] = await Promise.all([claim("mailto:a@x.test"), claim("mailto:a@x.test")]);
+    expect([a, b].sort()).toEqual([false, true]);
+    // Being sent: not claimed again until it is stale (its run died).
+    expect(await claim("mailto:a@x.test")).toBe(false);
+    expect(await claim("mailto:a@x.test", { staleSeconds: 0 })).toBe(true);
+    await finish("mailto:a@x.test", "sent");
+    expect(await claim("mailto:a@x.test", { staleSeconds: 0 })).toBe(false);
+    expect(await claim("https://x.test/r")).toBe(true);
+    await finish("https://x.test/r", "failed");
+    expect(await selectTlsReportDomains(db, "2026-11-30", 100)).toEqual(["example.test", "other.test"]);
+    expect(await claim("https://x.test/r")).toBe(true);
+    await finish("https://x.test/r", "failed");
+    expect(await claim("https://x.test/r")).toBe(true);
+    await finish("https://x.test/r", "failed");
+    // Three attempts spent.
+    expect(await claim("https://x.test/r")).toBe(false);
+    expect((await selectTlsReportsSent(db, "2026-11-30")).map((r) => `${r.rua} ${r.status} ${r.attempts}`)).toEqual(["https://x.test/r failed 3", "mailto:a@x.test sent 2"]);
+    await claim("https://x.test/r", { maxAttempts: 4 });
+    await finish("https://x.test/r", "sent");
+    expect(await selectTlsReportDomains(db, "2026-11-30", 100)).toEqual(["example.test"]);
   });
 
   it("drops the days before the retention's first day", async () => {
