@@ -70,6 +70,8 @@ describe("the command tree", () => {
         "suppressions remove",
         "templates list",
         "templates show",
+        "tls-reports list",
+        "tls-reports send",
         "users add",
         "users grant",
         "users list",

@@ -14,6 +14,7 @@ import { registerQueue } from "./commands/queue";
 import { registerSmtpTest } from "./commands/smtp-test";
 import { registerSuppressions } from "./commands/suppressions";
 import { registerTemplates } from "./commands/templates";
+import { registerTlsReports } from "./commands/tls-reports";
 import { registerUsers } from "./commands/users";
 import { registerWorker } from "./commands/worker";
 import { databaseFaultOf } from "../lib/storage/unavailable";
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerMcp(program, app);
   registerInbound(program, app);
   registerQueue(program, app);
+  registerTlsReports(program, app);
   return program;
 }
 

@@ -199,6 +199,10 @@ const envSchema = z.object({
   MAILROOM_QUEUE_MAINTENANCE_INTERVAL: z.string().default("30s"),
   MAILROOM_BOUNCE_DOMAIN: z.string().optional(),
   MAILROOM_HELO_NAME: z.string().optional(),
+  // TLS-RPT (RFC 8460, docs/tls-reports.md): the daily reports of outbound TLS to the policy domains that ask; the reports' organization and contact.
+  MAILROOM_TLSRPT: z.enum(["on", "off"]).default("on"),
+  MAILROOM_TLSRPT_ORGANIZATION: z.string().max(200).optional(),
+  MAILROOM_TLSRPT_CONTACT: z.string().max(200).optional(),
   // Days a DKIM selector replaced by a rotation stays published (docs/adr/0134).
   MAILROOM_DKIM_OLD_SELECTOR_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   MAILROOM_TRACKING_SECRET: z.string().min(16).optional(),
@@ -472,6 +476,18 @@ export function deliveryConfig(e: Env, publicUrl: string) {
     },
     /** Backstop: a `deliver` job still active after this is taken for dead even if its worker's lease holds. */
     jobExpireSeconds: wholeSeconds("MAILROOM_DELIVERY_JOB_EXPIRE", e.MAILROOM_DELIVERY_JOB_EXPIRE),
+    tlsReports: tlsReportsConfig(e, e.MAILROOM_HELO_NAME ?? new URL(publicUrl).hostname),
+  };
+}
+
+/** TLS-RPT (docs/tls-reports.md): sessions counted and daily reports sent unless off; who the reports say they are from. */
+export function tlsReportsConfig(e: Env, host: string) {
+  return {
+    enabled: e.MAILROOM_TLSRPT === "on",
+    /** The submitter: the report file name's sender and the TLS-Report-Submitter header (the instance's host name). */
+    submitter: host,
+    organization: e.MAILROOM_TLSRPT_ORGANIZATION ?? host,
+    contact: e.MAILROOM_TLSRPT_CONTACT ?? `postmaster@${host}`,
   };
 }
 

@@ -13,8 +13,8 @@ export interface MaintenanceJob {
   cron: string;
   /** Also sent once at each start (deduplicated across processes starting together). */
   runAtStart?: boolean;
-  /** What it did, for the log (counts of rows). */
-  run(ctx: AppContext, now: Date): Promise<Record<string, number>>;
+  /** What it did, for the log (counts of rows). `data`: the tick's payload (empty when scheduled; a job sent by the CLI may carry more). */
+  run(ctx: AppContext, now: Date, data?: Record<string, unknown>): Promise<Record<string, number>>;
 }
 
 /** A scheduled tick carries no data (older versions sent `{ task }`, which parses too). */

@@ -13,9 +13,10 @@ import { webhookSweep } from "./webhook-sweep";
 import { inboundRetention } from "./inbound-retention";
 import { eventPartitions } from "./event-partitions";
 import { domainHealthCheck } from "./domain-health";
+import { tlsReports } from "./tls-reports";
 
 /** Every maintenance job, each a pg-boss schedule run on the job runner. */
-export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, eventPartitions, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention, domainHealthCheck];
+export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = [strandedRecipientSweep, eventPartitions, retentionPurge, signInFailurePurge, idempotencyKeyPurge, webhookRetention, webhookSweep, inboundRetention, domainHealthCheck, tlsReports];
 
 /** How a worker process works the maintenance jobs (their one entry in lib/jobs/registry.ts). */
 export const maintenanceWorker: JobWorker<AppContext> = {
@@ -56,8 +57,8 @@ export async function startMaintenance(
           log: ctx.log,
           outage: (err, detail) => ctx.outage.report("jobs", err, detail) !== undefined,
           lease: options.lease,
-          handler: async () => {
-            const report = await job.run(jobCtx, new Date());
+          handler: async (data) => {
+            const report = await job.run(jobCtx, new Date(), data as Record<string, unknown>);
             const did = Object.values(report).some((n) => n > 0);
             ctx.log[did ? "info" : "debug"]({ job: job.name, report }, "maintenance job done");
           },

@@ -584,3 +584,38 @@ export const dmarcReportRows = pgTable("dmarc_report_rows", {
   dkimAligned: boolean("dkim_aligned").notNull(),
   knownSource: boolean("known_source").notNull(),
 });
+
+/** TLS sessions towards a policy domain, counted per UTC day and TLS-RPT key (migration 1019, docs/adr/0328). */
+export const tlsSessionCounts = pgTable(
+  "tls_session_counts",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    policyDomain: text("policy_domain").notNull(),
+    sessionKey: text("session_key").notNull(),
+    policyType: text("policy_type").$type<"sts" | "tlsa" | "no-policy-found">().notNull(),
+    policyString: jsonb("policy_string").$type<string[]>().notNull(),
+    mxHost: text("mx_host").notNull(),
+    resultType: text("result_type").notNull(),
+    receivingIp: text("receiving_ip").notNull(),
+    sendingIp: text("sending_ip").notNull(),
+    additionalInformation: text("additional_information").notNull(),
+    sessionCount: bigint("session_count", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.policyDomain, t.sessionKey] })],
+);
+
+/** TLS-RPT reports sent, or being sent, per policy domain, day and rua (migration 1019). */
+export const tlsReportsSent = pgTable(
+  "tls_reports_sent",
+  {
+    policyDomain: text("policy_domain").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    rua: text("rua").notNull(),
+    reportId: text("report_id").notNull(),
+    status: text("status").$type<"sending" | "sent" | "failed">().notNull(),
+    detail: text("detail").notNull().default(""),
+    attempts: integer("attempts").notNull().default(1),
+    updatedAt: tstz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.policyDomain, t.day, t.rua] })],
+);

@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { createTlsSessionCounter } from "../delivery/tls-reports/session-counter";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
 import { openDestinationGate } from "../delivery/destinations/start-gate";
 import { sharedBudget } from "../delivery/smtp-slots";
@@ -148,7 +149,10 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
   } else {
     const destinations = await openDestinationGate(ctx);
     stoppers.push(destinations.stop);
-    const tls = openTlsPolicies(ctx.config.delivery.tls, { dnsServers: ctx.config.delivery.dnsServers, allowPrivate: ctx.config.delivery.allowPrivateMx, log: ctx.log });
+    // TLS-RPT's counter of this process (docs/adr/0328): stopped after the transport (stoppers run in reverse), so its last sessions are flushed.
+    const tlsSessions = ctx.config.delivery.tlsReports.enabled ? createTlsSessionCounter(ctx.database, { log: ctx.log }) : undefined;
+    if (tlsSessions) stoppers.push(tlsSessions.stop);
+    const tls = openTlsPolicies(ctx.config.delivery.tls, { dnsServers: ctx.config.delivery.dnsServers, allowPrivate: ctx.config.delivery.allowPrivateMx, log: ctx.log, sessions: tlsSessions });
     transport = createMxTransport({
       ...base,
       ...smtp.mx,

@@ -1,7 +1,10 @@
 import { createHash, X509Certificate } from "node:crypto";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { gunzipSync } from "node:zlib";
+import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendTlsReports } from "../../lib/maintenance/tls-reports";
 import { bearer, createTestAccount } from "../support/fixtures";
 import { eventsOf, expectNoRecipientLeftQueued, sendViaApi, waitFor } from "../support/delivery-helpers";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
@@ -43,6 +46,10 @@ describe("outbound TLS policies", () => {
     peers.wrong = await startSmtpSink({ host: "127.0.0.73", port, starttls: true, tls: wrongName });
     peers.clear = await startSmtpSink({ host: "127.0.0.74", port });
     peers.dane = await startSmtpSink({ host: "127.0.0.75", port, starttls: true, tls: selfSigned });
+    // Where testing-wrong.test wants its TLS-RPT reports (its _smtp._tls record's mailto:).
+    peers.reports = await startSmtpSink({ host: "127.0.0.76", port });
+    dns.mx("reports.test", [{ name: "mx.reports.test", address: "127.0.0.76" }]);
+    dns.set("_smtp._tls.testing-wrong.test", { TXT: ["v=TLSRPTv1; rua=mailto:tlsrpt@reports.test"] });
     for (const [name, address] of [
       ["mx.good.test", "127.0.0.71"],
       ["mx.expired.test", "127.0.0.72"],
@@ -153,6 +160,27 @@ describe("outbound TLS policies", () => {
       expect(receivedBy(peer, to)).toHaveLength(1);
       expect((await firstAttempt(id)).tls).toMatchObject({ policy: "mta-sts", mode: "testing", verified: false, failure: expect.stringMatching(failure) });
     }
+  });
+
+  it("testing, wrong-name certificate: the day's TLS-RPT report of the domain counts the failed session, mailed through our own delivery", async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    // The worker's session counter flushes every 5 s.
+    await waitFor("the counted sessions", async () => {
+      const r = await app.ctx.database.pool.query("SELECT 1 FROM tls_session_counts WHERE policy_domain = 'testing-wrong.test'");
+      return r.rowCount ? true : undefined;
+    }, 20_000);
+    expect(await sendTlsReports(app.ctx, { day })).toMatchObject({ sent: 1 });
+    const mail = await waitFor("the report", async () => peers.reports!.received.find((m) => m.rcptTo.includes("tlsrpt@reports.test")), 20_000);
+    const parsed = await simpleParser(mail.raw);
+    expect(parsed.headers.get("tls-report-domain")).toBe("testing-wrong.test");
+    const report = JSON.parse(gunzipSync(parsed.attachments[0]!.content).toString()) as {
+      policies: { policy: { "policy-type": string; "policy-domain": string; "policy-string": string[] }; summary: Record<string, number>; "failure-details"?: { "result-type": string; "receiving-mx-hostname": string }[] }[];
+    };
+    const sts = report.policies.find((p) => p.policy["policy-type"] === "sts")!;
+    expect(sts.policy["policy-domain"]).toBe("testing-wrong.test");
+    expect(sts.policy["policy-string"]).toContain("mode: testing");
+    expect(sts.summary["total-failure-session-count"]).toBeGreaterThanOrEqual(1);
+    expect(sts["failure-details"]).toContainEqual(expect.objectContaining({ "result-type": "certificate-host-mismatch", "receiving-mx-hostname": "mx.wrong.test" }));
   });
 
   it("DANE: a TLSA record matching the self-signed certificate delivers with verdict dane, over the domain's MTA-STS policy", async () => {
