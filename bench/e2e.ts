@@ -2,7 +2,8 @@
  * `npm run bench:e2e [-- --connections 16 --seconds 20 --warmup 3 --no-fault
  *   --fault-connections 8 --kill-after 3 --recovery-timeout 420 --drain-timeout 300
  *   --workers inline|process|off --dashboard --cpu-prof <dir> --json
- *   --against postfix --rounds 2 --postfix-messages 10000 --idle 5 --rate <msg/s>]`
+ *   --against postfix --rounds 2 --postfix-messages 10000 --idle 5 --rate <msg/s>
+ *   --mx --mta-sts enforce|off]`
  *
  * The end-to-end benchmark (docs/BENCHMARKS.md), on the default topology started as
  * `npm start` does (test/support/topology.ts: `node --import tsx
@@ -37,6 +38,11 @@
  * per second doing nothing (pollers, timers), which every message's CPU
  * figure carries in proportion to how few messages a second there are.
  *
+ * With --mx, delivery is direct MX on a fake internet (bench/e2e-mx-rig.ts):
+ * the sink is example.org's MX and offers STARTTLS; --mta-sts enforce has the
+ * domain publish an enforce policy (each copy checked against it), off turns
+ * MTA-STS off. The two compare the TLS policies' cost on the hot path.
+ *
  * With --against postfix (where Debian's postfix is installed; nothing is
  * installed here), the main phase runs --rounds times, each after a run of
  * the Postfix reference (bench/postfix-reference.ts: Postfix's default relay
@@ -60,6 +66,7 @@ import type { SinkStats } from "../test/support/counting-sink";
 import { activeDeliverJobs, deliveryLatencies, describeReconciliation, pendingRecipients, reconcile, slowDeliveries, type Reconciliation } from "../test/support/final-events";
 import { BENCH_HTML, type PostLoadOptions, type PostLoadResult } from "../test/support/post-load";
 import { readStat } from "../test/support/proc-stats";
+import { startMxRig } from "./e2e-mx-rig";
 import { postfixMissing, runPostfixRound, type PostfixFigures } from "./postfix-reference";
 import { cpuByRole, createUnlimitedAccount, pssKb, rssKb, startTopology, type Topology } from "../test/support/topology";
 
@@ -82,6 +89,8 @@ const { values: args } = parseArgs({
     "postfix-messages": { type: "string", default: "10000" },
     idle: { type: "string", default: "5" },
     rate: { type: "string" },
+    mx: { type: "boolean", default: false },
+    "mta-sts": { type: "string", default: "off" },
   },
 });
 const connections = Number(args.connections);
@@ -95,6 +104,7 @@ const fault = !args["no-fault"] && !cpuProf;
 const here = import.meta.dirname;
 if (args.against !== undefined && args.against !== "postfix") throw new Error(`--against: only "postfix" is known, not ${args.against}`);
 const againstPostfix = args.against === "postfix";
+if (args["mta-sts"] !== "enforce" && args["mta-sts"] !== "off") throw new Error(`--mta-sts: enforce or off, not ${args["mta-sts"]}`);
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN);
 const ms = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : "n/a");
@@ -102,8 +112,8 @@ const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
-function child(file: string): Promise<{ proc: ChildProcess; ready: Record<string, unknown> }> {
-  const proc = fork(path.join(here, file), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+function child(file: string, env?: Record<string, string>): Promise<{ proc: ChildProcess; ready: Record<string, unknown> }> {
+  const proc = fork(path.join(here, file), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"], ...(env && { env: { ...process.env, ...env } }) });
   return new Promise((resolve, reject) => {
     proc.once("exit", (code) => reject(new Error(`${file} exited with ${code}`)));
     proc.once("message", (msg: { type: string }) => (msg.type === "ready" ? resolve({ proc, ready: msg }) : reject(new Error(`${file}: ${JSON.stringify(msg)}`))));
@@ -217,26 +227,30 @@ async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "mailroom-bench-e2e-"));
   const children: ChildProcess[] = [];
   let topology: Topology | undefined;
+  // --mx: direct-MX delivery on a fake internet, MTA-STS enforced or off (bench/e2e-mx-rig.ts).
+  const mxRig = args.mx ? await startMxRig(dataDir, args["mta-sts"] === "enforce") : undefined;
   const cleanup = async () => {
     await topology?.stop().catch(() => {});
+    await mxRig?.stop();
     for (const c of children) c.kill("SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const sink = await child("e2e-sink.ts");
+    const sink = await child("e2e-sink.ts", mxRig?.sinkEnv);
     const load = await child("e2e-load.ts");
     children.push(sink.proc, load.proc);
     const sinkPort = sink.ready.port as number;
     topology = await startTopology({
       dataDir,
       relayUrl: `smtp://127.0.0.1:${sinkPort}`,
+      ...(mxRig && { env: mxRig.appEnv(sinkPort) }),
       workers: args.workers,
       dashboard: args.dashboard,
       execArgv: cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`] : undefined,
     });
     const workersMode = args.workers ?? process.env.MAILROOM_WORKERS ?? "the default";
     console.log(
-      `bench:e2e: npm start's topology (MAILROOM_WORKERS=${workersMode}, dashboard ${topology.dashboard ? "on" : "off"}, embedded PostgreSQL), relay to an SMTP sink process, load from its own process; load average ${started.loadavg}`,
+      `bench:e2e: npm start's topology (MAILROOM_WORKERS=${workersMode}, dashboard ${topology.dashboard ? "on" : "off"}, embedded PostgreSQL), ${mxRig ? `direct MX (STARTTLS, MTA-STS ${args["mta-sts"]})` : "relay"} to an SMTP sink process, load from its own process; load average ${started.loadavg}`,
     );
     let pool = dbPool(topology.databaseUrl());
     const account = await createUnlimitedAccount(topology.databaseUrl(), "Bench", "bench.example");
@@ -309,6 +323,13 @@ main phase: ${connections} connections × ${seconds} s${rate ? `, paced to ${rat
   CPU ms/message      ${appLabel} ${cpuPerMessage.app.toFixed(2)}, worker processes ${cpuPerMessage.workers.toFixed(2)}, PostgreSQL ${cpuPerMessage.postgres.toFixed(2)}, other children ${cpuPerMessage.other.toFixed(2)}, sink ${cpuPerMessage.sink.toFixed(2)}, load ${cpuPerMessage.load.toFixed(2)}; total ${cpuTotal.toFixed(2)}
   WAL                 ${(figures.walBytesPerMessage / 1024).toFixed(1)} KB and ${figures.walRecordsPerMessage.toFixed(0)} records per message, of them ${figures.walFullPageImagesPerMessage.toFixed(1)} full-page images
   peak memory         ${Object.entries(peaks).map(([k, v]) => `${k} ${mb(v)}`).join("; ")}`);
+      if (mxRig) {
+        // What TLS policy the copies went under: an enforce run that shows "opportunistic" measured nothing.
+        const { rows } = await pool.query<{ verdict: string; n: number }>(
+          "SELECT concat_ws(' ', tls->>'policy', tls->>'mode', CASE WHEN (tls->>'verified')::boolean THEN 'verified' ELSE 'unverified' END) AS verdict, count(*)::int AS n FROM delivery_attempts GROUP BY 1 ORDER BY 2 DESC",
+        );
+        console.log(`  TLS verdicts        ${rows.map((r) => `${r.verdict}: ${r.n}`).join(", ")}`);
+      }
       // 429s are the backlog's pushback (docs/contract.md §18), not a loss: what was accepted must be final.
       const ok = drained.done && drained.counts.inDatabase === accepted && drained.counts.finalEvents === drained.counts.finalRecipients;
       return { figures, ok };

@@ -24,13 +24,15 @@ export interface SinkStats {
   lastAt: number;
 }
 
-export async function startCountingSink(options: { port?: number; delayMs?: number } = {}): Promise<CountingSink> {
+export async function startCountingSink(options: { port?: number; delayMs?: number; tls?: { key: Buffer; cert: Buffer } } = {}): Promise<CountingSink> {
   const seen = new Set<string>();
   const stats: SinkStats = { messages: 0, recipients: 0, distinctRecipients: 0, firstAt: 0, lastAt: 0 };
   const server = new SMTPServer({
     logger: false,
     authOptional: true,
-    disabledCommands: ["AUTH", "STARTTLS"],
+    // With a certificate it offers STARTTLS (an MX under a TLS policy, bench:e2e --mx).
+    disabledCommands: options.tls ? ["AUTH"] : ["AUTH", "STARTTLS"],
+    ...(options.tls && { key: options.tls.key, cert: options.tls.cert }),
     onData(stream, session, callback) {
       stream.resume();
       stream.on("end", () => {
