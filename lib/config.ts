@@ -141,6 +141,8 @@ const envSchema = z.object({
   MAILROOM_MX_PORT: z.coerce.number().int().min(1).max(65535).default(25),
   // Destinations' shaping rules (docs/delivery.md): an operator's JSON file over the defaults, re-read when it changes.
   MAILROOM_SHAPING_FILE: z.string().optional(),
+  // Egress addresses' warm-up schedule (docs/egress.md): a JSON file of daily and hourly caps per day, instead of the conservative default.
+  MAILROOM_WARMUP_FILE: z.string().optional(),
   // How long a destination stays suspended after a suspension reply (a block list, Yahoo's TSS04) before it is tried again.
   MAILROOM_SUSPEND_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(60),
   MAILROOM_INBOUND_HOST: z.string().default("127.0.0.1"),
@@ -445,6 +447,8 @@ export function deliveryConfig(e: Env, publicUrl: string) {
     mxPort: e.MAILROOM_MX_PORT,
     /** The operator's shaping rules over the defaults (lib/delivery/destinations/shaping-file.ts). */
     shapingFile: e.MAILROOM_SHAPING_FILE,
+    /** The egress addresses' warm-up schedule over the default (lib/delivery/egress/warmup.ts). */
+    warmupFile: e.MAILROOM_WARMUP_FILE,
     /** How long an automatic suspension holds a destination (lib/delivery/destinations/back-off.ts). */
     suspendMs: e.MAILROOM_SUSPEND_MINUTES * 60_000,
     sandboxPort: e.MAILROOM_SANDBOX_PORT,

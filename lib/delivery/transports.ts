@@ -7,6 +7,7 @@ import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
 import { SmtpClient, type SmtpClientOptions } from "./smtp-client";
 import type { SmtpTarget } from "./smtp-connection";
+import type { Egress } from "./egress/egress";
 
 /**
  * Where a message goes, by MAILROOM_DELIVERY: `sandbox` (the embedded MX on
@@ -167,7 +168,9 @@ export async function resolveHops(resolver: MxResolver, domain: string, options:
   return hops;
 }
 
-export function createMxTransport(options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean }): Transport {
+export function createMxTransport(
+  options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean; egress?: Egress },
+): Transport {
   const client = new SmtpClient(options);
   const resolver = options.resolver ?? (options.dnsServers ? dnsResolver({ servers: options.dnsServers }) : systemResolver);
   const port = options.port ?? 25;
@@ -183,23 +186,34 @@ export function createMxTransport(options: TransportOptions & { resolver?: MxRes
       }
       // Domains whose MX hosts are one provider's share its destination (destinations/destination.ts).
       const destination = destinationOf(domain, [...new Set(hops.map((h) => h.host))]);
+      const family = net.isIP(hops[0]!.address);
       return Promise.all(
-        envelopes.map((e) =>
-          throughGate(options.gate, domain, destination, e, async (shape) => {
-            let last: TransportResult | undefined;
-            // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
-            // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
-            // even have delivered the message there).
-            for (const hop of hops) {
-              const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls };
-              const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
-              last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host };
-              // A connection rate spent is the destination's, whichever of its hosts: no other host is tried.
-              if (r.answer.responseCode || !r.beforeTransaction || r.answer.heldUntil !== undefined) break;
-            }
-            return last!;
-          }),
-        ),
+        envelopes.map(async (e) => {
+          // The source address of the account's egress pool for this provider, or a wait past its warm-up caps (egress/egress.ts).
+          const source = options.egress?.choose(e.accountId ?? "", destination.key, family);
+          if (source && !source.ok) return { answer: { errorCode: "EHELD", response: source.reason, heldUntil: source.until }, mxHost: "", durationMs: 0 };
+          let tried = false;
+          try {
+            return await throughGate(options.gate, domain, destination, e, async (shape) => {
+              let last: TransportResult | undefined;
+              // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
+              // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
+              // even have delivered the message there).
+              for (const hop of hops) {
+                if (source && net.isIP(hop.address) !== family) continue;
+                const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls, localAddress: source?.address, heloName: source?.heloName };
+                const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
+                last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host };
+                tried ||= !r.beforeTransaction;
+                // A connection rate spent is the destination's, whichever of its hosts: no other host is tried.
+                if (r.answer.responseCode || !r.beforeTransaction || r.answer.heldUntil !== undefined) break;
+              }
+              return last!;
+            });
+          } finally {
+            source?.settle(tried);
+          }
+        }),
       );
     },
     stalledTransactions: () => client.stalledTransactions(),

@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
 import { openDestinationGate } from "../delivery/destinations/start-gate";
+import { startEgress } from "../delivery/egress/start-egress";
 import { sharedBudget } from "../delivery/smtp-slots";
 import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
@@ -146,10 +147,14 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
   } else {
     const destinations = await openDestinationGate(ctx);
     stoppers.push(destinations.stop);
+    // Egress addresses and their warm-up (docs/egress.md): none declared, the kernel picks the source.
+    const egress = await startEgress(ctx);
+    stoppers.push(egress.stop);
     transport = createMxTransport({
       ...base,
       ...smtp.mx,
       gate: destinations.gate,
+      egress,
       // MAILROOM_DNS_SERVERS and MAILROOM_MX_PORT: a test rig's fake internet (test/support/fake-dns.ts).
       resolver: options.mx?.resolver,
       dnsServers: ctx.config.delivery.dnsServers,
