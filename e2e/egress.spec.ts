@@ -1,0 +1,49 @@
+import { expect, test } from "@playwright/test";
+import { addEgressAddress } from "../lib/delivery/egress/admin";
+import { openDatabase } from "../lib/storage/database";
+import { shot, signIn } from "./support/session";
+import { loadState } from "./support/state";
+
+/**
+ * Instance → Egress (owners only, docs/egress.md): the owner sees an egress
+ * address with its pool, EHLO name, warm-up day and its caps; a staff user
+ * who is not an owner gets the forbidden page.
+ */
+
+const ADDRESS = "127.0.0.2";
+
+async function withDatabase<T>(work: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
+  const db = openDatabase(loadState().databaseUrl, { max: 1 });
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+test.afterAll(async () => {
+  await withDatabase((db) => db.query("DELETE FROM egress_addresses WHERE address = $1", [ADDRESS]));
+});
+
+test("the owner sees an egress address with its warm-up day and its caps", async ({ page }) => {
+  await withDatabase((db) => addEgressAddress(db, { address: ADDRESS, ehlo: "out2.e2e.example", pool: "e2e-pool" }));
+  await signIn(page, "admin");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Egress" }).click();
+  await expect(page).toHaveURL(/\/instance\/egress$/);
+  const row = page.getByTestId("egress-row").filter({ hasText: ADDRESS });
+  await expect(row).toContainText("e2e-pool");
+  await expect(row).toContainText("out2.e2e.example");
+  await expect(row).toContainText("day 1");
+  // The default schedule's day-1 caps: 8 an hour, 50 a day.
+  await expect(row).toContainText("0 / 8");
+  await expect(row).toContainText("0 / 50");
+  await expect(page.getByTestId("egress-pool-row").filter({ hasText: "e2e-pool" })).toContainText("1");
+  await shot(page, "egress-page");
+});
+
+test("a staff user who is not an owner gets the forbidden page, and no Egress link", async ({ page }) => {
+  await signIn(page, "support");
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Egress" })).toHaveCount(0);
+  const response = await page.goto("/instance/egress");
+  expect(response?.status()).toBe(403);
+});
