@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { addEgressAddress } from "../lib/delivery/egress/admin";
 import { openDatabase } from "../lib/storage/database";
+import { addEgressUsageRows } from "../lib/storage/egress-rows";
 import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
 
@@ -22,11 +23,18 @@ async function withDatabase<T>(work: (db: ReturnType<typeof openDatabase>) => Pr
 }
 
 test.afterAll(async () => {
-  await withDatabase((db) => db.query("DELETE FROM egress_addresses WHERE address = $1", [ADDRESS]));
+  await withDatabase(async (db) => {
+    await db.query("DELETE FROM egress_addresses WHERE address = $1", [ADDRESS]);
+    await db.query("DELETE FROM egress_usage WHERE address = $1", [ADDRESS]);
+  });
 });
 
 test("the owner sees an egress address with its warm-up day and its caps", async ({ page }) => {
-  await withDatabase((db) => addEgressAddress(db, { address: ADDRESS, ehlo: "out2.e2e.example", pool: "e2e-pool" }));
+  await withDatabase(async (db) => {
+    await addEgressAddress(db, { address: ADDRESS, ehlo: "out2.e2e.example", pool: "e2e-pool" });
+    // What the workers would have counted: 5 copies to gmail this hour.
+    await addEgressUsageRows(db, [{ address: ADDRESS, provider: "gmail", hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000), copies: 5 }]);
+  });
   await signIn(page, "admin");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Egress" }).click();
   await expect(page).toHaveURL(/\/instance\/egress$/);
@@ -35,8 +43,10 @@ test("the owner sees an egress address with its warm-up day and its caps", async
   await expect(row).toContainText("out2.e2e.example");
   await expect(row).toContainText("day 1");
   // The default schedule's day-1 caps: 8 an hour, 50 a day.
-  await expect(row).toContainText("0 / 8");
-  await expect(row).toContainText("0 / 50");
+  await expect(row).toContainText("gmail");
+  await expect(row).toContainText("5 / 8");
+  await expect(row).toContainText("5 / 50");
+  await expect(row.getByRole("meter", { name: `${ADDRESS} to gmail this hour` })).toHaveAttribute("aria-valuenow", "5");
   await expect(page.getByTestId("egress-pool-row").filter({ hasText: "e2e-pool" })).toContainText("1");
   await shot(page, "egress-page");
 });
