@@ -1,4 +1,7 @@
-import { expect, test } from "@playwright/test";
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
+import { THEME_COOKIE } from "../components/shell/theme";
 import { addEgressAddress } from "../lib/delivery/egress/admin";
 import { openDatabase } from "../lib/storage/database";
 import { addEgressUsageRows } from "../lib/storage/egress-rows";
@@ -12,6 +15,20 @@ import { loadState } from "./support/state";
  */
 
 const ADDRESS = "127.0.0.2";
+
+// axe-core through the DevTools protocol, as e2e/accessibility.spec.ts runs it.
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** The serious and critical WCAG A/AA violations of the page. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    type Result = { violations: { id: string; impact?: string | null; nodes: { target: unknown[] }[] }[] };
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<Result> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
+}
 
 async function withDatabase<T>(work: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
   const db = openDatabase(loadState().databaseUrl, { max: 1 });
@@ -49,6 +66,18 @@ test("the owner sees an egress address with its warm-up day and its caps", async
   await expect(row.getByRole("meter", { name: `${ADDRESS} to gmail this hour` })).toHaveAttribute("aria-valuenow", "5");
   await expect(page.getByTestId("egress-pool-row").filter({ hasText: "e2e-pool" })).toContainText("1");
   await shot(page, "egress-page");
+});
+
+test("the page has no serious or critical axe violation, light or dark", async ({ page, context, baseURL }) => {
+  await signIn(page, "admin");
+  for (const theme of ["light", "dark"] as const) {
+    await context.addCookies([{ name: THEME_COOKIE, value: theme, url: baseURL! }]);
+    await page.goto("/instance/egress");
+    await expect(page.locator("html")).toHaveClass(theme);
+    await expect(page.getByTestId("egress-row").filter({ hasText: ADDRESS })).toBeVisible();
+    expect(await seriousViolations(page), theme).toEqual([]);
+    if (theme === "dark") await shot(page, "egress-page-dark");
+  }
 });
 
 test("a staff user who is not an owner gets the forbidden page, and no Egress link", async ({ page }) => {
