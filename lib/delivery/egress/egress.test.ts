@@ -84,3 +84,15 @@ describe("openEgress", () => {
     expect(fake.upserts()).toBe(1);
   });
 });
+
+describe("usageProviderOf", () => {
+  it("keeps a destination's key, and bounds a long one (many long MX host names) to a start and a hash", async () => {
+    const { usageProviderOf, MAX_PROVIDER_LENGTH } = await import("./egress");
+    expect(usageProviderOf("gmail")).toBe("gmail");
+    const long = Array.from({ length: 16 }, (_, i) => `mx${i}.${"a".repeat(200)}.example`).join(",");
+    const a = usageProviderOf(long);
+    expect(a.length).toBe(MAX_PROVIDER_LENGTH);
+    expect(a).toMatch(/^mx0\.a+#[0-9a-f]{16}$/);
+    expect(usageProviderOf(`${long}x`)).not.toBe(a);
+  });
+});

@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import net from "node:net";
 import type { Logger } from "../../logger";
 import type { Queryable } from "../../storage/database";
+import { isRowDataError } from "../../storage/sqlstate";
 import {
   addEgressUsageRows,
   listEgressAddressRows,
@@ -38,11 +40,11 @@ export type EgressPick =
 
 export interface Egress {
   /**
-   * The source of a copy of `accountId` to `provider` (a destination's key), connecting to an
+   * The source of a copy of `accountId` to a destination (its key: the provider warm-up caps count by), connecting to an
    * address of IP `family`; undefined when it is not bound (no egress address at all, or the
    * account's pool is `default` and that has none): the kernel picks, with the global EHLO name.
    */
-  choose(accountId: string, provider: string, family: number, now?: number): EgressPick | undefined;
+  choose(accountId: string, destinationKey: string, family: number, now?: number): EgressPick | undefined;
   /** Writes the counts kept and reads back every process's (and the addresses and assignments). */
   sync(): Promise<void>;
   stop(): Promise<void>;
@@ -50,6 +52,13 @@ export interface Egress {
 
 type Hours = Map<number, number>;
 const keyOf = (address: string, provider: string) => `${address}\n${provider}`;
+
+/** Counted under: a destination's key (up to 16 MX host names) within egress_usage's 1000 characters, a long one as its start and a hash. */
+export const MAX_PROVIDER_LENGTH = 200;
+export function usageProviderOf(key: string): string {
+  if (key.length <= MAX_PROVIDER_LENGTH) return key;
+  return `${key.slice(0, MAX_PROVIDER_LENGTH - 17)}#${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
+}
 
 function add(map: Map<string, Hours>, key: string, hour: number, n: number): void {
   let hours = map.get(key);
@@ -119,8 +128,8 @@ export async function openEgress(db: Queryable, options: EgressOptions): Promise
       await addEgressUsageRows(db, rowsOf(writing), prune);
       if (prune) prunedHour = hourStart(now);
     } catch (err) {
-      // Not written: kept for the next flush.
-      for (const [key, hours] of writing) for (const [hour, n] of hours) add(kept, key, hour, n);
+      // Not written: kept for the next flush, unless its data was refused (it would be refused again).
+      if (!isRowDataError(err)) for (const [key, hours] of writing) for (const [hour, n] of hours) add(kept, key, hour, n);
       writing = new Map();
       throw err;
     }
@@ -150,8 +159,9 @@ export async function openEgress(db: Queryable, options: EgressOptions): Promise
   }
 
   return {
-    choose(accountId, provider, family, now = Date.now()) {
+    choose(accountId, destinationKey, family, now = Date.now()) {
       if (addresses.length === 0) return undefined;
+      const provider = usageProviderOf(destinationKey);
       const pool = assignments.get(accountId) ?? "default";
       const members = byPool.get(pool) ?? [];
       if (members.length === 0 && pool === "default") return undefined;
