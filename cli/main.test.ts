@@ -54,6 +54,7 @@ describe("the command tree", () => {
         "egress add",
         "egress assign",
         "egress list",
+        "egress remove",
         "inbound routes add",
         "inbound routes list",
         "inbound routes remove",

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { addEgressAddress, assignEgressPool, EgressError, egressView, loadWarmupSchedule, type EgressAddressView } from "../../lib/delivery/egress/admin";
+import { addEgressAddress, assignEgressPool, EgressError, egressView, loadWarmupSchedule, removeEgressAddress, type EgressAddressView } from "../../lib/delivery/egress/admin";
 import { CliError, emit, table } from "../output";
 import { resolveAccount } from "../resolve-account";
 import { withJson, type CliApp, type JsonOptions } from "../runner";
@@ -24,7 +24,7 @@ function volumeText(a: EgressAddressView): string {
 }
 
 export function registerEgress(program: Command, app: CliApp): void {
-  const egress = program.command("egress").description("source addresses of direct-MX delivery, their pools and warm-up (docs/egress.md)");
+  const egress = program.command("egress").description("source addresses of direct-MX delivery, their pools and warm-up: list, add, remove, assign (docs/egress.md)");
 
   withJson(egress.command("list"))
     .description("each address: pool, EHLO name, warm-up day, today's volume against its caps per provider; and the pools")
@@ -57,6 +57,16 @@ export function registerEgress(program: Command, app: CliApp): void {
         const schedule = await loadWarmupSchedule(cli.config.delivery.warmupFile);
         const row = await operatorErrors(() => addEgressAddress(cli.database, { address, ehlo: opts.ehlo, pool: opts.pool, warm: opts.warm }, schedule));
         emit(opts, row, () => `Added ${row.address} (EHLO ${row.ehloName}) to pool ${row.pool}${opts.warm ? ", warm" : ""}`);
+      }),
+    );
+
+  withJson(egress.command("remove"))
+    .description("stop sending from an address (its pool keeps its other addresses)")
+    .argument("<address>", "an egress address")
+    .action((address: string, opts: JsonOptions) =>
+      app.run(async (cli) => {
+        const removed = await operatorErrors(() => removeEgressAddress(cli.database, address));
+        emit(opts, { removed }, () => `Removed ${removed}: delivery stops binding to it within seconds`);
       }),
     );
 

@@ -16,7 +16,7 @@ describe("mailroom egress", { timeout: 300_000 }, () => {
     await app?.stop();
   });
 
-  it("adds addresses to pools, assigns an account, lists each with its warm-up day and caps, and refuses bad input", async () => {
+  it("adds addresses to pools, assigns an account, lists each with its warm-up day and caps, removes one, and refuses bad input", async () => {
     expect((await runCli(["egress", "list"], env)).stdout).toMatch(/^No egress address/);
 
     const added = await runCliJson(["egress", "add", "127.0.0.2", "--ehlo", "Out2.Mail.Example.com.", "--pool", "transactional"], env);
@@ -44,6 +44,9 @@ describe("mailroom egress", { timeout: 300_000 }, () => {
     expect((await runCli(["egress", "add", "127.0.0.3", "--ehlo", "a.example.com", "--pool", "Bad Pool!"], env)).stderr).toMatch(/--pool: .* is not a pool name/);
     expect((await runCli(["egress", "assign", "Egress Co", "nowhere"], env)).stderr).toMatch(/There is no egress pool nowhere/);
     expect((await runCli(["egress", "assign", "No such account", "default"], env)).stderr).toMatch(/No account with id or name/);
+    expect(await runCliJson(["egress", "remove", "2001:db8:0::7"], env)).toEqual({ removed: "2001:db8::7" });
+    expect(await runCli(["egress", "remove", "2001:db8::7"], env)).toMatchObject({ code: 1, stderr: "error: 2001:db8::7 is not an egress address\n" });
+    expect((await runCliJson<View>(["egress", "list"], env)).addresses.map((x) => x.address)).toEqual(["127.0.0.2"]);
     // Back to the default pool: the assignment is removed.
     await runCliJson(["egress", "assign", acct.accountId, "default"], env);
     const { rows } = await app.ctx.database.pool.query("SELECT * FROM egress_assignments");

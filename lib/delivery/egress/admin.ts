@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import net from "node:net";
 import type { Queryable } from "../../storage/database";
 import {
+  deleteEgressAddressRow,
   egressPoolExists,
   listEgressAddressRows,
   listEgressPoolRows,
@@ -75,6 +76,14 @@ export async function addEgressAddress(q: Queryable, input: { address: string; e
   if (!pool) throw new EgressError(`--pool: "${(input.pool ?? "").slice(0, 100)}" is not a pool name (lowercase letters, digits, - and _, at most 63)`);
   const warmupFrom = input.warm ? new Date(dayStart(Date.now()) - schedule.warmAfterDay * 24 * 60 * 60_000) : undefined;
   return upsertEgressAddressRow(q, { address, ehloName, pool, warmupFrom });
+}
+
+/** Removes an address: delivery stops binding to it within a flush interval (its copies in flight finish). */
+export async function removeEgressAddress(q: Queryable, text: string): Promise<string> {
+  const address = egressAddressOf(text);
+  if (!address) throw new EgressError(`"${text.slice(0, 100)}" is not an IPv4 or IPv6 address`);
+  if (!(await deleteEgressAddressRow(q, address))) throw new EgressError(`${address} is not an egress address`);
+  return address;
 }
 
 /** Assigns the account to an existing pool (`default`: back to the default). */
