@@ -141,6 +141,10 @@ const envSchema = z.object({
   MAILROOM_MX_PORT: z.coerce.number().int().min(1).max(65535).default(25),
   // Destinations' shaping rules (docs/delivery.md): an operator's JSON file over the defaults, re-read when it changes.
   MAILROOM_SHAPING_FILE: z.string().optional(),
+  MAILROOM_MTA_STS: booleanString.default(true),
+  MAILROOM_DANE: booleanString.default(false),
+  MAILROOM_TLS_EXTRA_CA_FILE: z.string().optional(),
+  MAILROOM_MTA_STS_PORT: z.coerce.number().int().min(1).max(65535).default(443),
   // Egress addresses' warm-up schedule (docs/egress.md): a JSON file of daily and hourly caps per day, instead of the conservative default.
   MAILROOM_WARMUP_FILE: z.string().optional(),
   // How long a destination stays suspended after a suspension reply (a block list, Yahoo's TSS04) before it is tried again.
@@ -447,6 +451,15 @@ export function deliveryConfig(e: Env, publicUrl: string) {
     mxPort: e.MAILROOM_MX_PORT,
     /** The operator's shaping rules over the defaults (lib/delivery/destinations/shaping-file.ts). */
     shapingFile: e.MAILROOM_SHAPING_FILE,
+    /** `mx` only: MTA-STS (RFC 8461) and DANE (RFC 7672) policies, and the roots their checks trust (docs/adr/0326). */
+    tls: {
+      mtaSts: e.MAILROOM_MTA_STS,
+      dane: e.MAILROOM_DANE,
+      /** PEM certificates trusted beside the system's roots (a private CA; a test rig's). */
+      extraCaFile: e.MAILROOM_TLS_EXTRA_CA_FILE,
+      /** The HTTPS port of mta-sts.<domain> (443; another only in test rigs). */
+      mtaStsPort: e.MAILROOM_MTA_STS_PORT,
+    },
     /** The egress addresses' warm-up schedule over the default (lib/delivery/egress/warmup.ts). */
     warmupFile: e.MAILROOM_WARMUP_FILE,
     /** How long an automatic suspension holds a destination (lib/delivery/destinations/back-off.ts). */

@@ -82,6 +82,17 @@ export const messageHeadersSchema = z.object({
 });
 export type MessageHeaders = z.infer<typeof messageHeadersSchema>;
 
+/** A delivered copy's TLS (docs/contract.md §7.7): the policy that applied, what was negotiated, whether its check passed. */
+export const tlsVerdictSchema = z.object({
+  Policy: z.enum(["none", "opportunistic", "mta-sts", "dane"]),
+  Mode: z.enum(["enforce", "testing"]).optional(),
+  Version: z.string().optional(),
+  Cipher: z.string().optional(),
+  Verified: z.boolean(),
+  Failure: z.string().optional(),
+});
+export type TlsVerdictRecord = z.infer<typeof tlsVerdictSchema>;
+
 /** One element of Events. `Ip`/`Geolocation` only on opened, clicked, unsubscribed; `Url` only on clicked. */
 export const eventRecordSchema = z.object({
   Event: z.enum(EVENT_TYPES),
@@ -99,6 +110,7 @@ export const eventRecordSchema = z.object({
   Url: z.string().optional().describe("Extension: the followed link of a clicked event"),
   Tags: z.array(z.string()).describe("Extension: the message's tags"),
   EventID: z.string().describe("Extension: a stable id of the record"),
+  Tls: tlsVerdictSchema.optional().describe("Extension: how a delivered copy travelled (docs/contract.md §7.7)"),
 });
 export type EventRecord = z.infer<typeof eventRecordSchema>;
 
@@ -143,6 +155,7 @@ export const looseEventRecordSchema = z.looseObject({
   Url: z.string().optional(),
   Tags: z.array(z.string()).optional(),
   EventID: z.string().optional(),
+  Tls: z.looseObject({ Policy: z.string(), Mode: z.string().optional(), Version: z.string().optional(), Cipher: z.string().optional(), Verified: z.boolean(), Failure: z.string().optional() }).optional(),
 });
 export type LooseEventRecord = z.infer<typeof looseEventRecordSchema>;
 

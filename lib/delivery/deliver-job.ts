@@ -134,6 +134,7 @@ function resultsOf(recipients: RecipientRow[], { classifications, answers }: Sen
     classification: classifications[i]!,
     mxHost: answers[i]?.mxHost ?? "",
     durationMs: answers[i]?.durationMs ?? 0,
+    ...(answers[i]?.tls && { tls: answers[i]!.tls }),
   }));
 }
 

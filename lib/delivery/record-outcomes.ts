@@ -8,6 +8,7 @@ import { createGroupCommit } from "../storage/group-commit";
 import { enqueue } from "../queue/boss";
 import { completeJobs } from "../storage/job-rows";
 import { deliverQueue } from "../jobs/deliver";
+import type { TlsVerdict } from "./tls-policy/tls-result";
 import { withTransaction, type Tx } from "../storage/transaction";
 import { writeRoundRows, type MessageFactsRow, type RecipientOutcomeRow } from "../storage/round-rows";
 import type { Classification } from "./classify";
@@ -37,6 +38,8 @@ export interface RoundResult {
   classification: Classification;
   mxHost: string;
   durationMs: number;
+  /** The copy's TLS verdict, when a session was tried (tls-policy/tls-result.ts). */
+  tls?: TlsVerdict;
 }
 
 export interface RoundContext {
@@ -118,6 +121,7 @@ function outcomeRow(p: Planned): RecipientOutcomeRow {
     mxHost: p.result.mxHost,
     durationMs: p.result.durationMs,
     attemptSpent: !c.untried,
+    ...(p.result.tls && { tls: p.result.tls }),
   };
 }
 
@@ -171,7 +175,7 @@ function finalEvent(p: Planned): NewEvent {
     reason: p.reason,
     details:
       p.status === "delivered"
-        ? { smtpCode: c.smtpCode, mxHost: p.result.mxHost, attempts }
+        ? { smtpCode: c.smtpCode, mxHost: p.result.mxHost, attempts, ...(p.result.tls && { tls: p.result.tls }) }
         : {
             smtpCode: c.smtpCode,
             enhancedCode: c.enhancedCode,
@@ -179,6 +183,7 @@ function finalEvent(p: Planned): NewEvent {
             bounceType: c.outcome === "deferred" ? "soft" : c.bounceType,
             mxHost: p.result.mxHost,
             attempts,
+            ...(p.result.tls && { tls: p.result.tls }),
           },
   };
 }

@@ -1,7 +1,8 @@
 import type SMTPConnection from "nodemailer/lib/smtp-connection";
 import type { Logger } from "../logger";
 import type { SmtpAnswer } from "./classify";
-import { enterPhase, openConnection, quitConnection, retireConnection, type Connection, type ConnectionUse, type SmtpError, type SmtpTarget } from "./smtp-connection";
+import { enterPhase, openConnection, quitConnection, retireConnection, type Connection, type ConnectionUse, type OpenOptions, type SmtpError, type SmtpTarget } from "./smtp-connection";
+import type { TlsVerdict } from "./tls-policy/tls-result";
 import {
   backstopMs,
   destinationIsEmpty,
@@ -97,6 +98,10 @@ export interface SmtpClientOptions {
   shared?: { total: number; reserve: number };
   /** An idle pooled connection is closed after this (default 60 s). */
   idleCloseMs?: number;
+  /** The trusted roots for TLS policies' checks when not Node's defaults (smtp-connection.ts OpenOptions). */
+  tlsCa?: string[];
+  /** Each session under a TLS policy (TLS-RPT's counter). */
+  onTlsSession?: OpenOptions["onTlsSession"];
   log?: Logger;
 }
 
@@ -109,6 +114,8 @@ export interface SendOutcome {
    * sent, whatever happened is the answer.
    */
   beforeTransaction: boolean;
+  /** The TLS verdict of the session it went on (or that a TLS policy refused). */
+  tls?: TlsVerdict;
 }
 
 /** Where one send stands, for its outcome and the slot's release. */
@@ -158,9 +165,10 @@ export class SmtpClient {
     const attempt: Attempt = { began: false, answered: false };
     try {
       const info = await this.transact(target, slot, d, envelope, raw, attempt, use);
-      return { answer: answerOfSent(info), durationMs: Date.now() - started, beforeTransaction: false };
+      return { answer: answerOfSent(info), durationMs: Date.now() - started, beforeTransaction: false, tls: attempt.connection?.tls };
     } catch (e) {
-      return { answer: answerOfFailure(e as SmtpError), durationMs: Date.now() - started, beforeTransaction: !attempt.began };
+      const tls = (e as SmtpError).tls ?? attempt.connection?.tls;
+      return { answer: answerOfFailure(e as SmtpError), durationMs: Date.now() - started, beforeTransaction: !attempt.began, ...(tls && { tls }) };
     } finally {
       this.release(d, slot, attempt.connection, attempt.answered, use);
     }
@@ -195,7 +203,7 @@ export class SmtpClient {
         slot.connection = reused;
         reused.progressAt = Date.now();
       } else spendOpen(use, d);
-      const connection = reused ?? (await openConnection(target, { heloName: this.options.heloName, backstopMs: backstopMs(this.timeouts) }, (c) => (slot.connection = c)));
+      const connection = reused ?? (await openConnection(target, { heloName: this.options.heloName, backstopMs: backstopMs(this.timeouts), ca: this.options.tlsCa, onTlsSession: this.options.onTlsSession }, (c) => (slot.connection = c)));
       attempt.connection = connection;
       attempt.began = true;
       connection.transactions++;

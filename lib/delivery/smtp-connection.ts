@@ -1,5 +1,9 @@
+import { X509Certificate } from "node:crypto";
 import net from "node:net";
+import type tls from "node:tls";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
+import { judgeSession, type HopTls, type SessionVerdict, type TlsFacts } from "./tls-policy/hop-tls";
+import type { TlsVerdict } from "./tls-policy/tls-result";
 import { phaseOfCommand, QUIT_TIMEOUT_MS, timeoutReason, type SmtpPhase } from "./smtp-slots";
 
 /**
@@ -21,6 +25,8 @@ export interface SmtpTarget {
   servername?: string;
   /** Only over TLS: a peer that offers no STARTTLS gets no message (a deferral that says so). */
   requireTls?: boolean;
+  /** The MX host's TLS policy (MTA-STS, DANE: tls-policy/hop-tls.ts); absent, opportunistic. */
+  tls?: HopTls;
   /** The source address the connection binds to (an egress address, lib/delivery/egress); unset: the kernel's choice. */
   localAddress?: string;
   /** The EHLO name for this source (the egress address's); unset: the client's heloName. */
@@ -41,6 +47,8 @@ export type SmtpError = Error & {
   response?: string;
   rejectedErrors?: { responseCode?: number; response?: string }[];
   enhancedCode?: string;
+  /** What TLS was when a TLS policy refused the session (tls-policy/hop-tls.ts). */
+  tls?: TlsVerdict;
   /** Not tried for the destination's sake until then (a connection rate spent): no attempt spent. */
   heldUntil?: number;
 };
@@ -59,6 +67,8 @@ export interface Connection {
   idleSince: number;
   /** Transactions begun on it (a rule's messagesPerConnection closes it). */
   transactions: number;
+  /** The session's TLS verdict, judged once it was ready (tls-policy/hop-tls.ts). */
+  tls?: TlsVerdict;
   timedOut?: { phase: SmtpPhase; limitMs: number; givenUp?: string };
 }
 
@@ -66,6 +76,10 @@ export interface OpenOptions {
   heloName: string;
   /** SMTPConnection's own timers: only a backstop behind the pool's phase limits. */
   backstopMs: number;
+  /** The trusted roots when not Node's defaults (MAILROOM_TLS_EXTRA_CA_FILE added to them). */
+  ca?: string[];
+  /** Told each session's TLS verdict under a policy (TLS-RPT counts them). */
+  onTlsSession?(target: SmtpTarget, judged: SessionVerdict, address: { local?: string; remote?: string }): void;
 }
 
 /** A phase that ran out of time; or, `givenUp`, a probe the pool gave up at the stall time (its reason). */
@@ -76,6 +90,16 @@ export const timeoutError = (t: { phase: SmtpPhase; limitMs: number; givenUp?: s
 
 const closedError = (target: SmtpTarget, when: string): SmtpError =>
   Object.assign(new Error(`Connection to ${target.host}:${target.port} closed${when}`), { code: "ECONNECTION" });
+
+const tlsPolicyError = (target: SmtpTarget, judged: SessionVerdict): SmtpError => {
+  const t = target.tls!;
+  const policy = t.policy === "dane" ? "DANE (RFC 7672)" : `MTA-STS ${t.mode} (RFC 8461)`;
+  return Object.assign(new Error(`TLS policy: ${judged.verdict.failure}; the ${policy} policy of ${t.policyDomain} allows no message to ${t.mxHost} without it, so nothing was sent`), {
+    code: "ETLSPOLICY",
+    enhancedCode: judged.failure?.resultType === "starttls-not-supported" ? "4.7.10" : "4.7.5",
+    tls: judged.verdict,
+  });
+};
 
 const tlsRequiredError = (target: SmtpTarget): SmtpError =>
   Object.assign(new Error(`TLS required: ${target.servername ?? target.host}:${target.port} offered no STARTTLS, so nothing was sent in clear (its shaping rule's requireTls)`), {
@@ -135,8 +159,8 @@ export function smtpConnectionOptions(socket: net.Socket, target: SmtpTarget, op
     connectionTimeout: options.backstopMs,
     greetingTimeout: options.backstopMs,
     socketTimeout: options.backstopMs,
-    // Opportunistic TLS, as MTAs do: encrypt when offered, do not insist on a public certificate.
-    tls: { rejectUnauthorized: false, servername: target.servername },
+    // Encrypt when offered, never refuse in the handshake: a policy's check is ours, after it (judgeSession).
+    tls: { rejectUnauthorized: false, servername: target.servername, ...(options.ca && { ca: options.ca }) },
   } as SMTPConnection.Options;
 }
 
@@ -165,6 +189,10 @@ export async function openConnection(target: SmtpTarget, options: OpenOptions, t
     smtp.on("error", drop);
     smtp.on("end", drop);
     await greeted(smtp, target);
+    const judged = judgeSession(target.tls, tlsFactsOf(smtp, target.tls?.mxHost ?? target.servername ?? target.host));
+    c.tls = judged.verdict;
+    if (target.tls && target.tls.policy !== "opportunistic") options.onTlsSession?.(target, judged, { local: socket.localAddress, remote: socket.remoteAddress });
+    if (judged.refuse) throw tlsPolicyError(target, judged);
     if (target.requireTls && !smtp.secure) throw tlsRequiredError(target);
     if (target.auth) await login(smtp, target.auth);
   } catch (err) {
@@ -172,6 +200,34 @@ export async function openConnection(target: SmtpTarget, options: OpenOptions, t
     throw c.timedOut ? timeoutError(c.timedOut) : err;
   }
   return c;
+}
+
+/** What the session's TLS showed: nodemailer keeps the upgraded socket as `_socket`. */
+function tlsFactsOf(smtp: SMTPConnection, name: string): TlsFacts {
+  const socket = (smtp as unknown as { _socket?: tls.TLSSocket })._socket;
+  if (!smtp.secure || !socket || typeof socket.getPeerCertificate !== "function") return { secure: false, chainTrusted: false, nameMatches: false, chain: [] };
+  const chain: Buffer[] = [];
+  for (let cert = socket.getPeerCertificate(true); cert?.raw && chain.length < 10; cert = cert.issuerCertificate) {
+    chain.push(cert.raw);
+    if (cert.issuerCertificate === cert) break;
+  }
+  const error = socket.authorizationError === undefined ? undefined : String(socket.authorizationError);
+  let nameMatches = false;
+  try {
+    nameMatches = chain.length > 0 && new X509Certificate(chain[0]!).checkHost(name) !== undefined;
+  } catch {
+    nameMatches = false;
+  }
+  return {
+    secure: true,
+    protocol: socket.getProtocol() ?? undefined,
+    cipher: socket.getCipher()?.name,
+    // Node's check includes the name (servername): a name mismatch alone leaves the chain trusted.
+    chainTrusted: socket.authorized || error === "ERR_TLS_CERT_ALTNAME_INVALID",
+    chainError: socket.authorized ? undefined : error,
+    nameMatches,
+    chain,
+  };
 }
 
 function socketConnected(socket: net.Socket, target: SmtpTarget): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Connection, SmtpError, SmtpTarget } from "./smtp-connection";
 import { formatDuration, type SlotLoad, type SmtpTimeouts } from "./smtp-slots";
+import { hopTlsKey } from "./tls-policy/hop-tls";
 
 /**
  * The bookkeeping of delivery's SMTP pool (smtp-client.ts): destinations,
@@ -74,7 +75,7 @@ const lastStalledAt = (lane: Lane): number => {
 };
 
 export const destinationKey = (target: SmtpTarget): string =>
-  `${target.host}:${target.port}:${target.secure}:${target.auth?.user ?? ""}${target.requireTls ? ":tls" : ""}${target.localAddress ? `:from ${target.localAddress}` : ""}`;
+  `${target.host}:${target.port}:${target.secure}:${target.auth?.user ?? ""}${target.requireTls ? ":tls" : ""}${hopTlsKey(target.tls)}${target.localAddress ? `:from ${target.localAddress}` : ""}`;
 
 export function newDestination(target: SmtpTarget): Destination {
   return { key: destinationKey(target), label: `${target.host}:${target.port}`, idle: [], active: new Set(), stalled: 0, waiters: [], lanes: new Map(), byAccount: new Map() };

@@ -8,6 +8,8 @@ import type { SmtpAnswer } from "./classify";
 import { SmtpClient, type SmtpClientOptions } from "./smtp-client";
 import type { SmtpTarget } from "./smtp-connection";
 import type { Egress } from "./egress/egress";
+import type { TlsPolicies } from "./tls-policy/tls-policies";
+import type { TlsVerdict } from "./tls-policy/tls-result";
 
 /**
  * Where a message goes, by MAILROOM_DELIVERY: `sandbox` (the embedded MX on
@@ -28,6 +30,8 @@ export interface TransportResult {
   /** The host that answered (or that we failed to reach). */
   mxHost: string;
   durationMs: number;
+  /** What TLS was for the copy (tls-policy/tls-result.ts); absent when no session was tried. */
+  tls?: TlsVerdict;
 }
 
 export interface Transport {
@@ -82,7 +86,7 @@ export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarg
         envelopes.map((e) =>
           throughGate(gate, domain, destination, e, async (shape) => {
             const r = await client.send({ ...target, requireTls: target.requireTls || shape.requireTls }, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
-            return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}` };
+            return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}`, ...(r.tls && { tls: r.tls }) };
           }),
         ),
       );
@@ -169,7 +173,7 @@ export async function resolveHops(resolver: MxResolver, domain: string, options:
 }
 
 export function createMxTransport(
-  options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean; egress?: Egress },
+  options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean; tlsPolicies?: TlsPolicies; egress?: Egress },
 ): Transport {
   const client = new SmtpClient(options);
   const resolver = options.resolver ?? (options.dnsServers ? dnsResolver({ servers: options.dnsServers }) : systemResolver);
@@ -186,7 +190,16 @@ export function createMxTransport(
       }
       // Domains whose MX hosts are one provider's share its destination (destinations/destination.ts).
       const destination = destinationOf(domain, [...new Set(hops.map((h) => h.host))]);
-      const family = net.isIP(hops[0]!.address);
+      // MTA-STS and DANE (docs/adr/0326): which hosts may be used, and the check each session must pass.
+      const plan = options.tlsPolicies ? await options.tlsPolicies.plan(domain, hops) : undefined;
+      if (plan && !plan.ok) {
+        const t = plan.tls;
+        options.tlsPolicies?.sessions?.add({ policyDomain: domain, policyType: "sts", policyString: t.policyString, mxHost: t.mxHost, failure: { resultType: "validation-failure", additionalInformation: plan.reason }, at: Date.now() });
+        const tls: TlsVerdict = { policy: "mta-sts", mode: "enforce", verified: false, failure: plan.reason };
+        return envelopes.map(() => ({ answer: { errorCode: "ETLSPOLICY", enhancedCode: "4.7.5", response: plan.reason }, mxHost: t.mxHost, durationMs: 0, tls }));
+      }
+      const planned = plan?.hops ?? hops.map((h) => ({ ...h, tls: undefined }));
+      const family = net.isIP(planned[0]?.address ?? hops[0]!.address);
       return Promise.all(
         envelopes.map(async (e) => {
           // The source address of the account's egress pool for this provider, or a wait past its warm-up caps (egress/egress.ts).
@@ -199,11 +212,11 @@ export function createMxTransport(
               // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
               // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
               // even have delivered the message there).
-              for (const hop of hops) {
+              for (const hop of planned) {
                 if (source && net.isIP(hop.address) !== family) continue;
-                const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls, localAddress: source?.address, heloName: source?.heloName };
+                const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls, tls: hop.tls, localAddress: source?.address, heloName: source?.heloName };
                 const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
-                last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host };
+                last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host, ...(r.tls && { tls: r.tls }) };
                 tried ||= !r.beforeTransaction;
                 // A connection rate spent is the destination's, whichever of its hosts: no other host is tried.
                 if (r.answer.responseCode || !r.beforeTransaction || r.answer.heldUntil !== undefined) break;

@@ -63,6 +63,8 @@ export interface ListedEventRow extends Omit<EventRow, "account_id" | "details">
   size: number | null;
   transport: string | null;
   tags: string[] | null;
+  /** A delivered copy's TLS verdict (details.tls; lib/delivery/tls-policy/tls-result.ts). */
+  tls: { policy: string; mode?: string; version?: string; cipher?: string; verified: boolean; failure?: string } | null;
 }
 
 export function whereClause(accountId: string, f: EventRowFilter): { sql: string; params: unknown[] } {
@@ -98,7 +100,7 @@ export async function selectEventPage(q: Queryable, accountId: string, f: EventR
   const { rows } = await q.query<ListedEventRow>(
     prepared(
       `WITH page AS (
-         SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url, e.message_id
+         SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url, e.message_id, e.details->'tls' AS tls
            FROM events e
           WHERE ${sql}
           ORDER BY e.logged_at DESC, e.id DESC

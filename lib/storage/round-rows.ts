@@ -18,6 +18,8 @@ export interface RecipientOutcomeRow {
   durationMs: number;
   /** False when the copy never got the peer's decision (not tried): the recipient's attempts stay as they are. */
   attemptSpent: boolean;
+  /** The attempt's TLS verdict (lib/delivery/tls-policy/tls-result.ts), when a session was tried. */
+  tls?: object;
 }
 
 /** What a round learned about its message: its built size and its trackable links. */
@@ -38,8 +40,8 @@ export async function writeRoundRows(q: Queryable, outcomes: RecipientOutcomeRow
   const { rows } = await q.query<{ id: number }>({
     name: "mailroom_record_rounds",
     text: `WITH i AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::text[], $8::int[], $9::text[], $10::text[], $11::int[], $18::int[])
-         AS t(rid, status, reply, next_at, message_id, account_id, outcome, smtp_code, enhanced, mx, dur, spent)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::text[], $8::int[], $9::text[], $10::text[], $11::int[], $18::int[], $19::jsonb[])
+         AS t(rid, status, reply, next_at, message_id, account_id, outcome, smtp_code, enhanced, mx, dur, spent, tls)
      ), u AS (
        UPDATE message_recipients r
           SET status = i.status, attempts = r.attempts + i.spent, last_reply = i.reply, last_attempt_at = $12, next_attempt_at = i.next_at, updated_at = $12
@@ -47,8 +49,8 @@ export async function writeRoundRows(q: Queryable, outcomes: RecipientOutcomeRow
         WHERE r.id = i.rid AND r.status IN ('queued', 'deferred') AND r.id BETWEEN $16 AND $17 -- pruned to the ids' days (docs/adr/0043)
        RETURNING r.id
      ), a AS (
-       INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms)
-       SELECT i.rid, i.message_id, i.account_id, $12, i.outcome, i.smtp_code, i.enhanced, i.reply, i.mx, i.dur FROM i JOIN u ON u.id = i.rid
+       INSERT INTO delivery_attempts (recipient_id, message_id, account_id, attempted_at, outcome, smtp_code, enhanced_code, reply, mx_host, duration_ms, tls)
+       SELECT i.rid, i.message_id, i.account_id, $12, i.outcome, i.smtp_code, i.enhanced, i.reply, i.mx, i.dur, i.tls FROM i JOIN u ON u.id = i.rid
      ), s AS (
        UPDATE messages m SET size = COALESCE(v.size, m.size), tracked_links = COALESCE(m.tracked_links, v.links::jsonb)
          FROM unnest($13::uuid[], $14::int[], $15::text[]) AS v(id, size, links)
@@ -75,6 +77,7 @@ export async function writeRoundRows(q: Queryable, outcomes: RecipientOutcomeRow
       facts.map((f) => (f.links ? JSON.stringify(f.links) : null)),
       ...idBounds(outcomes.map((o) => o.recipientId)),
       outcomes.map((o) => (o.attemptSpent ? 1 : 0)),
+      outcomes.map((o) => (o.tls ? JSON.stringify(o.tls) : null)),
     ],
   });
   return new Set(rows.map((r) => Number(r.id)));

@@ -174,6 +174,7 @@ export const deliveryAttempts = pgTable("delivery_attempts", {
   reply: text("reply").notNull().default(""),
   mxHost: text("mx_host").notNull().default(""),
   durationMs: integer("duration_ms").notNull().default(0),
+  tls: jsonb("tls"),
 });
 
 /** Partitioned by day on logged_at (migration 0952, docs/adr/0030): no primary key, ids from events_id_seq. */

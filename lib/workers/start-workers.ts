@@ -3,6 +3,8 @@ import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver
 import { openDestinationGate } from "../delivery/destinations/start-gate";
 import { startEgress } from "../delivery/egress/start-egress";
 import { sharedBudget } from "../delivery/smtp-slots";
+import { openTlsPolicies } from "../delivery/tls-policy/open-tls-policies";
+import { sessionReporter } from "../delivery/tls-policy/tls-policies";
 import { setInboundAddress, startInboundServer } from "../inbound/inbound-server";
 import { startSandboxMx } from "../inbound/sandbox-mx";
 import { submitReport } from "../inbound/submit-report";
@@ -147,6 +149,7 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
   } else {
     const destinations = await openDestinationGate(ctx);
     stoppers.push(destinations.stop);
+    const tls = openTlsPolicies(ctx.config.delivery.tls, { dnsServers: ctx.config.delivery.dnsServers, allowPrivate: ctx.config.delivery.allowPrivateMx, log: ctx.log });
     // Egress addresses and their warm-up (docs/egress.md): none declared, the kernel picks the source.
     const egress = await startEgress(ctx);
     stoppers.push(egress.stop);
@@ -154,6 +157,9 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
       ...base,
       ...smtp.mx,
       gate: destinations.gate,
+      tlsPolicies: tls.policies,
+      tlsCa: tls.ca,
+      onTlsSession: tls.policies?.sessions ? sessionReporter(tls.policies.sessions) : undefined,
       egress,
       // MAILROOM_DNS_SERVERS and MAILROOM_MX_PORT: a test rig's fake internet (test/support/fake-dns.ts).
       resolver: options.mx?.resolver,

@@ -30,6 +30,8 @@ export async function startSmtpSink(
     auth?: { user: string; pass: string };
     secure?: boolean;
     starttls?: boolean;
+    /** The certificate (chain, PEM) and key it presents for STARTTLS or implicit TLS (default: smtp-server's own self-signed one). */
+    tls?: { key: Buffer; cert: Buffer };
     onMail?: (mail: ReceivedMail) => void;
     /** Where it listens (default 127.0.0.1, a free port). */
     host?: string;
@@ -42,6 +44,7 @@ export async function startSmtpSink(
   const config: SMTPServerOptions = {
     logger: false,
     secure: options.secure ?? false,
+    ...(options.tls && { key: options.tls.key, cert: options.tls.cert }),
     disabledCommands: disabled,
     authOptional: !options.auth,
     allowInsecureAuth: true,

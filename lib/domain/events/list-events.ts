@@ -62,7 +62,7 @@ export async function countEvents({ database, rollups }: EventReads, accountId: 
   return row.n;
 }
 
-/** One event record, members in the spec's order, then the additive Url, Tags, EventID. */
+/** One event record, members in the spec's order, then the additive Url, Tags, EventID and (delivered) Tls. */
 export function toRecord(r: ListedEventRow): EventRecord {
   const engagement = ENGAGEMENT.has(r.type);
   return {
@@ -83,5 +83,18 @@ export function toRecord(r: ListedEventRow): EventRecord {
     ...(r.type === "clicked" && { Url: r.url ?? "" }),
     Tags: r.tags ?? [],
     EventID: String(r.id),
+    ...(r.type === "delivered" && r.tls && { Tls: tlsRecordOf(r.tls) }),
+  };
+}
+
+/** The stored verdict (lib/delivery/tls-policy/tls-result.ts) in the record's member names. */
+function tlsRecordOf(t: NonNullable<ListedEventRow["tls"]>): NonNullable<EventRecord["Tls"]> {
+  return {
+    Policy: t.policy as NonNullable<EventRecord["Tls"]>["Policy"],
+    ...(t.mode && { Mode: t.mode as "enforce" | "testing" }),
+    ...(t.version && { Version: t.version }),
+    ...(t.cipher && { Cipher: t.cipher }),
+    Verified: t.verified,
+    ...(t.failure && { Failure: t.failure }),
   };
 }

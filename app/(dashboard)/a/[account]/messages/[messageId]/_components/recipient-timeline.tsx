@@ -4,6 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import type { EventRecord } from "@/lib/contract/events";
 import type { RecipientTimeline } from "../../_lib/timeline";
+import { describeTls } from "../../_lib/tls-verdict";
 
 const DOT: Record<EventRecord["Event"], string> = {
   accepted: "bg-slate-400",
@@ -62,6 +63,7 @@ export function RecipientTimelineCard({ recipient }: { recipient: RecipientTimel
                     {ev.Reason}
                   </p>
                 )}
+                {ev.Tls && <TlsLine tls={ev.Tls} />}
                 {ev.Url && <p className="mt-1 break-all text-sm text-slate-700 dark:text-slate-300">Link: {ev.Url}</p>}
                 {place && <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{place}</p>}
               </li>
@@ -70,5 +72,14 @@ export function RecipientTimelineCard({ recipient }: { recipient: RecipientTimel
         </ol>
       )}
     </Card>
+  );
+}
+
+function TlsLine({ tls }: { tls: NonNullable<EventRecord["Tls"]> }) {
+  const { text, warning } = describeTls(tls);
+  return (
+    <p data-testid="tls-verdict" className={`mt-1 text-xs ${warning ? "font-medium text-amber-800 dark:text-amber-300" : "text-slate-600 dark:text-slate-400"}`}>
+      {text}
+    </p>
   );
 }
