@@ -6,6 +6,7 @@
 import { Command, CommanderError } from "commander";
 import { registerAccounts } from "./commands/accounts";
 import { registerDomains } from "./commands/domains";
+import { registerEgress } from "./commands/egress";
 import { registerInbound } from "./commands/inbound";
 import { registerKeys } from "./commands/keys";
 import { registerMcp } from "./commands/mcp";
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerInbound(program, app);
   registerQueue(program, app);
   registerTlsReports(program, app);
+  registerEgress(program, app);
   return program;
 }
 

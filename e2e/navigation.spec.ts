@@ -9,7 +9,7 @@ import { loadState } from "./support/state";
  */
 
 const nav = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("link");
-const OWNER_AREAS = ["Overview", "Deliverability", "Events", "Sandbox", "Inbound", "Compose", "Templates", "Scheduled", "Webhooks", "Settings", "Accounts", "Queues"];
+const OWNER_AREAS = ["Overview", "Deliverability", "Events", "Sandbox", "Inbound", "Compose", "Templates", "Scheduled", "Webhooks", "Settings", "Accounts", "Queues", "Egress"];
 
 /** Why the element is not wholly shown: outside the viewport, its text cut, or cut by a scrolling/clipping ancestor; "" when wholly shown. */
 async function clipping(element: Locator): Promise<string> {
@@ -37,7 +37,7 @@ test("at 1280 px an owner's sidebar shows every area under its group, none clipp
   await expect(nav(page).filter({ hasText: "Overview" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByRole("list", { name: "Activity" }).getByRole("link")).toHaveText(["Overview", "Deliverability", "Events", "Sandbox", "Inbound"]);
   await expect(page.getByRole("list", { name: "Configure" }).getByRole("link")).toHaveText(["Webhooks", "Settings"]);
-  await expect(page.getByRole("list", { name: "Instance" }).getByRole("link")).toHaveText(["Accounts", "Queues"]);
+  await expect(page.getByRole("list", { name: "Instance" }).getByRole("link")).toHaveText(["Accounts", "Queues", "Egress"]);
   // The disclosure is for narrow screens only.
   await expect(page.getByRole("button", { name: "Menu" })).toBeHidden();
 

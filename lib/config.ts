@@ -145,6 +145,8 @@ const envSchema = z.object({
   MAILROOM_DANE: booleanString.default(false),
   MAILROOM_TLS_EXTRA_CA_FILE: z.string().optional(),
   MAILROOM_MTA_STS_PORT: z.coerce.number().int().min(1).max(65535).default(443),
+  // Egress addresses' warm-up schedule (docs/egress.md): a JSON file of daily and hourly caps per day, instead of the conservative default.
+  MAILROOM_WARMUP_FILE: z.string().optional(),
   // How long a destination stays suspended after a suspension reply (a block list, Yahoo's TSS04) before it is tried again.
   MAILROOM_SUSPEND_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(60),
   MAILROOM_INBOUND_HOST: z.string().default("127.0.0.1"),
@@ -462,6 +464,8 @@ export function deliveryConfig(e: Env, publicUrl: string) {
       /** The HTTPS port of mta-sts.<domain> (443; another only in test rigs). */
       mtaStsPort: e.MAILROOM_MTA_STS_PORT,
     },
+    /** The egress addresses' warm-up schedule over the default (lib/delivery/egress/warmup.ts). */
+    warmupFile: e.MAILROOM_WARMUP_FILE,
     /** How long an automatic suspension holds a destination (lib/delivery/destinations/back-off.ts). */
     suspendMs: e.MAILROOM_SUSPEND_MINUTES * 60_000,
     sandboxPort: e.MAILROOM_SANDBOX_PORT,

@@ -54,6 +54,7 @@ export async function DashboardShell({
   if (user.isOwner) {
     items.push({ href: "/accounts", label: "Accounts", exact: false, group: "Instance" });
     items.push({ href: "/instance/queues", label: "Queues", exact: false, group: "Instance" });
+    items.push({ href: "/instance/egress", label: "Egress", exact: false, group: "Instance" });
   }
   // The guardrails' banner is for those who can act on the list: admins, marketing, owners (docs/adr/0136).
   const seesReputation = account && (user.isOwner || account.role === "admin" || account.role === "marketing");

@@ -27,6 +27,10 @@ export interface SmtpTarget {
   requireTls?: boolean;
   /** The MX host's TLS policy (MTA-STS, DANE: tls-policy/hop-tls.ts); absent, opportunistic. */
   tls?: HopTls;
+  /** The source address the connection binds to (an egress address, lib/delivery/egress); unset: the kernel's choice. */
+  localAddress?: string;
+  /** The EHLO name for this source (the egress address's); unset: the client's heloName. */
+  heloName?: string;
 }
 
 /** How a transaction's connection is used, from the destination's shaping rule (destinations/gate.ts CopyShape). */
@@ -151,7 +155,7 @@ export function smtpConnectionOptions(socket: net.Socket, target: SmtpTarget, op
     host: target.host,
     port: target.port,
     secure: target.secure,
-    name: options.heloName,
+    name: target.heloName ?? options.heloName,
     connectionTimeout: options.backstopMs,
     greetingTimeout: options.backstopMs,
     socketTimeout: options.backstopMs,
@@ -168,7 +172,7 @@ export function smtpConnectionOptions(socket: net.Socket, target: SmtpTarget, op
  */
 export async function openConnection(target: SmtpTarget, options: OpenOptions, track: (c: Connection) => void): Promise<Connection> {
   const now = Date.now();
-  const socket = net.connect({ host: target.host, port: target.port });
+  const socket = net.connect({ host: target.host, port: target.port, ...(target.localAddress ? { localAddress: target.localAddress } : {}) });
   socket.setNoDelay(true);
   const c: Connection = { socket, dead: false, phase: "connect", phaseSince: now, progressAt: now, idleSince: now, transactions: 0 };
   track(c);

@@ -75,7 +75,7 @@ const lastStalledAt = (lane: Lane): number => {
 };
 
 export const destinationKey = (target: SmtpTarget): string =>
-  `${target.host}:${target.port}:${target.secure}:${target.auth?.user ?? ""}${target.requireTls ? ":tls" : ""}${hopTlsKey(target.tls)}`;
+  `${target.host}:${target.port}:${target.secure}:${target.auth?.user ?? ""}${target.requireTls ? ":tls" : ""}${hopTlsKey(target.tls)}${target.localAddress ? `:from ${target.localAddress}` : ""}`;
 
 export function newDestination(target: SmtpTarget): Destination {
   return { key: destinationKey(target), label: `${target.host}:${target.port}`, idle: [], active: new Set(), stalled: 0, waiters: [], lanes: new Map(), byAccount: new Map() };

@@ -7,6 +7,7 @@ import { refusedRangeOf } from "../net/address-ranges";
 import type { SmtpAnswer } from "./classify";
 import { SmtpClient, type SmtpClientOptions } from "./smtp-client";
 import type { SmtpTarget } from "./smtp-connection";
+import type { Egress } from "./egress/egress";
 import type { TlsPolicies } from "./tls-policy/tls-policies";
 import type { TlsVerdict } from "./tls-policy/tls-result";
 
@@ -172,7 +173,7 @@ export async function resolveHops(resolver: MxResolver, domain: string, options:
 }
 
 export function createMxTransport(
-  options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean; tlsPolicies?: TlsPolicies },
+  options: TransportOptions & { resolver?: MxResolver; dnsServers?: string[]; port?: number; allowPrivate?: boolean; tlsPolicies?: TlsPolicies; egress?: Egress },
 ): Transport {
   const client = new SmtpClient(options);
   const resolver = options.resolver ?? (options.dnsServers ? dnsResolver({ servers: options.dnsServers }) : systemResolver);
@@ -198,23 +199,34 @@ export function createMxTransport(
         return envelopes.map(() => ({ answer: { errorCode: "ETLSPOLICY", enhancedCode: "4.7.5", response: plan.reason }, mxHost: t.mxHost, durationMs: 0, tls }));
       }
       const planned = plan?.hops ?? hops.map((h) => ({ ...h, tls: undefined }));
+      const family = net.isIP(planned[0]?.address ?? hops[0]!.address);
       return Promise.all(
-        envelopes.map((e) =>
-          throughGate(options.gate, domain, destination, e, async (shape) => {
-            let last: TransportResult | undefined;
-            // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
-            // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
-            // even have delivered the message there).
-            for (const hop of planned) {
-              const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls, tls: hop.tls };
-              const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
-              last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host, ...(r.tls && { tls: r.tls }) };
-              // A connection rate spent is the destination's, whichever of its hosts: no other host is tried.
-              if (r.answer.responseCode || !r.beforeTransaction || r.answer.heldUntil !== undefined) break;
-            }
-            return last!;
-          }),
-        ),
+        envelopes.map(async (e) => {
+          // The source address of the account's egress pool for this provider, or a wait past its warm-up caps (egress/egress.ts).
+          const source = options.egress?.choose(e.accountId ?? "", destination.key, family);
+          if (source && !source.ok) return { answer: { errorCode: "EHELD", response: source.reason, heldUntil: source.until }, mxHost: "", durationMs: 0 };
+          let tried = false;
+          try {
+            return await throughGate(options.gate, domain, destination, e, async (shape) => {
+              let last: TransportResult | undefined;
+              // Next MX only when this one could not be reached (or had no free slot); any SMTP reply is the
+              // answer, and so is whatever happened once MAIL FROM was sent (a timeout at the final dot may
+              // even have delivered the message there).
+              for (const hop of planned) {
+                if (source && net.isIP(hop.address) !== family) continue;
+                const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls, tls: hop.tls, localAddress: source?.address, heloName: source?.heloName };
+                const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
+                last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host, ...(r.tls && { tls: r.tls }) };
+                tried ||= !r.beforeTransaction;
+                // A connection rate spent is the destination's, whichever of its hosts: no other host is tried.
+                if (r.answer.responseCode || !r.beforeTransaction || r.answer.heldUntil !== undefined) break;
+              }
+              return last!;
+            });
+          } finally {
+            source?.settle(tried);
+          }
+        }),
       );
     },
     stalledTransactions: () => client.stalledTransactions(),

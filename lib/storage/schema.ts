@@ -619,3 +619,37 @@ export const tlsReportsSent = pgTable(
   },
   (t) => [primaryKey({ columns: [t.policyDomain, t.day, t.rua] })],
 );
+
+/** Egress pools (migration 1018, docs/adr/0327); `default` always exists. */
+export const egressPools = pgTable("egress_pools", {
+  name: text("name").primaryKey(),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+});
+
+/** Source addresses of direct-MX delivery, with their EHLO name and pool (migration 1018). */
+export const egressAddresses = pgTable("egress_addresses", {
+  address: text("address").primaryKey(),
+  ehloName: text("ehlo_name").notNull(),
+  pool: text("pool").notNull(),
+  warmupFrom: tstz("warmup_from").notNull().defaultNow(),
+  createdAt: tstz("created_at").notNull().defaultNow(),
+});
+
+/** An account's egress pool; no row: `default` (migration 1018). */
+export const egressAssignments = pgTable("egress_assignments", {
+  accountId: uuid("account_id").primaryKey(),
+  pool: text("pool").notNull(),
+  assignedAt: tstz("assigned_at").notNull().defaultNow(),
+});
+
+/** Copies tried per egress address, destination provider and UTC hour (migration 1018). */
+export const egressUsage = pgTable(
+  "egress_usage",
+  {
+    address: text("address").notNull(),
+    provider: text("provider").notNull(),
+    hour: tstz("hour").notNull(),
+    copies: integer("copies").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.address, t.provider, t.hour] })],
+);

@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import { createTlsSessionCounter } from "../delivery/tls-reports/session-counter";
 import { createFixedTransport, createMxTransport, parseRelayUrl, type MxResolver, type Transport } from "../delivery/transports";
 import { openDestinationGate } from "../delivery/destinations/start-gate";
+import { startEgress } from "../delivery/egress/start-egress";
 import { sharedBudget } from "../delivery/smtp-slots";
 import { openTlsPolicies } from "../delivery/tls-policy/open-tls-policies";
 import { sessionReporter } from "../delivery/tls-policy/tls-policies";
@@ -153,6 +154,9 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
     const tlsSessions = ctx.config.delivery.tlsReports.enabled ? createTlsSessionCounter(ctx.database, { log: ctx.log }) : undefined;
     if (tlsSessions) stoppers.push(tlsSessions.stop);
     const tls = openTlsPolicies(ctx.config.delivery.tls, { dnsServers: ctx.config.delivery.dnsServers, allowPrivate: ctx.config.delivery.allowPrivateMx, log: ctx.log, sessions: tlsSessions });
+    // Egress addresses and their warm-up (docs/egress.md): none declared, the kernel picks the source.
+    const egress = await startEgress(ctx);
+    stoppers.push(egress.stop);
     transport = createMxTransport({
       ...base,
       ...smtp.mx,
@@ -160,6 +164,7 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
       tlsPolicies: tls.policies,
       tlsCa: tls.ca,
       onTlsSession: tls.policies?.sessions ? sessionReporter(tls.policies.sessions) : undefined,
+      egress,
       // MAILROOM_DNS_SERVERS and MAILROOM_MX_PORT: a test rig's fake internet (test/support/fake-dns.ts).
       resolver: options.mx?.resolver,
       dnsServers: ctx.config.delivery.dnsServers,

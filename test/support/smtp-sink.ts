@@ -9,6 +9,8 @@ export interface ReceivedMail {
   secure: boolean;
   /** The SMTP session (connection) it came on. */
   sessionId: string;
+  /** The address the session connected from (the client's source address). */
+  remoteAddress: string;
 }
 
 export interface SmtpSink {
@@ -68,6 +70,7 @@ export async function startSmtpSink(
           user: session.user as string | undefined,
           secure: session.secure,
           sessionId: session.id,
+          remoteAddress: session.remoteAddress,
         };
         received.push(mail);
         options.onMail?.(mail);
