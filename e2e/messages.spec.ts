@@ -19,6 +19,8 @@ test("a MessageID pasted in the header opens the message's timeline per recipien
   await expect(ann.locator("ol > li")).toHaveCount(4);
   const steps = await ann.locator("ol > li span.rounded-full:not([aria-hidden])").allInnerTexts();
   expect(steps).toEqual(["accepted", "delivered", "opened", "clicked"]);
+  // The delivered copy's TLS (docs/contract.md §7.7): the sandbox MX offers no STARTTLS, so it says so.
+  await expect(ann.locator("ol > li").nth(1).getByTestId("tls-verdict")).toHaveText(/^No TLS: sent in clear/);
   // Engagement events carry the client's IP and a location line.
   await expect(ann.locator("ol > li").nth(2)).toContainText("IP ");
   await expect(ann.locator("ol > li").nth(3)).toContainText("Link: https://example.net/start");
