@@ -653,3 +653,12 @@ export const egressUsage = pgTable(
   },
   (t) => [primaryKey({ columns: [t.address, t.provider, t.hour] })],
 );
+
+/** MTA-STS policies as fetched, kept for their max_age (migration 1021, docs/adr/0326). */
+export const mtaStsPolicies = pgTable("mta_sts_policies", {
+  domain: text("domain").primaryKey(),
+  recordId: text("record_id").notNull(),
+  policy: text("policy").notNull(),
+  fetchedAt: tstz("fetched_at").notNull().defaultNow(),
+  expiresAt: tstz("expires_at").notNull(),
+});

@@ -153,7 +153,7 @@ async function openTransport(ctx: AppContext, options: WorkerOptions, secret: st
     // TLS-RPT's counter of this process (docs/adr/0328): stopped after the transport (stoppers run in reverse), so its last sessions are flushed.
     const tlsSessions = ctx.config.delivery.tlsReports.enabled ? createTlsSessionCounter(ctx.database, { log: ctx.log }) : undefined;
     if (tlsSessions) stoppers.push(tlsSessions.stop);
-    const tls = openTlsPolicies(ctx.config.delivery.tls, { dnsServers: ctx.config.delivery.dnsServers, allowPrivate: ctx.config.delivery.allowPrivateMx, log: ctx.log, sessions: tlsSessions });
+    const tls = openTlsPolicies(ctx.config.delivery.tls, { dnsServers: ctx.config.delivery.dnsServers, allowPrivate: ctx.config.delivery.allowPrivateMx, log: ctx.log, sessions: tlsSessions, database: ctx.database });
     // Egress addresses and their warm-up (docs/egress.md): none declared, the kernel picks the source.
     const egress = await startEgress(ctx);
     stoppers.push(egress.stop);

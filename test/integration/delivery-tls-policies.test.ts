@@ -28,6 +28,7 @@ describe("outbound TLS policies", () => {
   let app: TestApp;
   let apiKey: string;
   let policyServer: https.Server;
+  let appEnv: Record<string, string>;
   const policies = new Map<string, string>();
   const peers: Record<string, SmtpSink> = {};
   const receivedBy = (peer: string, rcpt: string) => peers[peer]!.received.filter((m) => m.rcptTo.includes(rcpt));
@@ -90,7 +91,7 @@ describe("outbound TLS policies", () => {
     });
     await new Promise<void>((resolve) => policyServer.listen(0, "127.0.0.70", resolve));
 
-    app = await startTestApp({
+    appEnv = {
       MAILROOM_DELIVERY: "mx",
       MAILROOM_ALLOW_PRIVATE_MX: "true",
       MAILROOM_DNS_SERVERS: dns.address,
@@ -100,7 +101,8 @@ describe("outbound TLS policies", () => {
       MAILROOM_DANE: "true",
       MAILROOM_DELIVERY_MAX_AGE: "6s",
       MAILROOM_DELIVERY_RETRY_SCHEDULE: "2s",
-    });
+    };
+    app = await startTestApp(appEnv);
     ({ apiKey } = await createTestAccount(app.ctx));
   });
   afterAll(async () => {
@@ -203,5 +205,21 @@ describe("outbound TLS policies", () => {
     const id = await sendViaApi(app, apiKey, text("f@plain.test"));
     expect((await finalEvent(id)).type).toBe("delivered");
     expect((await firstAttempt(id)).tls).toEqual({ policy: "none", verified: false });
+  });
+
+  it("a restarted worker keeps enforcing a stored policy when an attacker strips the TXT record and blocks the fetch", async () => {
+    // enforce-clear.test's policy was fetched above and stored (mta_sts_policies); its MX offers no STARTTLS.
+    const { rows } = await app.ctx.database.pool.query("SELECT record_id FROM mta_sts_policies WHERE domain = 'enforce-clear.test'");
+    expect(rows).toEqual([{ record_id: "20261202T000000" }]);
+    await expectNoRecipientLeftQueued(app.ctx, 60_000);
+    const databaseUrl = app.ctx.config.databaseUrl!;
+    await app.stop();
+    dns.remove("_mta-sts.enforce-clear.test");
+    policies.delete("mta-sts.enforce-clear.test");
+    app = await startTestApp({ ...appEnv, DATABASE_URL: databaseUrl });
+    const id = await sendViaApi(app, apiKey, text("g@enforce-clear.test"));
+    expect(await firstAttempt(id)).toMatchObject({ outcome: "deferred", enhanced_code: "4.7.10", reply: expect.stringMatching(/offered no STARTTLS/) });
+    expect((await finalEvent(id)).type).toBe("failed");
+    expect(receivedBy("clear", "g@enforce-clear.test")).toEqual([]);
   });
 });

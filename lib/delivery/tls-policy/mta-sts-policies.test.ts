@@ -107,3 +107,42 @@ describe("MTA-STS policies, cached for max_age (RFC 8461 §5.1)", () => {
     expect(policies.size()).toBe(10);
   });
 });
+
+describe("policies kept across a restart (the store)", () => {
+  const saved = new Map<string, { id: string; text: string; expiresAt: number }>();
+  const store = {
+    load: async (domain: string) => saved.get(domain),
+    save: async (domain: string, p: { id: string; text: string; expiresAt: number }) => void saved.set(domain, p),
+  };
+
+  it("a fetched policy is saved; a new process whose fetch is blocked and TXT stripped still enforces it", async () => {
+    const first = rig({ id: "1", text: policyText("enforce", 86400) });
+    const policies = createStsPolicies({ resolveTxt: first.resolveTxt, fetchPolicy: first.fetchPolicy, store });
+    expect((await policies.lookup("example.test")).policy?.mode).toBe("enforce");
+    await first.settle();
+    expect(saved.get("example.test")).toMatchObject({ id: "1", text: policyText("enforce", 86400) });
+
+    // The next process: the attacker strips the record and blocks the fetch.
+    const later = rig({ id: undefined, text: { ok: false, webpki: false, reason: "blocked" } });
+    const restarted = createStsPolicies({ resolveTxt: later.resolveTxt, fetchPolicy: later.fetchPolicy, store });
+    expect((await restarted.lookup("example.test")).policy).toMatchObject({ mode: "enforce", mx: ["mx.example.test"] });
+    expect(later.fetchPolicy).not.toHaveBeenCalled();
+  });
+
+  it("the same record id serves the stored policy without a fetch; an expired one is not used", async () => {
+    const same = rig({ id: "1", text: policyText("testing", 86400) });
+    const restarted = createStsPolicies({ resolveTxt: same.resolveTxt, fetchPolicy: same.fetchPolicy, store });
+    expect((await restarted.lookup("example.test")).policy?.mode).toBe("enforce");
+    expect(same.fetchPolicy).not.toHaveBeenCalled();
+
+    saved.set("old.test", { id: "1", text: policyText("enforce", 60), expiresAt: Date.now() - 1 });
+    const none = rig({});
+    expect((await createStsPolicies({ resolveTxt: none.resolveTxt, fetchPolicy: none.fetchPolicy, store }).lookup("old.test")).policy).toBeUndefined();
+  });
+
+  it("a store that fails loses only the persistence", async () => {
+    const r = rig({ id: "1", text: policyText("enforce", 86400) });
+    const broken = { load: () => Promise.reject(new Error("database down")), save: () => Promise.reject(new Error("database down")) };
+    expect((await createStsPolicies({ resolveTxt: r.resolveTxt, fetchPolicy: r.fetchPolicy, store: broken }).lookup("example.test")).policy?.mode).toBe("enforce");
+  });
+});

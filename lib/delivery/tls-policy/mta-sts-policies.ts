@@ -38,6 +38,17 @@ export interface StsPolicyDeps {
   /** Domains kept (default 50,000; the oldest goes first). */
   maxDomains?: number;
   onFailure?(domain: string, failure: StsFailure): void;
+  /**
+   * Where fetched policies outlive the process (mta_sts_policies): read on a
+   * domain's first lookup, written after each fetch. Its failures only lose
+   * that: the policy in memory still serves.
+   */
+  store?: StsPolicyStore;
+}
+
+export interface StsPolicyStore {
+  load(domain: string): Promise<{ id: string; text: string; expiresAt: number } | undefined>;
+  save(domain: string, policy: { id: string; text: string; expiresAt: number }): Promise<void>;
 }
 
 interface Entry {
@@ -66,16 +77,25 @@ export function createStsPolicies(deps: StsPolicyDeps): StsPolicies {
 
   const inForce = (e: Entry | undefined, t: number): StsPolicy | undefined => (e?.policy && t < e.expiresAt && e.policy.mode !== "none" ? e.policy : undefined);
 
-  function store(domain: string, entry: Entry): void {
+  function remember(domain: string, entry: Entry): void {
     entries.delete(domain);
     entries.set(domain, entry);
     if (entries.size > maxDomains) entries.delete(entries.keys().next().value!);
   }
 
+  /** A policy an earlier process fetched (and that has not expired), as if this one had. */
+  async function stored(domain: string): Promise<Entry | undefined> {
+    const row = await deps.store?.load(domain).catch(() => undefined);
+    if (!row) return undefined;
+    const parsed = parseStsPolicy(row.text);
+    return parsed.ok && row.expiresAt > now() ? { policy: parsed.policy, id: row.id, expiresAt: row.expiresAt, checkAfter: 0 } : undefined;
+  }
+
   async function refresh(domain: string, known: Entry | undefined): Promise<StsLookup> {
+    known ??= await stored(domain);
     const t = now();
     const keep = (failure?: StsFailure, retryMs = recheckMs): StsLookup => {
-      store(domain, { ...(known ?? { expiresAt: 0 }), refreshing: undefined, checkAfter: t + retryMs });
+      remember(domain, { ...(known ?? { expiresAt: 0 }), refreshing: undefined, checkAfter: t + retryMs });
       if (failure) deps.onFailure?.(domain, failure);
       return { policy: inForce(known, t), failure };
     };
@@ -96,7 +116,8 @@ export function createStsPolicies(deps: StsPolicyDeps): StsPolicies {
     const parsed = parseStsPolicy(fetched.text);
     if (!parsed.ok) return keep({ resultType: "sts-policy-invalid", reason: `mta-sts.${domain}'s policy: ${parsed.reason}` }, 5 * 60_000);
     const entry: Entry = { policy: parsed.policy, id: record.id, expiresAt: t + parsed.policy.maxAgeSeconds * 1000, checkAfter: t + recheckMs };
-    store(domain, entry);
+    remember(domain, entry);
+    deps.store?.save(domain, { id: record.id, text: fetched.text, expiresAt: entry.expiresAt }).catch(() => {});
     return { policy: inForce(entry, t) };
   }
 
@@ -116,7 +137,7 @@ export function createStsPolicies(deps: StsPolicyDeps): StsPolicies {
         return { policy: inForce(entry, t) };
       }
       const refreshing = refresh(key, undefined).catch(() => {
-        store(key, { expiresAt: 0, checkAfter: now() + 60_000 });
+        remember(key, { expiresAt: 0, checkAfter: now() + 60_000 });
         return {};
       });
       entries.set(key, { expiresAt: 0, checkAfter: Number.POSITIVE_INFINITY, refreshing, first: true });
