@@ -1,10 +1,9 @@
-import { createRequire } from "node:module";
-import { readFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { THEME_COOKIE } from "../components/shell/theme";
 import { addEgressAddress } from "../lib/delivery/egress/admin";
 import { openDatabase } from "../lib/storage/database";
 import { addEgressUsageRows } from "../lib/storage/egress-rows";
+import { seriousViolations } from "./support/axe";
 import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
 
@@ -15,20 +14,6 @@ import { loadState } from "./support/state";
  */
 
 const ADDRESS = "127.0.0.2";
-
-// axe-core through the DevTools protocol, as e2e/accessibility.spec.ts runs it.
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-/** The serious and critical WCAG A/AA violations of the page. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    type Result = { violations: { id: string; impact?: string | null; nodes: { target: unknown[] }[] }[] };
-    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<Result> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  });
-}
 
 async function withDatabase<T>(work: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
   const db = openDatabase(loadState().databaseUrl, { max: 1 });
