@@ -108,7 +108,7 @@ export async function prepareCopies({ message, content: stored, recipientCount, 
       : template && html !== undefined
         ? await template.build({ html, unsubscribe })
         : await buildMessage({ messageId: message.id, fromDomain, date, content, html, unsubscribe, dkim });
-    return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw, accountId: message.account_id };
+    return { from: verpAddress(secret, r.id, bounceDomain), to: r.email, raw, accountId: message.account_id, acceptedAt: date.getTime() };
   };
   return { build, mime, links };
 }

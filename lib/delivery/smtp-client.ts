@@ -22,12 +22,14 @@ import {
   slotWaitError,
   stoppingError,
   takeExpiredIdle,
+  takeExpiredProbeWaiters,
   takeExpiredWaiters,
   takeIdle,
   takeNewestWaiters,
   tickIntervalMs,
   type Destination,
   type Lane,
+  type ProbeWaiter,
   type Slot,
   type Waiter,
 } from "./smtp-pool";
@@ -38,6 +40,9 @@ import {
   mayGiveUpIn,
   phaseLimitMs,
   probeGivenUpReason,
+  probeLimit,
+  probeLineEntry,
+  probeLineLimit,
   RFC5321_TIMEOUTS,
   suspectShare,
   waiterMayStart,
@@ -132,6 +137,8 @@ export class SmtpClient {
   private stalledTotal = 0;
   /** Transactions started as probes over the suspect share (smtp-slots.ts admit), still running. */
   private probesRunning = 0;
+  /** Requests waiting for a probe, newest message first (smtp-slots.ts probeLineEntry). */
+  private probeLine: ProbeWaiter[] = [];
   private readonly timeouts: SmtpTimeouts;
   private readonly limits: SlotLimits;
   private readonly stallAfterMs: number;
@@ -158,7 +165,7 @@ export class SmtpClient {
     const d = this.destination(target);
     let slot: Slot;
     try {
-      slot = await this.acquire(d, this.lane(d, lane ?? laneOfRecipient(envelope.to)), envelope.to, account);
+      slot = await this.acquire(d, this.lane(d, lane ?? laneOfRecipient(envelope.to)), envelope.to, account, envelope.acceptedAt ?? started);
     } catch (e) {
       return { answer: answerOfNotTried(e as SmtpError), durationMs: Date.now() - started, beforeTransaction: true };
     }
@@ -187,6 +194,7 @@ export class SmtpClient {
       for (const c of d.idle.splice(0)) if (!c.dead) quitConnection(c);
       for (const w of d.waiters.splice(0)) this.unwait(w).reject(stoppingError());
     }
+    for (const w of this.probeLine.splice(0)) this.unprobe(w).reject(stoppingError());
     this.destinations.clear();
   }
 
@@ -258,17 +266,54 @@ export class SmtpClient {
     return sum;
   }
 
-  private acquire(d: Destination, lane: Lane, recipient: string, account: string): Promise<Slot> {
-    const now = Date.now();
-    const load = this.laneLoad(lane, now);
-    const others = this.limits.shared && isSuspect(load) ? this.otherSuspectDemand(lane, now) : 0;
-    const probe = { recipientStalled: hasStalled(lane, recipient, now), probesRunning: this.probesRunning };
+  private acquire(d: Destination, lane: Lane, recipient: string, account: string, acceptedAt: number): Promise<Slot> {
+    return new Promise((resolve, reject) => this.place({ destination: d, lane, recipient, account, acceptedAt, deadline: 0, resolve, reject }, Date.now()));
+  }
+
+  /**
+   * Where a request goes now (smtp-slots.ts admit): started, into the probe
+   * line, into the destination's line (until `slotWaitMs` from now, or the
+   * deadline it already has), or refused.
+   */
+  private place(r: ProbeWaiter, now: number): void {
+    const d = r.destination;
+    const load = this.laneLoad(r.lane, now);
+    const others = this.limits.shared && isSuspect(load) ? this.otherSuspectDemand(r.lane, now) : 0;
+    const probe = { recipientStalled: hasStalled(r.lane, r.recipient, now), probesRunning: this.probesRunning };
     const decision = admit(this.limits, destinationLoad(d), load, others, probe);
-    if (decision === "start" || decision === "probe") return Promise.resolve(this.startSlot(d, lane, recipient, account, decision === "probe"));
-    if (decision === "refuse") return Promise.reject(overShareError(d));
+    if (decision === "start" || decision === "probe") return r.resolve(this.startSlot(d, r.lane, r.recipient, r.account, decision === "probe"));
+    if (decision === "refuse") return r.reject(overShareError(d));
     this.ensureTicking();
-    lane.waiting++;
-    return new Promise((resolve, reject) => d.waiters.push({ lane, recipient, account, deadline: now + this.slotWaitMs, resolve, reject }));
+    if (decision === "probe line") return this.enterProbeLine(r, now);
+    r.lane.waiting++;
+    d.waiters.push({ lane: r.lane, recipient: r.recipient, account: r.account, deadline: r.deadline || now + this.slotWaitMs, resolve: r.resolve, reject: r.reject });
+  }
+
+  /** Every probe runs: the request waits for one, for two stall times at most, the newest message first (docs/adr/0325). */
+  private enterProbeLine(r: ProbeWaiter, now: number): void {
+    const entry = probeLineEntry(
+      this.probeLine.map((w) => w.acceptedAt),
+      probeLineLimit(this.limits),
+      r.acceptedAt,
+    );
+    if (!entry) return r.reject(overShareError(r.destination));
+    if (entry.evictOldest) this.unprobe(this.probeLine.pop()!).reject(overShareError(r.destination));
+    r.lane.probing++;
+    this.probeLine.splice(Math.min(entry.index, this.probeLine.length), 0, { ...r, deadline: now + 2 * this.stallAfterMs });
+  }
+
+  /** Takes the waiter out of its lane's probe-line count: it is placed again, or refused. */
+  private unprobe(w: ProbeWaiter): ProbeWaiter {
+    w.lane.probing--;
+    return w;
+  }
+
+  /** While probes are free, the probe line's newest is placed again: a probe, or as any request when its lane was answered meanwhile. */
+  private serveProbeLine(now: number): void {
+    while (this.probeLine.length > 0 && this.probesRunning < probeLimit(this.limits)) {
+      const w = this.unprobe(this.probeLine.shift()!);
+      this.place({ ...w, deadline: 0 }, now);
+    }
   }
 
   private startSlot(d: Destination, lane: Lane, recipient: string, account: string, probe: boolean): Slot {
@@ -298,6 +343,7 @@ export class SmtpClient {
       d.idle.push(connection);
     } else if (connection && !connection.dead) quitConnection(connection);
     this.pump(d);
+    if (slot.probe) this.serveProbeLine(Date.now());
   }
 
   /**
@@ -342,9 +388,11 @@ export class SmtpClient {
       for (const w of takeExpiredWaiters(d, now)) this.unwait(w).reject(slotWaitError(d, this.slotWaitMs));
       for (const c of takeExpiredIdle(d, now, this.idleCloseMs)) quitConnection(c);
     }
+    for (const w of takeExpiredProbeWaiters(this.probeLine, now)) this.unprobe(w).reject(overShareError(w.destination));
     if (this.limits.shared) this.refuseOverShare(now);
     // Only then are the slots freed by stalls handed out: never to a waiter that was over the share.
     for (const d of this.destinations.values()) this.pump(d);
+    this.serveProbeLine(now);
     this.forgetUnused(now);
   }
 

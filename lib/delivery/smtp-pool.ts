@@ -32,6 +32,12 @@ export interface Waiter {
   reject: (err: SmtpError) => void;
 }
 
+/** A request in the probe line (smtp-slots.ts probeLineEntry): its destination and when its message was accepted. */
+export interface ProbeWaiter extends Waiter {
+  destination: Destination;
+  acceptedAt: number;
+}
+
 /** One pool of connections: host, port, TLS and user. */
 export interface Destination {
   key: string;
@@ -51,6 +57,8 @@ export interface Lane {
   active: number;
   stalled: number;
   waiting: number;
+  /** Requests of the lane in the probe line (not in `waiting`: they wait beside the suspect share, as probes run). */
+  probing: number;
   /** When one of its transactions last ended with an answer of the peer. */
   answeredAt: number;
   /** Recipients whose transaction stalled here, and when: they run no probe (docs/adr/0325). */
@@ -81,7 +89,7 @@ export function newDestination(target: SmtpTarget): Destination {
   return { key: destinationKey(target), label: `${target.host}:${target.port}`, idle: [], active: new Set(), stalled: 0, waiters: [], lanes: new Map(), byAccount: new Map() };
 }
 
-export const newLane = (): Lane => ({ active: 0, stalled: 0, waiting: 0, answeredAt: 0, stalledRecipients: new Map() });
+export const newLane = (): Lane => ({ active: 0, stalled: 0, waiting: 0, probing: 0, answeredAt: 0, stalledRecipients: new Map() });
 
 /** The recipient's transaction stalled at the lane: remembered (bounded, newest last). */
 export function rememberStalled(lane: Lane, recipient: string, now: number): void {
@@ -196,6 +204,13 @@ export function takeExpiredWaiters(d: Destination, now: number): Waiter[] {
   return expired;
 }
 
+/** Waiters of the probe line whose wait ran out, taken out of it. */
+export function takeExpiredProbeWaiters(line: ProbeWaiter[], now: number): ProbeWaiter[] {
+  const expired = line.filter((w) => w.deadline <= now);
+  if (expired.length > 0) line.splice(0, line.length, ...line.filter((w) => w.deadline > now));
+  return expired;
+}
+
 /** The newest `count` waiters of `lane`, taken out of the destination's queue. */
 export function takeNewestWaiters(d: Destination, lane: Lane, count: number): Waiter[] {
   const taken: Waiter[] = [];
@@ -207,7 +222,7 @@ export function takeNewestWaiters(d: Destination, lane: Lane, count: number): Wa
 
 /** Nothing runs, waits, or was answered within the stall time: the lane may be forgotten. */
 export const laneIsUnused = (lane: Lane, now: number, stallAfterMs: number): boolean =>
-  lane.active === 0 && lane.waiting === 0 && now - lane.answeredAt >= stallAfterMs && (lane.stalledRecipients.size === 0 || now - lastStalledAt(lane) >= STALLED_MEMORY_MS);
+  lane.active === 0 && lane.waiting === 0 && lane.probing === 0 && now - lane.answeredAt >= stallAfterMs && (lane.stalledRecipients.size === 0 || now - lastStalledAt(lane) >= STALLED_MEMORY_MS);
 
 export const destinationIsEmpty = (d: Destination): boolean => d.active.size === 0 && d.waiters.length === 0 && d.idle.length === 0 && d.lanes.size === 0;
 

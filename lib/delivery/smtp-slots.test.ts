@@ -9,6 +9,8 @@ import {
   phaseLimitMs,
   probeGivenUpReason,
   probeLimit,
+  probeLineEntry,
+  probeLineLimit,
   phaseOfCommand,
   RFC5321_TIMEOUTS,
   sharedBudget,
@@ -73,7 +75,7 @@ describe("slot accounting of the SMTP pool", () => {
     expect(admit(shared, load(4), load(3), 6)).toBe("wait");
   });
 
-  it("over the share, a recipient not yet seen to stall runs as a probe, half the reserve at most; one that stalled is refused", () => {
+  it("over the share, a recipient not yet seen to stall runs as a probe, half the reserve at most, else waits in the probe line; one that stalled is refused", () => {
     expect(probeLimit(shared)).toBe(1);
     expect(probeLimit({ ...shared, shared: { total: 64, reserve: 16 } })).toBe(8);
     expect(probeLimit(pool)).toBe(0);
@@ -82,12 +84,29 @@ describe("slot accounting of the SMTP pool", () => {
     // Over the share: a fresh recipient probes, even at a destination full of stalled transactions.
     expect(admit(shared, destination, load(2, 4), 0, fresh)).toBe("probe");
     expect(admit(shared, destination, load(2, 4), 0, { ...fresh, recipientStalled: true })).toBe("refuse");
-    expect(admit(shared, destination, load(2, 4), 0, { ...fresh, probesRunning: 1 })).toBe("refuse");
+    expect(admit(shared, destination, load(2, 4), 0, { ...fresh, probesRunning: 1 })).toBe("probe line");
+    expect(admit(shared, destination, load(2, 4), 0, { recipientStalled: true, probesRunning: 1 })).toBe("refuse");
     // Within the share, or for a lane that is answered, nothing changes.
     expect(admit(shared, load(0, 6), load(1, 4), 0, fresh)).toBe("start");
     expect(admit(shared, load(4), load(3), 6, fresh)).toBe("wait");
     // Without a shared budget there are no probes.
     expect(admit(pool, destination, load(2, 4), 0, fresh)).toBe("wait");
+  });
+
+  it("the probe line holds half as many as the probes, newest message first; a full line lets a newer one in by refusing its oldest", () => {
+    expect(probeLineLimit({ ...shared, shared: { total: 64, reserve: 16 } })).toBe(4);
+    expect(probeLineLimit(shared)).toBe(1);
+    expect(probeLineLimit(pool)).toBe(0);
+    // Acceptance times of the waiters, newest first.
+    expect(probeLineEntry([], 4, 100)).toEqual({ index: 0, evictOldest: false });
+    expect(probeLineEntry([300, 200], 4, 250)).toEqual({ index: 1, evictOldest: false });
+    expect(probeLineEntry([300, 200], 4, 100)).toEqual({ index: 2, evictOldest: false });
+    // Equal times keep their order of arrival.
+    expect(probeLineEntry([300, 200], 4, 200)).toEqual({ index: 2, evictOldest: false });
+    // Full: a newer message gets in and the oldest waiter is refused; an older one is refused itself.
+    expect(probeLineEntry([400, 300, 200, 100], 4, 350)).toEqual({ index: 1, evictOldest: true });
+    expect(probeLineEntry([400, 300, 200, 100], 4, 50)).toBeUndefined();
+    expect(probeLineEntry([400, 300, 200, 100], 4, 100)).toBeUndefined();
   });
 
   it("a probe may be given up in any phase before the end of data, and says why", () => {

@@ -25,7 +25,10 @@
  * accepted). So a fresh recipient of a domain whose other recipients hang
  * gets a transaction of its own while the stalled ones hold theirs, and
  * stalled transactions never hold the last free slots for longer than the
- * stall time.
+ * stall time. When every probe runs, a candidate waits in the probe line
+ * (at most `probeLineLimit`, for two stall times), the newest message first:
+ * the mail that arrived after a lane stalled is the likeliest to be answered,
+ * while the unseen rest of the burst that stalled it is the likeliest to stall.
  */
 
 export interface SlotLimits {
@@ -72,11 +75,29 @@ export function suspectShare(limits: SlotLimits): number {
   return limits.shared ? Math.max(1, limits.shared.total - limits.shared.reserve) : Number.POSITIVE_INFINITY;
 }
 
-export type Admission = "start" | "probe" | "wait" | "refuse";
+export type Admission = "start" | "probe" | "probe line" | "wait" | "refuse";
 
 /** Probes running at once, all lanes together: half the reserve (at least one), so answered mail keeps the other half. */
 export function probeLimit(limits: SlotLimits): number {
   return limits.shared ? Math.max(1, Math.floor(limits.shared.reserve / 2)) : 0;
+}
+
+/** Requests waiting for a probe at once: half the probes (at least one), so probes and their line leave a quarter of the reserve to answered mail. */
+export function probeLineLimit(limits: SlotLimits): number {
+  return limits.shared ? Math.max(1, Math.floor(probeLimit(limits) / 2)) : 0;
+}
+
+/**
+ * Where a probe candidate enters the probe line, whose waiters' acceptance
+ * times are `line` (newest first), holding at most `limit`: its index, and
+ * whether the oldest waiter must leave to make room (it is refused, as the
+ * candidate is when it is older than every waiter of a full line).
+ */
+export function probeLineEntry(line: readonly number[], limit: number, acceptedAt: number): { index: number; evictOldest: boolean } | undefined {
+  let index = line.findIndex((at) => at < acceptedAt);
+  if (index === -1) index = line.length;
+  if (line.length < limit) return { index, evictOldest: false };
+  return index < line.length ? { index, evictOldest: true } : undefined;
 }
 
 /** Whether a request over the suspect share may run as a probe: its recipient has not stalled at the lane, and a probe is free. */
@@ -88,12 +109,14 @@ export interface ProbeState {
 /**
  * A new request for a slot at `destination` for `lane`, while the other
  * suspect lanes hold `otherSuspectDemand`: start now, start as a probe (over
- * the suspect share, beside the destination's count), wait in the
- * destination's line (first come, first served), or be refused at once.
+ * the suspect share, beside the destination's count), wait for a probe in
+ * the probe line, wait in the destination's line (accounts in turn), or be
+ * refused at once.
  */
 export function admit(limits: SlotLimits, destination: SlotLoad, lane: SlotLoad, otherSuspectDemand: number, probe?: ProbeState): Admission {
   if (limits.shared && isSuspect(lane) && otherSuspectDemand + demandOf(lane) >= suspectShare(limits)) {
-    return probe && !probe.recipientStalled && probe.probesRunning < probeLimit(limits) ? "probe" : "refuse";
+    if (!probe || probe.recipientStalled) return "refuse";
+    return probe.probesRunning < probeLimit(limits) ? "probe" : "probe line";
   }
   if (destination.waiting === 0 && countedAgainst(limits, destination) < limits.perDestination) return "start";
   return "wait";

@@ -14,6 +14,8 @@ import { timeoutError, type Connection, type SmtpError } from "./smtp-connection
 export interface Envelope {
   from: string;
   to: string;
+  /** When the message was accepted (ms since the epoch): the probe line serves the newest first (smtp-slots.ts). */
+  acceptedAt?: number;
 }
 
 /** The first reply code of a server's response ("250 2.0.0 Ok" → 250). */

@@ -23,6 +23,8 @@ export interface Envelope {
   raw: Buffer;
   /** The sending account: whose holds and turn apply (destinations/gate.ts). */
   accountId?: string;
+  /** When the message was accepted (its scheduled time for a scheduled one), ms: the probe line's order (smtp-slots.ts). */
+  acceptedAt?: number;
 }
 
 export interface TransportResult {
@@ -85,7 +87,7 @@ export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarg
       return Promise.all(
         envelopes.map((e) =>
           throughGate(gate, domain, destination, e, async (shape) => {
-            const r = await client.send({ ...target, requireTls: target.requireTls || shape.requireTls }, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
+            const r = await client.send({ ...target, requireTls: target.requireTls || shape.requireTls }, { from: e.from, to: e.to, acceptedAt: e.acceptedAt }, e.raw, undefined, e.accountId, shape);
             return { answer: r.answer, durationMs: r.durationMs, mxHost: `${target.host}:${target.port}`, ...(r.tls && { tls: r.tls }) };
           }),
         ),
@@ -215,7 +217,7 @@ export function createMxTransport(
               for (const hop of planned) {
                 if (source && net.isIP(hop.address) !== family) continue;
                 const target = { host: hop.address, port, secure: false, servername: hop.host, requireTls: shape.requireTls, tls: hop.tls, localAddress: source?.address, heloName: source?.heloName };
-                const r = await client.send(target, { from: e.from, to: e.to }, e.raw, undefined, e.accountId, shape);
+                const r = await client.send(target, { from: e.from, to: e.to, acceptedAt: e.acceptedAt }, e.raw, undefined, e.accountId, shape);
                 last = { answer: r.answer, durationMs: r.durationMs, mxHost: hop.host, ...(r.tls && { tls: r.tls }) };
                 tried ||= !r.beforeTransaction;
                 // A connection rate spent is the destination's, whichever of its hosts: no other host is tried.
