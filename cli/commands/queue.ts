@@ -21,6 +21,8 @@ type AccountOption = JsonOptions & { account?: string };
 
 function stateText(r: QueueRow): string {
   const hold = r.holds[0];
+  const throttle = r.throttles[0];
+  if (!hold && throttle) return `${r.state} to ${throttle.perMinute}/min until ${formatTime(throttle.endsAt)}`;
   if (!hold) return r.state;
   const until = hold.until ? ` until ${formatTime(hold.until)}` : "";
   return `${r.state}${r.holds.length > 1 ? ` (${r.holds.length} holds)` : ""}${until}${hold.source === "automatic" ? " (automatic)" : ""}`;
@@ -45,14 +47,14 @@ export function registerQueue(program: Command, app: CliApp): void {
   const accountOption = ["--account <account>", "only this account's mail (id or name)"] as const;
 
   withJson(queue.command("list"))
-    .description("each destination with pending mail or a hold: queued, in flight, deferred, state, attempts in the last minute, last replies")
+    .description("each destination with pending mail, a hold or a throttle: queued, in flight, deferred, state, attempts in the last minute, last replies")
     .action((opts: JsonOptions) =>
       app.run(async (cli) => {
         const rows = await listQueues(cli);
         emit(opts, rows.map(queueRowJson), () =>
           table(
             ["DESTINATION", "STATE", "QUEUED", "IN FLIGHT", "DEFERRED", "PER MIN", "NEXT TRY", "LAST REPLY"],
-            rows.map((r) => [r.key, stateText(r), r.queued, r.inFlight, r.deferred, r.attemptsLastMinute, formatTime(r.nextAttemptAt), r.lastReplies[0] ?? r.holds[0]?.reason ?? "-"]),
+            rows.map((r) => [r.key, stateText(r), r.queued, r.inFlight, r.deferred, r.attemptsLastMinute, formatTime(r.nextAttemptAt), r.lastReplies[0] ?? r.holds[0]?.reason ?? r.throttles[0]?.reason ?? "-"]),
             "Nothing queued and no destination held",
           ),
         );

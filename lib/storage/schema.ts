@@ -662,3 +662,18 @@ export const mtaStsPolicies = pgTable("mta_sts_policies", {
   fetchedAt: tstz("fetched_at").notNull().defaultNow(),
   expiresAt: tstz("expires_at").notNull(),
 });
+
+/** The back-off's throttles as the worker processes set them, for queue list (migration 1022, docs/adr/0324). */
+export const destinationThrottles = pgTable(
+  "destination_throttles",
+  {
+    key: text("key").notNull(),
+    domain: text("domain").notNull(),
+    perMinute: integer("per_minute").notNull(),
+    connections: integer("connections").notNull(),
+    reason: text("reason").notNull(),
+    endsAt: tstz("ends_at").notNull(),
+    updatedAt: tstz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.domain] })],
+);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listHolds, releaseHolds } from "../../lib/delivery/destinations/holds";
-import { retryNow } from "../../lib/delivery/destinations/queue-control";
+import { listQueues, retryNow } from "../../lib/delivery/destinations/queue-control";
 import { createTestAccount } from "../support/fixtures";
 import { eventsOf, expectNoRecipientLeftQueued, sendViaApi, waitFor } from "../support/delivery-helpers";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
@@ -50,6 +50,14 @@ describe("a destination that answers 421 4.7.28 past 60 messages a minute", () =
   it("is throttled after its first refusals: attempts stay under its rate, and everything is delivered", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 90; i++) ids.push(await sendViaApi(rig.app, rig.apiKey, text(`r${i}@rate.test`)));
+    // Queue control shows the throttle the worker set (recorded in destination_throttles), with its rate.
+    const row = await waitFor("queue list to show the throttle", async () => {
+      const r = (await listQueues(rig.app.ctx)).find((q) => q.key === "rate.test");
+      return r?.state === "throttled" ? r : undefined;
+    }, 60_000);
+    expect(row.throttles[0]).toMatchObject({ key: "mx.rate.test", domain: "rate.test", reason: expect.stringMatching(/^421 4\.7\.28/) });
+    expect(row.throttles[0]!.perMinute).toBeLessThan(60);
+    expect(row.throttles[0]!.endsAt.getTime()).toBeGreaterThan(Date.now());
     const finals = await waitFor("every recipient final", async () => {
       const f = await finalEventsOf(rig.app, ids);
       return f.length >= 90 ? f : undefined;

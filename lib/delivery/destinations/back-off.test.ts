@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AcceptedLastMinute, complain, relax } from "./back-off";
+import { AcceptedLastMinute, complain, relax, throttleEndsAt } from "./back-off";
 
 describe("back-off", () => {
   it("halves what the destination took in the last minute, and the connections", () => {
@@ -25,6 +25,16 @@ describe("back-off", () => {
     expect(relax(t, 30_000)).toMatchObject({ perMinute: 38, connections: 3 });
     expect(relax(t, 60_000)).toMatchObject({ perMinute: 48 });
     expect(relax(t, 90_000)).toBeUndefined();
+  });
+
+  it("knows when a throttle ends without another complaint: where relax gives it up", () => {
+    const t = complain(undefined, { now: 0, acceptedLastMinute: 60, connectionsInUse: 4, reason: "a" });
+    expect(throttleEndsAt(t)).toBe(90_000);
+    expect(relax(t, throttleEndsAt(t) - 1)).toBeDefined();
+    expect(relax(t, throttleEndsAt(t))).toBeUndefined();
+    const low = complain(undefined, { now: 5_000, acceptedLastMinute: 0, connectionsInUse: 1, reason: "a" });
+    expect(relax(low, throttleEndsAt(low, { stepMs: 10_000 }) - 1, { stepMs: 10_000 })).toBeDefined();
+    expect(relax(low, throttleEndsAt(low, { stepMs: 10_000 }), { stepMs: 10_000 })).toBeUndefined();
   });
 
   it("counts the answers of the last minute", () => {

@@ -75,3 +75,15 @@ export function relax(current: Throttle | undefined, now: number, options: BackO
   }
   return t;
 }
+
+/** When the throttle ends if no complaint comes: the step at which relax raises it back to its ceiling. */
+export function throttleEndsAt(t: Throttle, options: BackOffOptions = {}): number {
+  const stepMs = options.stepMs ?? 30_000;
+  let perMinute = t.perMinute;
+  let at = t.changedAt;
+  do {
+    at += stepMs;
+    perMinute = Math.ceil(perMinute * 1.25);
+  } while (perMinute < t.ceilingPerMinute);
+  return at;
+}

@@ -1,6 +1,6 @@
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { DestinationGate } from "./gate";
+import { DestinationGate, type ThrottleNotice } from "./gate";
 import type { Hold, NewHold } from "./holds";
 
 const gmail = { key: "gmail", provider: "gmail" };
@@ -9,15 +9,17 @@ const keys = ["shop.example", "gmail"];
 function gateWith(options: { holds?: Hold[]; rules?: Record<string, object>; clock?: { t: number } } = {}) {
   const clock = options.clock ?? { t: 1_000_000 };
   const placed: NewHold[] = [];
+  const throttles: ThrottleNotice[] = [];
   const gate = new DestinationGate({
     holds: { holdFor: (k, account) => options.holds?.find((h) => k.includes(h.key) && (h.accountId === null || h.accountId === account)) },
     rules: () => (options.rules ?? {}) as never,
     placeHold: async (hold) => void placed.push(hold),
+    onThrottle: (t) => void throttles.push(t),
     suspendMs: 3_600_000,
     maxWaitMs: 0,
     now: () => clock.t,
   });
-  return { gate, placed, clock };
+  return { gate, placed, throttles, clock };
 }
 
 const hold = (over: Partial<Hold>): Hold => ({ id: 1, key: "gmail", accountId: null, until: null, reason: "", source: "operator", placedBy: "ops@example.com", placedAt: new Date(0), ...over });
@@ -67,6 +69,23 @@ describe("DestinationGate", () => {
     expect(admitted).toBe(6);
     clock.t += 1000;
     expect((await gate.admit(keys, gmail, "a")).ok).toBe(true);
+  });
+
+  it("tells of a throttle once per recipient domain and change, with when it ends without another complaint", () => {
+    const { gate, throttles, clock } = gateWith();
+    const complaint = { responseCode: 421, response: "421 4.7.28 unusual rate" };
+    gate.observe(keys, gmail, complaint);
+    gate.observe(keys, gmail, complaint);
+    gate.observe(["other.example", "gmail"], gmail, complaint);
+    expect(throttles.map((t) => [t.key, t.domain, t.throttle.perMinute, t.endsAt - clock.t])).toEqual([
+      ["gmail", "shop.example", 6, 90_000],
+      ["gmail", "other.example", 6, 90_000],
+    ]);
+    // A step later the throttle was raised to 8 a minute; a complaint then is the same episode and keeps it: told again, it changed.
+    clock.t += 30_000;
+    gate.observe(keys, gmail, complaint);
+    gate.observe(keys, gmail, complaint);
+    expect(throttles.slice(2).map((t) => [t.domain, t.throttle.perMinute])).toEqual([["shop.example", 8]]);
   });
 
   it("throttles after a rate complaint: later copies are refused and come back one interval apart", async () => {

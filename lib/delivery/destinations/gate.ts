@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from "prom-client";
 import type { Logger } from "../../logger";
 import type { SmtpAnswer } from "../classify";
-import { AcceptedLastMinute, complain, relax, type BackOffOptions, type Throttle } from "./back-off";
+import { AcceptedLastMinute, complain, relax, throttleEndsAt, type BackOffOptions, type Throttle } from "./back-off";
 import type { Destination } from "./destination";
 import type { Hold, NewHold } from "./holds";
 import { ConnectionRate } from "./connection-rate";
@@ -31,6 +31,17 @@ export interface CopyShape {
   openRate?: { tryOpen(now: number): number };
 }
 
+/** A throttle of a destination as one recipient domain's reply set it, and when it ends without another complaint. */
+export interface ThrottleNotice {
+  key: string;
+  domain: string;
+  throttle: Throttle;
+  endsAt: number;
+}
+
+/** Recipient domains a throttle is told of, at most, per destination and change (a provider hosts millions). */
+const MAX_THROTTLE_DOMAINS = 1_000;
+
 export type Admission = { ok: true; shape: CopyShape; release(): void } | { ok: false; until: number; reason: string };
 
 export interface GateOptions {
@@ -39,6 +50,8 @@ export interface GateOptions {
   rules: () => ShapingRules;
   /** Places an automatic hold (holds.ts placeHold on the database). */
   placeHold?: (hold: NewHold) => Promise<unknown>;
+  /** A throttle was set or lowered, or another recipient domain's reply complained of it (for queue list: lib/storage/destination-throttle-rows.ts). */
+  onThrottle?: (t: ThrottleNotice) => void;
   suspendMs: number;
   /** The longest wait for a free moment inside the gate; past it the copy is deferred (default 1 s). */
   maxWaitMs?: number;
@@ -56,6 +69,8 @@ interface DestinationState {
   opens: ConnectionRate;
   inFlight: number;
   throttle?: Throttle;
+  /** The recipient domains the current throttle was told of (onThrottle). */
+  throttleTold: Set<string>;
   accepted: AcceptedLastMinute;
   /** The rule the limiter was set from (reset when the rules change). */
   rule?: ShapingRule;
@@ -134,7 +149,9 @@ export class DestinationGate {
       state.throttle = complain(relax(state.throttle, now, this.options.backOff), { now, acceptedLastMinute: state.accepted.count(now), connectionsInUse: state.inFlight, reason }, this.options.backOff);
       if (before?.perMinute !== state.throttle.perMinute) {
         this.options.log?.warn({ destination: destination.key, perMinute: state.throttle.perMinute, connections: state.throttle.connections, reply: reason }, "destination throttled");
+        state.throttleTold.clear();
       }
+      this.tellThrottle(destination.key, keys[0] ?? destination.key, state);
       this.limitsOf(state, now);
       return;
     }
@@ -149,6 +166,13 @@ export class DestinationGate {
         state.suspendedUntil = 0;
       })
       .catch((err: unknown) => this.options.log?.warn({ err, destination: destination.key }, "the automatic hold could not be placed; suspended in this process only"));
+  }
+
+  private tellThrottle(key: string, domain: string, state: DestinationState): void {
+    const throttle = state.throttle;
+    if (!throttle || !this.options.onThrottle || state.throttleTold.has(domain) || state.throttleTold.size >= MAX_THROTTLE_DOMAINS) return;
+    state.throttleTold.add(domain);
+    this.options.onThrottle({ key, domain, throttle, endsAt: throttleEndsAt(throttle, this.options.backOff) });
   }
 
   /** Until when this process holds the destination suspended (0: it does not). */
@@ -168,7 +192,7 @@ export class DestinationGate {
   private stateOf(key: string, keys: string[]): DestinationState {
     let state = this.states.get(key);
     if (!state) {
-      state = { limiter: new RateLimiter(), opens: new ConnectionRate(undefined), inFlight: 0, accepted: new AcceptedLastMinute(), suspendedUntil: 0 };
+      state = { limiter: new RateLimiter(), opens: new ConnectionRate(undefined), inFlight: 0, throttleTold: new Set(), accepted: new AcceptedLastMinute(), suspendedUntil: 0 };
       this.states.set(key, state);
     }
     const rule = ruleFor(this.options.rules(), keys);

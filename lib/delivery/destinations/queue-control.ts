@@ -2,6 +2,7 @@ import type { Logger } from "../../logger";
 import type { AppMetrics } from "../../metrics";
 import type { PgBoss } from "../../queue/boss";
 import type { Database } from "../../storage/database";
+import { selectThrottlesInForce } from "../../storage/destination-throttle-rows";
 import { wakeDeliverLoops } from "../../storage/delivery-rows";
 import {
   makeDeferredDueNow,
@@ -49,12 +50,13 @@ export function requireKey(raw: string): string {
   return key;
 }
 
-/** Each destination with pending mail or a hold: counts, state, holds, last replies, attempts in the last minute. */
+/** Each destination with pending mail, a hold or a throttle: counts, state, holds, throttles, last replies, attempts in the last minute. */
 export async function listQueues(ctx: Pick<QueueControlContext, "database" | "config">): Promise<QueueRow[]> {
-  const [pending, attempts, holds] = await Promise.all([
+  const [pending, attempts, holds, throttles] = await Promise.all([
     selectPendingByDomain(ctx.database, LIST_LIMIT),
     selectAttemptsLastMinuteByDomain(ctx.database),
     listHolds(ctx.database),
+    selectThrottlesInForce(ctx.database, LIST_LIMIT),
   ]);
   const perMinute = new Map(attempts.map((a) => [a.domain, a.attempts]));
   return queueRows(
@@ -71,6 +73,7 @@ export async function listQueues(ctx: Pick<QueueControlContext, "database" | "co
     })),
     holds,
     relayMode(ctx),
+    throttles,
   );
 }
 

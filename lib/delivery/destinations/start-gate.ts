@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context";
+import { upsertThrottle } from "../../storage/destination-throttle-rows";
 import { DestinationGate } from "./gate";
 import { createHoldReader, placeHold } from "./holds";
 import { watchShapingFile } from "./shaping-file";
@@ -8,7 +9,7 @@ import { shareOfRules, type ShapingRules } from "./shaping-rules";
  * The destinations' gate of a worker process's relay or MX transport: the
  * holds in memory, the shaping rules (defaults and MAILROOM_SHAPING_FILE,
  * this process's share of them),
- * automatic holds on the database, the state metric on /metrics.
+ * automatic holds and throttles on the database, the state metric on /metrics.
  */
 export async function openDestinationGate(ctx: AppContext): Promise<{ gate: DestinationGate; stop(): Promise<void> }> {
   const holds = await createHoldReader(ctx.database, { log: ctx.log });
@@ -32,6 +33,10 @@ export async function openDestinationGate(ctx: AppContext): Promise<{ gate: Dest
       await placeHold(ctx.database, hold);
       await holds.refresh();
     },
+    onThrottle: ({ key, domain, throttle, endsAt }) =>
+      void upsertThrottle(ctx.database, { key, domain, perMinute: throttle.perMinute, connections: throttle.connections, reason: throttle.reason, endsAt: new Date(endsAt) }).catch((err: unknown) =>
+        ctx.log.warn({ err, destination: key }, "a throttle could not be recorded for queue list; it holds in this process all the same"),
+      ),
     suspendMs: ctx.config.delivery.suspendMs,
     log: ctx.log,
     registry: ctx.httpMetrics.registry,

@@ -12,7 +12,7 @@ import { Table, Td, Th } from "@/components/ui/table";
 import type { QueueView } from "@/lib/dashboard/queues";
 import { bounceDestinationAction, resumeDestinationAction, retryDestinationNowAction, suspendDestinationAction } from "../actions";
 
-const STATE_TONES: Record<QueueView["state"], BadgeTone> = { active: "success", held: "warning", suspended: "danger" };
+const STATE_TONES: Record<QueueView["state"], BadgeTone> = { active: "success", throttled: "info", held: "warning", suspended: "danger" };
 
 /** A key names domains (retry now, bounce) when it is `relay` or has a dot and no comma (not a provider, not an MX host set). */
 const namesDomains = (key: string) => key === "relay" || (key.includes(".") && !key.includes(","));
@@ -123,6 +123,12 @@ export function QueuesPanel({ queues }: { queues: QueueView[] }) {
                           {h.accountId ? `, account ${h.accountId}` : ""}
                           {h.until ? `, until ${when(h.until)}` : ", until resumed"}
                           {h.reason ? `: ${h.reason}` : ""}
+                        </div>
+                      ))}
+                      {q.throttles.map((t, i) => (
+                        <div key={`t${i}`} className="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="queue-throttle">
+                          {t.perMinute}/min, {t.connections} connections, until {when(t.endsAt)} ({t.key}
+                          {t.domain !== t.key ? ` after ${t.domain}` : ""}): {t.reason}
                         </div>
                       ))}
                     </Td>
