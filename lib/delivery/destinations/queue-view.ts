@@ -1,15 +1,8 @@
+import type { ThrottleRow } from "../../storage/destination-throttle-rows";
 import type { Hold } from "./holds";
 
-/** A throttle of the back-off in force (lib/storage/destination-throttle-rows.ts). */
-export interface QueueThrottle {
-  key: string;
-  /** The recipient domain whose reply complained. */
-  domain: string;
-  perMinute: number;
-  connections: number;
-  reason: string;
-  endsAt: Date;
-}
+/** A throttle of the back-off in force, as the worker processes recorded it. */
+export type QueueThrottle = ThrottleRow;
 
 /**
  * What `mailroom queue list` and the dashboard's Queues page show (pure): one
