@@ -114,11 +114,11 @@ export class DestinationGate {
     const limits = this.limitsOf(state, now);
     const maxWait = this.options.maxWaitMs ?? 1000;
     const wait = Math.max(state.limiter.waitMs(now), state.inFlight >= limits.connections ? 1 : 0);
-    if (wait > maxWait) return { ok: false, until: state.limiter.reserve(now), reason: this.throttleReason(destination.key, state) };
+    if (wait > maxWait) return { ok: false, until: state.limiter.reserve(now, accountId), reason: this.throttleReason(destination.key, state) };
     if (wait > 0) {
       await new Promise((resolve) => setTimeout(resolve, Math.min(wait, maxWait)));
       if (state.inFlight >= limits.connections || state.limiter.waitMs(this.now()) > 0) {
-        return { ok: false, until: state.limiter.reserve(this.now()), reason: this.throttleReason(destination.key, state) };
+        return { ok: false, until: state.limiter.reserve(this.now(), accountId), reason: this.throttleReason(destination.key, state) };
       }
     }
     state.limiter.take(this.now());

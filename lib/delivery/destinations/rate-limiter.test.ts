@@ -51,4 +51,15 @@ describe("RateLimiter", () => {
     // Reservations in the past are forgotten.
     expect(l.reserve(10_000)).toBe(10_000);
   });
+
+  it("keeps a chain of moments per account: one account's many reservations never push another's out", () => {
+    const l = new RateLimiter({ perSecond: 50, burst: 0 });
+    l.take(0);
+    const a = Array.from({ length: 5000 }, () => l.reserve(0, "a"));
+    expect(a.at(-1)).toBe(5000 * 20);
+    expect(l.reserve(0, "b")).toBe(20);
+    expect(l.reserve(0, "b")).toBe(40);
+    // The account's chain goes on from where it was.
+    expect(l.reserve(0, "a")).toBe(5001 * 20);
+  });
 });

@@ -5,8 +5,15 @@
  * of L (so any window holds at most L plus that burst).
  * `reserve` answers when a message that cannot go now may go: the moments
  * handed out are spread one interval apart, so that mail deferred by a
- * throttle comes back at the destination's rate, not all at once.
+ * throttle comes back at the destination's rate, not all at once. Each
+ * account has its own chain of moments (docs/adr/0325): one tenant's
+ * thousands of deferred copies never put another's one copy a hundred
+ * seconds out; where chains meet on a moment, the loser is deferred again,
+ * one interval further along its own chain.
  */
+
+/** Accounts whose chain of moments is kept, at most; chains in the past are dropped first. */
+const MAX_CHAINS = 10_000;
 
 export interface RateLimits {
   perSecond?: number;
@@ -25,7 +32,8 @@ interface Window {
 
 export class RateLimiter {
   private windows: Window[] = [];
-  private reservedUntil = 0;
+  /** Per account: the moment after the last one handed out. */
+  private reservedUntil = new Map<string, number>();
   private burst = 0.1;
 
   constructor(limits: RateLimits = {}) {
@@ -62,11 +70,22 @@ export class RateLimiter {
     for (const w of this.windows) w.tat = Math.max(w.tat, now) + w.periodMs / w.limit;
   }
 
-  /** A moment at which a message that cannot go now may try again: after the others handed out. */
-  reserve(now: number): number {
-    const at = Math.max(now + this.waitMs(now), this.reservedUntil);
-    this.reservedUntil = at + this.intervalMs();
+  /** A moment at which `account`'s message that cannot go now may try again: after the others handed out to that account. */
+  reserve(now: number, account = ""): number {
+    const at = Math.max(now + this.waitMs(now), this.reservedUntil.get(account) ?? 0);
+    this.reservedUntil.delete(account);
+    this.reservedUntil.set(account, at + this.intervalMs());
+    if (this.reservedUntil.size > MAX_CHAINS) this.forget(now);
     return at;
+  }
+
+  /** Drops the chains whose moments have all passed; past the bound still, the least recently used. */
+  private forget(now: number): void {
+    for (const [account, until] of this.reservedUntil) if (until <= now) this.reservedUntil.delete(account);
+    for (const account of this.reservedUntil.keys()) {
+      if (this.reservedUntil.size <= MAX_CHAINS) break;
+      this.reservedUntil.delete(account);
+    }
   }
 
   /** The steady interval between messages of the tightest window (0 without limits). */
