@@ -50,6 +50,10 @@
  * --connections connections), so that the two alternate in the same minutes;
  * then Mailroom's delivered/s is printed as a multiple of Postfix's, with
  * both figures and the CPU ms per message of all processes beside each.
+ * --against postfix-dkim adds Postfix with OpenDKIM signing every message
+ * (RSA-2048, relaxed/simple) at 16 and 64 connections, the better taken, and
+ * prints both ratios, plain and signed, with the machine's RSA signature and
+ * page-fault times (bench/postfix-comparison.ts).
  *
  * CPU per message is less sensitive to a busy machine than rates; the load
  * average is printed at the start and the end. Exits non-zero when something
@@ -67,7 +71,7 @@ import { activeDeliverJobs, deliveryLatencies, describeReconciliation, pendingRe
 import { BENCH_HTML, type PostLoadOptions, type PostLoadResult } from "../test/support/post-load";
 import { readStat } from "../test/support/proc-stats";
 import { startMxRig } from "./e2e-mx-rig";
-import { postfixMissing, runPostfixRound, type PostfixFigures } from "./postfix-reference";
+import { parseAgainst, printComparison, referenceMissing, runReferenceRound, type ReferenceRound } from "./postfix-comparison";
 import { cpuByRole, createUnlimitedAccount, pssKb, rssKb, startTopology, type Topology } from "../test/support/topology";
 
 const { values: args } = parseArgs({
@@ -102,8 +106,7 @@ const warmup = Number(args.warmup);
 const cpuProf = args["cpu-prof"] ? path.resolve(args["cpu-prof"]) : undefined;
 const fault = !args["no-fault"] && !cpuProf;
 const here = import.meta.dirname;
-if (args.against !== undefined && args.against !== "postfix") throw new Error(`--against: only "postfix" is known, not ${args.against}`);
-const againstPostfix = args.against === "postfix";
+const against = parseAgainst(args.against);
 if (args["mta-sts"] !== "enforce" && args["mta-sts"] !== "off") throw new Error(`--mta-sts: enforce or off, not ${args["mta-sts"]}`);
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN);
@@ -193,33 +196,11 @@ function memorySampler(topology: Topology, others: Record<string, number>) {
   };
 }
 
-function describePostfix(p: PostfixFigures): string {
-  const c = p.cpuMsPerMessage;
-  return `${p.delivered} delivered in ${p.seconds.toFixed(1)} s = ${p.deliveredPerSecond.toFixed(0)}/s (smtp-source done at ${p.acceptedPerSecond.toFixed(0)}/s); CPU ms/message Postfix ${c.postfix.toFixed(2)}, smtp-source ${c.smtpSource.toFixed(2)}, smtp-sink ${c.smtpSink.toFixed(2)}; total ${c.total.toFixed(2)}`;
-}
-
-/** Each pair, then the headline: the mean of Mailroom's rates over the mean of Postfix's. */
-function printComparison(rounds: { postfix: PostfixFigures; mailroom: { deliveredPerSecondWholeRun: number; cpuMsPerMessageTotal: number; post: { p99: number } } }[]): void {
-  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const lines = rounds.map(
-    ({ postfix: p, mailroom: m }, i) =>
-      `  round ${i + 1}  Postfix ${p.deliveredPerSecond.toFixed(0)}/s at ${p.cpuMsPerMessage.total.toFixed(2)} CPU ms/msg | Mailroom ${m.deliveredPerSecondWholeRun.toFixed(0)}/s at ${m.cpuMsPerMessageTotal.toFixed(2)} CPU ms/msg (POST p99 ${ms(m.post.p99)}) | ${(m.deliveredPerSecondWholeRun / p.deliveredPerSecond).toFixed(2)}×`,
-  );
-  const postfixRate = mean(rounds.map((r) => r.postfix.deliveredPerSecond));
-  const mailroomRate = mean(rounds.map((r) => r.mailroom.deliveredPerSecondWholeRun));
-  const postfixCpu = mean(rounds.map((r) => r.postfix.cpuMsPerMessage.total));
-  const mailroomCpu = mean(rounds.map((r) => r.mailroom.cpuMsPerMessageTotal));
-  console.log(`
-against Postfix (interleaved, all processes' CPU: Postfix's tree + smtp-source + smtp-sink | app + workers + PostgreSQL + sink + load)
-${lines.join("\n")}
-  Mailroom delivers ${(mailroomRate / postfixRate).toFixed(2)}× Postfix's rate: ${mailroomRate.toFixed(0)}/s at ${mailroomCpu.toFixed(2)} CPU ms/msg against ${postfixRate.toFixed(0)}/s at ${postfixCpu.toFixed(2)} (means of ${rounds.length} rounds)`);
-}
-
 async function main() {
-  if (againstPostfix) {
-    const missing = postfixMissing();
+  if (against) {
+    const missing = referenceMissing(against);
     if (missing) {
-      console.error(`bench:e2e --against postfix: ${missing}`);
+      console.error(`bench:e2e --against ${against}: ${missing}`);
       process.exit(2);
     }
   }
@@ -345,18 +326,14 @@ main phase: ${connections} connections × ${seconds} s${rate ? `, paced to ${rat
     }
 
     let ok = true;
-    const rounds: { postfix?: PostfixFigures; mailroom: Awaited<ReturnType<typeof mainPhase>>["figures"] }[] = [];
-    for (let i = 0; i < (againstPostfix ? Number(args.rounds) : 1); i++) {
-      let postfix: PostfixFigures | undefined;
-      if (againstPostfix) {
-        postfix = await runPostfixRound({ messages: Number(args["postfix-messages"]), connections, payloadBytes: 2048, warmupMessages: 500 });
-        console.log(`\npostfix round ${i + 1}: ${describePostfix(postfix)}`);
-      }
+    const rounds: { reference?: ReferenceRound; mailroom: Awaited<ReturnType<typeof mainPhase>>["figures"] }[] = [];
+    for (let i = 0; i < (against ? Number(args.rounds) : 1); i++) {
+      const reference = against ? await runReferenceRound(against, i + 1, Number(args["postfix-messages"]), connections) : undefined;
       const m = await mainPhase();
       ok &&= m.ok;
-      rounds.push({ postfix, mailroom: m.figures });
+      rounds.push({ reference, mailroom: m.figures });
     }
-    if (againstPostfix) printComparison(rounds.map((r) => ({ postfix: r.postfix!, mailroom: r.mailroom })));
+    if (against) printComparison(rounds.map((r) => ({ reference: r.reference!, mailroom: r.mailroom })));
     const figures = rounds.at(-1)!.mailroom;
 
     // 2. Fault phase.
@@ -412,7 +389,7 @@ fault phase: ${faultConnections} connections; SIGKILL of the whole process group
       ok &&= recovered.done && c.inDatabase === c.accepted && c.finalEvents === c.finalRecipients;
     }
     console.log(`\nload average at the end ${loadavg()} (at the start ${started.loadavg}; ${os.cpus().length} cores)`);
-    if (args.json) console.log(JSON.stringify({ started, connections, seconds, rate: rate ?? null, warmup, workers: workersMode, dashboard: topology.dashboard, main: figures, ...(againstPostfix && { rounds }), fault: faultFigures, endLoadavg: loadavg() }, null, 2));
+    if (args.json) console.log(JSON.stringify({ started, connections, seconds, rate: rate ?? null, warmup, workers: workersMode, dashboard: topology.dashboard, main: figures, ...(against && { rounds }), fault: faultFigures, endLoadavg: loadavg() }, null, 2));
     await pool.end().catch(() => {});
     await cleanup();
     if (!ok) {

@@ -12,19 +12,24 @@
  * queue_directory and data_directory, started with `postfix -c` and stopped
  * the same way. The system's Postfix (port 25) is never touched.
  *
+ * With `dkim`, OpenDKIM signs every message as Postfix's milter
+ * (bench/opendkim-milter.ts), and one message of the round is checked to
+ * have reached the sink signed.
+ *
  * CPU is /proc utime+stime: the master's tree (the master and the services it
  * forked, those that exited counted through the master's cutime+cstime), the
  * sink, and smtp-source (through this process's cutime+cstime, which grows
  * when the exited smtp-source is reaped).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { isAlive, processTree, readStat } from "../test/support/proc-stats";
 import { freePort } from "../lib/storage/embedded";
+import { opendkimMissing, startOpendkim, type Milter } from "./opendkim-milter";
 
 const run = promisify(execFile);
 
@@ -38,6 +43,8 @@ export interface PostfixRoundOptions {
   payloadBytes: number;
   /** Messages sent and drained first, not counted. */
   warmupMessages: number;
+  /** Every message signed by OpenDKIM as a milter (RSA-2048, relaxed/simple). */
+  dkim?: boolean;
 }
 
 export interface PostfixFigures {
@@ -47,13 +54,16 @@ export interface PostfixFigures {
   deliveredPerSecond: number;
   /** smtp-source's first connection → its exit (every message queued by Postfix). */
   acceptedPerSecond: number;
-  cpuMsPerMessage: { postfix: number; smtpSource: number; smtpSink: number; total: number };
+  cpuMsPerMessage: { postfix: number; opendkim: number; smtpSource: number; smtpSink: number; total: number };
+  connections: number;
+  dkim: boolean;
 }
 
 /** Why the reference cannot run here, or undefined when it can. */
-export function postfixMissing(): string | undefined {
+export function postfixMissing(dkim = false): string | undefined {
   const missing = [...Object.values(BINARIES), MASTER_CF].filter((f) => !existsSync(f));
   if (missing.length) return `Postfix is not installed (missing ${missing.join(", ")}); on Debian: apt-get install postfix`;
+  if (dkim && opendkimMissing()) return opendkimMissing();
   if (process.getuid?.() !== 0) return "Postfix's master must be started as root: run the benchmark as root";
   return undefined;
 }
@@ -85,8 +95,8 @@ function masterCf(port: number): string {
 }
 
 /** The counting sink: `smtp-sink -c` rewrites a counter line ("… mesg=N") after each message. */
-function startSink(port: number): { proc: ChildProcess; messages: () => number; until: (n: number) => Promise<number> } {
-  const proc = spawn(BINARIES.smtpSink, ["-c", "-u", "postfix", `127.0.0.1:${port}`, "256"], { stdio: ["ignore", "pipe", "inherit"] });
+function startSink(port: number, dump?: string): { proc: ChildProcess; messages: () => number; until: (n: number) => Promise<number> } {
+  const proc = spawn(BINARIES.smtpSink, ["-c", "-u", "postfix", ...(dump ? ["-d", dump] : []), `127.0.0.1:${port}`, "256"], { stdio: ["ignore", "pipe", "inherit"] });
   let count = 0;
   let waiting: { n: number; resolve: (at: number) => void } | undefined;
   let tail = "";
@@ -135,7 +145,16 @@ export async function runPostfixRound(o: PostfixRoundOptions): Promise<PostfixFi
   for (const d of [etc, spool, data]) mkdirSync(d);
   const { stdout: uid } = await run("id", ["-u", "postfix"]);
   chownSync(data, Number(uid.trim()), -1);
-  const [smtpdPort, sinkPort] = [await freePort(), await freePort()];
+  const [smtpdPort, sinkPort, checkPort] = [await freePort(), await freePort(), await freePort()];
+  let milter: Milter | undefined;
+  if (o.dkim) {
+    try {
+      milter = await startOpendkim();
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
   writeFileSync(
     path.join(etc, "main.cf"),
     [
@@ -148,31 +167,54 @@ export async function runPostfixRound(o: PostfixRoundOptions): Promise<PostfixFi
       "inet_interfaces = 127.0.0.1",
       "inet_protocols = ipv4",
       "mynetworks = 127.0.0.0/8",
-      `relayhost = [127.0.0.1]:${sinkPort}`,
+      // With DKIM the warm-up goes to a sink that keeps what it gets, so that the signatures are checked.
+      `relayhost = [127.0.0.1]:${o.dkim ? checkPort : sinkPort}`,
+      ...(o.dkim ? [`smtpd_milters = ${milter!.socket}`, "non_smtpd_milters = $smtpd_milters", "milter_default_action = tempfail"] : []),
       "",
     ].join("\n"),
   );
   writeFileSync(path.join(etc, "master.cf"), masterCf(smtpdPort));
+  // smtp-sink runs as postfix: its dump (a file per message, named from the template) goes to a directory postfix owns.
+  const dumpDir = path.join(dir, "sink-dump");
+  mkdirSync(dumpDir);
+  chownSync(dumpDir, Number(uid.trim()), -1);
+  const dump = path.join(dumpDir, "message");
   const sink = startSink(sinkPort);
+  const check = o.dkim ? startSink(checkPort, dump) : undefined;
   let masterPid: number | undefined;
   try {
     await run(BINARIES.postfix, ["-c", etc, "start"]);
     masterPid = Number(readFileSync(path.join(spool, "pid", "master.pid"), "utf8").trim());
     await untilListening(smtpdPort, 10_000);
 
-    if (o.warmupMessages > 0) {
-      await smtpSource(smtpdPort, o.warmupMessages, o);
-      await sink.until(o.warmupMessages);
+    if (o.warmupMessages > 0 || check) {
+      await smtpSource(smtpdPort, Math.max(1, o.warmupMessages), o);
+      await (check ?? sink).until(Math.max(1, o.warmupMessages));
+    }
+    if (check) {
+      const received = readdirSync(dumpDir).map((f) => readFileSync(path.join(dumpDir, f), "utf8")).join("\n");
+      if (!/DKIM-Signature:\s*v=1;\s*a=rsa-sha256;\s*c=relaxed\/simple;\s*d=bench\.example;/.test(received)) {
+        throw new Error(`Postfix + OpenDKIM: the warm-up reached the sink unsigned: ${received.slice(0, 400)}`);
+      }
+      // The measured round goes to the counting sink, which keeps nothing.
+      await run("postconf", ["-c", etc, "-e", `relayhost = [127.0.0.1]:${sinkPort}`]);
+      await run(BINARIES.postfix, ["-c", etc, "reload"]);
+      await new Promise((r) => setTimeout(r, 1000));
     }
     const base = sink.messages();
     const master = masterPid;
-    const cpu0 = { postfix: treeCpuMs(master), source: reapedChildrenCpuMs(), sink: readStat(sink.proc.pid!)?.cpuMs ?? NaN };
+    const cpu0 = { postfix: treeCpuMs(master), milter: milter?.cpuMs() ?? 0, source: reapedChildrenCpuMs(), sink: readStat(sink.proc.pid!)?.cpuMs ?? NaN };
     const t0 = Date.now();
     const delivered = sink.until(base + o.messages);
     const sourceDone = await smtpSource(smtpdPort, o.messages, o);
     const source = reapedChildrenCpuMs() - cpu0.source;
     const t1 = await delivered;
-    const cpu = { postfix: treeCpuMs(master) - cpu0.postfix, smtpSource: source, smtpSink: (readStat(sink.proc.pid!)?.cpuMs ?? NaN) - cpu0.sink };
+    const cpu = {
+      postfix: treeCpuMs(master) - cpu0.postfix,
+      opendkim: (milter?.cpuMs() ?? 0) - cpu0.milter,
+      smtpSource: source,
+      smtpSink: (readStat(sink.proc.pid!)?.cpuMs ?? NaN) - cpu0.sink,
+    };
     const per = (v: number) => v / o.messages;
     const seconds = (t1 - t0) / 1000;
     return {
@@ -180,11 +222,21 @@ export async function runPostfixRound(o: PostfixRoundOptions): Promise<PostfixFi
       seconds,
       deliveredPerSecond: o.messages / seconds,
       acceptedPerSecond: o.messages / ((sourceDone - t0) / 1000),
-      cpuMsPerMessage: { postfix: per(cpu.postfix), smtpSource: per(cpu.smtpSource), smtpSink: per(cpu.smtpSink), total: per(cpu.postfix + cpu.smtpSource + cpu.smtpSink) },
+      cpuMsPerMessage: {
+        postfix: per(cpu.postfix),
+        opendkim: per(cpu.opendkim),
+        smtpSource: per(cpu.smtpSource),
+        smtpSink: per(cpu.smtpSink),
+        total: per(cpu.postfix + cpu.opendkim + cpu.smtpSource + cpu.smtpSink),
+      },
+      connections: o.connections,
+      dkim: o.dkim === true,
     };
   } finally {
     if (masterPid !== undefined) await stopPostfix(etc, masterPid);
     sink.proc.kill("SIGTERM");
+    check?.proc.kill("SIGTERM");
+    milter?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
