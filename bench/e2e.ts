@@ -72,7 +72,8 @@ import { BENCH_HTML, type PostLoadOptions, type PostLoadResult } from "../test/s
 import { readStat } from "../test/support/proc-stats";
 import { startMxRig } from "./e2e-mx-rig";
 import { parseAgainst, printComparison, referenceMissing, runReferenceRound, type ReferenceRound } from "./postfix-comparison";
-import { cpuByRole, createUnlimitedAccount, pssKb, rssKb, startTopology, type Topology } from "../test/support/topology";
+import { cpuByRole, createUnlimitedAccount, faultsByRole, pssKb, rssKb, startTopology, type Topology } from "../test/support/topology";
+import { describeCounts, startSystemCounter } from "./work-counts";
 
 const { values: args } = parseArgs({
   options: {
@@ -138,6 +139,12 @@ async function walPosition(pool: pg.Pool): Promise<{ bytes: number; records: num
     "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS bytes, wal_records AS records, wal_fpi AS fpi FROM pg_stat_wal",
   );
   return { bytes: Number(rows[0]!.bytes), records: Number(rows[0]!.records), fullPageImages: Number(rows[0]!.fpi) };
+}
+
+/** Transactions committed or rolled back in the cluster so far (pg_stat_database; the benchmark's own polls included). */
+async function transactions(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>("SELECT sum(xact_commit + xact_rollback)::bigint AS n FROM pg_stat_database");
+  return Number(rows[0]!.n);
 }
 
 /** Polls until every recipient of `ids` has a final event, or the deadline. */
@@ -252,13 +259,19 @@ async function main() {
     };
     const mainPhase = async () => {
       const wal0 = await walPosition(pool);
+      const xact0 = await transactions(pool);
       const sink0 = await sinkStats();
       const cpu0 = cpuOf();
+      const faults0 = faultsByRole(topology!.processes());
+      const counter = startSystemCounter();
       const memory = memorySampler(topology!, { sink: sink.proc.pid!, load: load.proc.pid! });
       const main = await run({ tag: "main", connections, seconds, ...(rate && { rate }) });
       const drained = await untilFinal(pool, account.accountId, main.ids, Number(args["drain-timeout"]) * 1000, 200);
       const cpu1 = cpuOf();
+      const work = await counter.stop();
+      const faults1 = faultsByRole(topology!.processes());
       const wal1 = await walPosition(pool);
+      const xact1 = await transactions(pool);
       const peaks = memory.stop();
       const sink1 = await sinkStats();
       const latency = await deliveryLatencies(pool, account.accountId, main.ids);
@@ -289,6 +302,9 @@ async function main() {
         walBytesPerMessage: (wal1.bytes - wal0.bytes) / Math.max(1, delivered),
         walFullPageImagesPerMessage: (wal1.fullPageImages - wal0.fullPageImages) / Math.max(1, delivered),
         walRecordsPerMessage: (wal1.records - wal0.records) / Math.max(1, delivered),
+        transactionsPerMessage: (xact1 - xact0) / Math.max(1, delivered),
+        work,
+        pageFaultsPerMessageByRole: Object.fromEntries(Object.entries(faults1).map(([role, v]) => [role, (v - faults0[role as keyof typeof faults0]) / Math.max(1, delivered)])),
         peakMemoryKb: peaks,
         sinkMessages: sink1.messages - sink0.messages,
         non200: main.statuses,
@@ -302,7 +318,9 @@ main phase: ${connections} connections × ${seconds} s${rate ? `, paced to ${rat
   POST /email         p50 ${ms(figures.post.p50)}, p99 ${ms(figures.post.p99)}, p99.9 ${ms(figures.post.p999)}, max ${ms(figures.post.max)}
   accepted→delivered  p50 ${ms(figures.acceptedToDelivered.p50)}, p99 ${ms(figures.acceptedToDelivered.p99)}, max ${ms(figures.acceptedToDelivered.max)}${slow.count ? `\n  over 10 s           ${slow.count}; slowest: ${slow.slowest.map((d) => `${d.messageId} ${ms(d.ms)}, ${d.attempts} attempt(s) [${d.history ?? "none recorded"}]`).join(" | ")}` : ""}
   CPU ms/message      ${appLabel} ${cpuPerMessage.app.toFixed(2)}, worker processes ${cpuPerMessage.workers.toFixed(2)}, PostgreSQL ${cpuPerMessage.postgres.toFixed(2)}, other children ${cpuPerMessage.other.toFixed(2)}, sink ${cpuPerMessage.sink.toFixed(2)}, load ${cpuPerMessage.load.toFixed(2)}; total ${cpuTotal.toFixed(2)}
-  WAL                 ${(figures.walBytesPerMessage / 1024).toFixed(1)} KB and ${figures.walRecordsPerMessage.toFixed(0)} records per message, of them ${figures.walFullPageImagesPerMessage.toFixed(1)} full-page images
+  WAL                 ${(figures.walBytesPerMessage / 1024).toFixed(1)} KB and ${figures.walRecordsPerMessage.toFixed(0)} records per message, of them ${figures.walFullPageImagesPerMessage.toFixed(1)} full-page images; ${figures.transactionsPerMessage.toFixed(1)} SQL transactions per message
+  work                ${describeCounts(work, delivered)}
+  page faults/message ${Object.entries(figures.pageFaultsPerMessageByRole).map(([role, v]) => `${role} ${v.toFixed(1)}`).join(", ")}
   peak memory         ${Object.entries(peaks).map(([k, v]) => `${k} ${mb(v)}`).join("; ")}`);
       if (mxRig) {
         // What TLS policy the copies went under: an enforce run that shows "opportunistic" measured nothing.

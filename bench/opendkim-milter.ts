@@ -26,6 +26,7 @@ export interface Milter {
   /** For main.cf's smtpd_milters. */
   socket: string;
   cpuMs(): number;
+  faults(): number;
   stop(): void;
 }
 
@@ -77,5 +78,5 @@ export async function startOpendkim(): Promise<Milter> {
     stop();
     throw err;
   }
-  return { socket: `inet:127.0.0.1:${port}`, cpuMs: () => readStat(proc.pid!)?.cpuMs ?? NaN, stop };
+  return { socket: `inet:127.0.0.1:${port}`, cpuMs: () => readStat(proc.pid!)?.cpuMs ?? NaN, faults: () => readStat(proc.pid!)?.faults ?? NaN, stop };
 }

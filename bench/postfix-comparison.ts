@@ -8,6 +8,7 @@
  */
 import { machineFacts } from "./machine-facts";
 import { postfixMissing, runPostfixRound, type PostfixFigures } from "./postfix-reference";
+import { describeCounts, type SystemCounts } from "./work-counts";
 
 export type Against = "postfix" | "postfix-dkim";
 
@@ -18,9 +19,11 @@ export interface ReferenceRound {
 }
 
 export interface MailroomRound {
+  delivered: number;
   deliveredPerSecondWholeRun: number;
   cpuMsPerMessageTotal: number;
   post: { p99: number };
+  work: SystemCounts | { unavailable: string };
 }
 
 export function parseAgainst(value: string | undefined): Against | undefined {
@@ -34,7 +37,8 @@ export const referenceMissing = (against: Against): string | undefined => postfi
 export function describePostfix(p: PostfixFigures): string {
   const c = p.cpuMsPerMessage;
   const dkim = p.dkim ? `, OpenDKIM ${c.opendkim.toFixed(2)}` : "";
-  return `${p.dkim ? "signed" : "plain"}, ${p.connections} connections: ${p.delivered} delivered in ${p.seconds.toFixed(1)} s = ${p.deliveredPerSecond.toFixed(0)}/s (smtp-source done at ${p.acceptedPerSecond.toFixed(0)}/s); CPU ms/message Postfix ${c.postfix.toFixed(2)}${dkim}, smtp-source ${c.smtpSource.toFixed(2)}, smtp-sink ${c.smtpSink.toFixed(2)}; total ${c.total.toFixed(2)}`;
+  return `${p.dkim ? "signed" : "plain"}, ${p.connections} connections: ${p.delivered} delivered in ${p.seconds.toFixed(1)} s = ${p.deliveredPerSecond.toFixed(0)}/s (smtp-source done at ${p.acceptedPerSecond.toFixed(0)}/s); CPU ms/message Postfix ${c.postfix.toFixed(2)}${dkim}, smtp-source ${c.smtpSource.toFixed(2)}, smtp-sink ${c.smtpSink.toFixed(2)}; total ${c.total.toFixed(2)}
+  work: ${describeCounts(p.work, p.delivered)}; page faults/message Postfix ${p.pageFaultsPerMessage.postfix.toFixed(1)}${p.dkim ? `, OpenDKIM ${p.pageFaultsPerMessage.opendkim.toFixed(1)}` : ""}`;
 }
 
 /** One round of the reference, each run printed as it ends. */
@@ -68,9 +72,14 @@ export function printComparison(rounds: { reference: ReferenceRound; mailroom: M
     return `  Mailroom delivers ${(mailroomRate / rate).toFixed(2)}× ${name}'s rate: ${mailroomRate.toFixed(0)}/s at ${mailroomCpu.toFixed(2)} CPU ms/msg against ${rate.toFixed(0)}/s at ${cpu.toFixed(2)} (means of ${figures.length} rounds)`;
   };
   const signed = rounds.flatMap((r) => (r.reference.signed ? [r.reference.signed] : []));
+  const work = rounds.map(({ reference: r, mailroom: m }, i) => {
+    const ref = r.signed ?? r.plain;
+    return `  round ${i + 1}  work per message: Mailroom ${describeCounts(m.work, m.delivered)} | ${ref.dkim ? "Postfix + OpenDKIM" : "Postfix"} ${describeCounts(ref.work, ref.delivered)}`;
+  });
   console.log(`
 against Postfix (interleaved, all processes' CPU: Postfix's tree + OpenDKIM + smtp-source + smtp-sink | app + workers + PostgreSQL + sink + load)
 ${lines.join("\n")}
+${work.join("\n")}
 ${headline("Postfix", rounds.map((r) => r.reference.plain))}${signed.length ? `\n${headline("Postfix + OpenDKIM", signed)}` : ""}
   ${machineFacts()}`);
 }

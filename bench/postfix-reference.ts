@@ -30,6 +30,7 @@ import { promisify } from "node:util";
 import { isAlive, processTree, readStat } from "../test/support/proc-stats";
 import { freePort } from "../lib/storage/embedded";
 import { opendkimMissing, startOpendkim, type Milter } from "./opendkim-milter";
+import { startSystemCounter, type SystemCounts } from "./work-counts";
 
 const run = promisify(execFile);
 
@@ -57,6 +58,10 @@ export interface PostfixFigures {
   cpuMsPerMessage: { postfix: number; opendkim: number; smtpSource: number; smtpSink: number; total: number };
   connections: number;
   dkim: boolean;
+  /** The whole machine's system calls, context switches and page faults over the round (bench/work-counts.ts). */
+  work: SystemCounts | { unavailable: string };
+  /** Page faults per message of Postfix's tree (its exited services' through the master) and OpenDKIM. */
+  pageFaultsPerMessage: { postfix: number; opendkim: number };
 }
 
 /** Why the reference cannot run here, or undefined when it can. */
@@ -126,6 +131,7 @@ function smtpSource(port: number, messages: number, o: PostfixRoundOptions): Pro
 }
 
 const treeCpuMs = (pid: number) => processTree(pid).reduce((s, p) => s + p.cpuMs + p.childrenCpuMs, 0);
+const treeFaults = (pid: number) => processTree(pid).reduce((s, p) => s + p.faults + p.childrenFaults, 0);
 const reapedChildrenCpuMs = () => readStat(process.pid)?.childrenCpuMs ?? 0;
 
 /** `postfix stop`, then until the master has exited (its services with it), so that the directory can go. */
@@ -204,11 +210,15 @@ export async function runPostfixRound(o: PostfixRoundOptions): Promise<PostfixFi
     const base = sink.messages();
     const master = masterPid;
     const cpu0 = { postfix: treeCpuMs(master), milter: milter?.cpuMs() ?? 0, source: reapedChildrenCpuMs(), sink: readStat(sink.proc.pid!)?.cpuMs ?? NaN };
+    const faults0 = { postfix: treeFaults(master), milter: milter?.faults() ?? 0 };
+    const counter = startSystemCounter();
     const t0 = Date.now();
     const delivered = sink.until(base + o.messages);
     const sourceDone = await smtpSource(smtpdPort, o.messages, o);
     const source = reapedChildrenCpuMs() - cpu0.source;
     const t1 = await delivered;
+    const work = await counter.stop();
+    const faults = { postfix: treeFaults(master) - faults0.postfix, opendkim: (milter?.faults() ?? 0) - faults0.milter };
     const cpu = {
       postfix: treeCpuMs(master) - cpu0.postfix,
       opendkim: (milter?.cpuMs() ?? 0) - cpu0.milter,
@@ -231,6 +241,8 @@ export async function runPostfixRound(o: PostfixRoundOptions): Promise<PostfixFi
       },
       connections: o.connections,
       dkim: o.dkim === true,
+      work,
+      pageFaultsPerMessage: { postfix: per(faults.postfix), opendkim: per(faults.opendkim) },
     };
   } finally {
     if (masterPid !== undefined) await stopPostfix(etc, masterPid);

@@ -20,6 +20,10 @@ export interface ProcStat {
   childrenCpuMs: number;
   /** Start time in clock ticks since boot: with the pid, names one process (pids are reused). */
   startTicks: number;
+  /** Page faults (minor + major) of the process, all its threads. */
+  faults: number;
+  /** Page faults of its children that exited and were waited for. */
+  childrenFaults: number;
 }
 
 export function readStat(pid: number): ProcStat | undefined {
@@ -42,6 +46,8 @@ export function readStat(pid: number): ProcStat | undefined {
     cpuMs: ms(f[11]) + ms(f[12]),
     childrenCpuMs: ms(f[13]) + ms(f[14]),
     startTicks: Number(f[19]),
+    faults: Number(f[7]) + Number(f[9]),
+    childrenFaults: Number(f[8]) + Number(f[10]),
   };
 }
 

@@ -232,4 +232,9 @@ export function cpuByRole(procs: RoleProcess[]): Record<Role, number> {
   return byRole(procs, (p) => p.cpuMs + (p.role === "app" ? 0 : p.childrenCpuMs));
 }
 
+/** Page faults so far by role; a postmaster's include its exited backends' (cminflt + cmajflt). */
+export function faultsByRole(procs: RoleProcess[]): Record<Role, number> {
+  return byRole(procs, (p) => p.faults + (p.role === "app" ? 0 : p.childrenFaults));
+}
+
 export { rssKb, pssKb };
