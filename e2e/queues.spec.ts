@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { listHolds, placeHold, releaseHolds } from "../lib/delivery/destinations/holds";
 import { openDatabase } from "../lib/storage/database";
+import { upsertThrottle } from "../lib/storage/destination-throttle-rows";
 import { shot, signIn } from "./support/session";
 import { loadState } from "./support/state";
 
@@ -43,6 +44,23 @@ test("the owner sees a destination suspended automatically and resumes it", asyn
   await expect(page.getByTestId("queue-row").filter({ hasText: KEY })).toHaveCount(0);
   await expect(page.getByTestId("automatic-suspension-banner")).toHaveCount(0);
   expect((await withDatabase((db) => listHolds(db))).filter((h) => h.key === KEY)).toEqual([]);
+});
+
+test("the owner sees a destination the back-off throttled, with its rate and the reply that asked for it", async ({ page }) => {
+  const throttle = { key: "throttled-e2e.example", domain: "throttled-e2e.example", perMinute: 6, connections: 1, reason: "421 4.7.28 unusual rate of mail" };
+  await withDatabase((db) => upsertThrottle(db, { ...throttle, endsAt: new Date(Date.now() + 600_000) }));
+  try {
+    await signIn(page, "admin");
+    await page.goto("/instance/queues");
+    const row = page.getByTestId("queue-row").filter({ hasText: throttle.key });
+    await expect(row).toContainText("throttled");
+    await expect(row.getByTestId("queue-throttle")).toContainText("6/min, 1 connection, until");
+    await expect(row.getByTestId("queue-throttle")).toContainText("421 4.7.28 unusual rate of mail");
+    await shot(page, "queues-throttled");
+  } finally {
+    // Ended: no longer in force, so no longer listed.
+    await withDatabase((db) => upsertThrottle(db, { ...throttle, endsAt: new Date(Date.now() - 1000) }));
+  }
 });
 
 test("the owner suspends a destination from the form", async ({ page }) => {

@@ -87,7 +87,7 @@ export function QueuesPanel({ queues }: { queues: QueueView[] }) {
         </CardBody>
       </Card>
       <Card data-testid="queues">
-        <CardHeader title="Destinations" description={`${queues.length} with mail waiting or a hold`} />
+        <CardHeader title="Destinations" description={`${queues.length} with mail waiting, a hold or a throttle`} />
         <CardBody>
           {queues.length === 0 ? (
             <EmptyState title="Nothing is waiting">No mail is queued or deferred, and no destination is suspended.</EmptyState>
@@ -127,8 +127,8 @@ export function QueuesPanel({ queues }: { queues: QueueView[] }) {
                       ))}
                       {q.throttles.map((t, i) => (
                         <div key={`t${i}`} className="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="queue-throttle">
-                          {t.perMinute}/min, {t.connections} connections, until {when(t.endsAt)} ({t.key}
-                          {t.domain !== t.key ? ` after ${t.domain}` : ""}): {t.reason}
+                          {t.perMinute}/min, {t.connections} connection{t.connections === 1 ? "" : "s"}, until {when(t.endsAt)}
+                          {t.key !== q.key ? ` (${t.key})` : ""}: {t.reason}
                         </div>
                       ))}
                     </Td>
