@@ -181,9 +181,21 @@ export class SmtpClient {
     }
   }
 
-  /** Transactions running that made no progress for the stall time (their jobs wait on peers that do not answer). */
-  stalledTransactions(): number {
-    return this.stalledTotal;
+  /**
+   * Jobs held by peers that do not answer (`account`'s only when given): transactions that made no
+   * progress for the stall time, requests waiting for a connection in a lane that is suspect (held by
+   * its stalled transactions), and requests in the probe line. The deliver loop may run as many more.
+   */
+  heldByStalls(account?: string): number {
+    const now = Date.now();
+    const mine = (a: string) => account === undefined || a === account;
+    let n = account === undefined ? this.stalledTotal : 0;
+    for (const d of this.destinations.values()) {
+      if (account !== undefined) for (const slot of d.active) if (slot.stalled && slot.account === account) n++;
+      for (const w of d.waiters) if (mine(w.account) && w.lane.stalled > 0 && isSuspect(this.laneLoad(w.lane, now))) n++;
+    }
+    for (const w of this.probeLine) if (mine(w.account)) n++;
+    return n;
   }
 
   close(): void {

@@ -61,10 +61,11 @@ export async function startDelivery(ctx: AppContext, options: DeliveryEnv & Part
     outage: (err, detail) => ctx.outage.report("delivery", err, detail) !== undefined,
     db,
     lease: options.lease,
-    // Jobs whose copies wait on peers that do not answer leave room for as many more (docs/adr/0321).
-    extraSlots: () => options.transport.stalledTransactions(),
-    // Accounts take turns (docs/adr/0325): one account's jobs hold at most three quarters of the slots.
-    turns: { maxPerKey: Math.max(1, Math.floor((ctx.config.workers.concurrency * 3) / 4)) },
+    // Jobs whose copies wait on peers that do not answer, or behind them, leave room for as many more (docs/adr/0321).
+    extraSlots: () => options.transport.heldByStalls(),
+    // Accounts take turns (docs/adr/0325): one account's jobs hold at most three quarters of the slots,
+    // not counting those whose transactions stall (as extraSlots does for the loop).
+    turns: { maxPerKey: Math.max(1, Math.floor((ctx.config.workers.concurrency * 3) / 4)), extraFor: (account) => options.transport.heldByStalls(account) },
     handler: async (job, meta) => {
       const [only, ...more] = job.messages;
       if (more.length === 0) {

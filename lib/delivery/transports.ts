@@ -40,8 +40,12 @@ export interface Transport {
   readonly name: "sandbox" | "relay" | "mx";
   /** Sends each envelope (all of one recipient domain) and reports each outcome in order. Never throws. */
   sendAll(domain: string, envelopes: Envelope[]): Promise<TransportResult[]>;
-  /** Transactions waiting on peers that do not answer: the deliver loop may run as many more jobs (docs/adr/0321). */
-  stalledTransactions(): number;
+  /**
+   * Jobs held by peers that do not answer (stalled transactions, requests waiting behind them): the
+   * deliver loop may run as many more jobs (docs/adr/0321), and an account as many more beside its
+   * turn's cap (`account`'s only; docs/adr/0325).
+   */
+  heldByStalls(account?: string): number;
   close(): void;
 }
 
@@ -93,7 +97,7 @@ export function createFixedTransport(name: "sandbox" | "relay", target: SmtpTarg
         ),
       );
     },
-    stalledTransactions: () => client.stalledTransactions(),
+    heldByStalls: (account) => client.heldByStalls(account),
     close: () => client.close(),
   };
 }
@@ -231,7 +235,7 @@ export function createMxTransport(
         }),
       );
     },
-    stalledTransactions: () => client.stalledTransactions(),
+    heldByStalls: (account) => client.heldByStalls(account),
     close: () => client.close(),
   };
 }

@@ -2,7 +2,7 @@ import pino from "pino";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import type { QueueSpec } from "../jobs/job-definition";
-import { SETTLED, startJobLoop, type JobSource } from "./worker-loop";
+import { keysAtCap, SETTLED, startJobLoop, type JobSource } from "./worker-loop";
 
 /** The slice of pg-boss the loop uses, over an in-memory list (pg-boss itself is exercised by the integration tests). */
 function fakeBoss(jobs: { id: string; data: unknown }[]) {
@@ -195,5 +195,20 @@ describe("startJobLoop's outage callback", () => {
     await loop.stop();
     expect(handed).toEqual([{ queue: "q", jobId: "a" }]);
     expect(warned).toEqual(["job failed; pg-boss will retry it"]);
+  });
+});
+
+describe("accounts' turns: the cap per key", () => {
+  it("skips a key at its cap, not counting its jobs held by stalls", () => {
+    const inFlight = new Map([
+      ["tenant-a", 48],
+      ["tenant-b", 3],
+    ]);
+    expect(keysAtCap(inFlight, 48)).toEqual(["tenant-a"]);
+    // 40 of A's jobs wait on a tarpit: A may run as many more.
+    expect(keysAtCap(inFlight, 48, (k) => (k === "tenant-a" ? 40 : 0))).toEqual([]);
+    expect(keysAtCap(new Map([["tenant-a", 90]]), 48, () => 40)).toEqual(["tenant-a"]);
+    // Never more than its jobs, never less than none.
+    expect(keysAtCap(new Map([["tenant-a", 48]]), 48, () => -5)).toEqual(["tenant-a"]);
   });
 });

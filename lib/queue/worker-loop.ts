@@ -65,9 +65,16 @@ export interface JobLoopOptions<T> {
   /**
    * Jobs fetched in turns of their key (the deliver queue's account, docs/adr/0325): the oldest job of each
    * key, then the next of each, and no key holds more than `maxPerKey` of the loop's slots, so one tenant's
-   * backlog never keeps another's mail from being fetched. Needs a lease.
+   * backlog never keeps another's mail from being fetched. Needs a lease. `extraFor`: jobs of the key that
+   * wait on peers that do not answer, which do not count against its cap (as `extraSlots` for the loop), so
+   * that a tenant's mail to a tarpit never holds its other mail behind it.
    */
-  turns?: { maxPerKey: number };
+  turns?: { maxPerKey: number; extraFor?: (key: string) => number };
+}
+
+/** The keys whose jobs in flight, less those held by stalls (`extraFor`), reach the cap: the next fetch skips them. */
+export function keysAtCap(inFlight: ReadonlyMap<string, number>, maxPerKey: number, extraFor?: (key: string) => number): string[] {
+  return [...inFlight].filter(([k, n]) => n - Math.min(n, Math.max(0, Math.floor(extraFor?.(k) ?? 0))) >= maxPerKey).map(([k]) => k);
 }
 
 /** The slice of pg-boss the loop uses (a fake in its unit tests). */
@@ -95,7 +102,7 @@ export function startJobLoop<T>(boss: JobSource, options: JobLoopOptions<T>): Jo
   let turnsAfter = "";
   const keyOf = new Map<string, string>();
   const fetchByTurns = async (batchSize: number, leaseId: number) => {
-    const full = [...byKey].filter(([, n]) => n >= options.turns!.maxPerKey).map(([k]) => k);
+    const full = keysAtCap(byKey, options.turns!.maxPerKey, options.turns!.extraFor);
     const jobs = await fetchLeasedJobsByTurns(db, name, batchSize, leaseId, full, turnsAfter);
     const keys = new Set(jobs.flatMap((j) => (j.key === null ? [] : [j.key])));
     // As many keys as the batch: there may be more after the last; else the next turn starts from the first.
