@@ -117,6 +117,45 @@ export async function selectEventPage(q: Queryable, accountId: string, f: EventR
   return rows;
 }
 
+/**
+ * A page of the events of a few messages (`f.messageIds`, a Subject's matches) and the number of
+ * them, in one statement (docs/adr/0054): `matched` reads every event of those messages by
+ * (account, message_id, logged_at, id) and is sorted, paged and counted as it is. Planned as one
+ * query, a page of LIMIT rows would be read newest first by (account, logged_at, id), filtering
+ * every event of every day for the few messages' (seconds at 10 million events). The caller
+ * bounds `f.startDate` by the messages' days, so only the day tables that can hold their events are read.
+ */
+export async function selectMessagesEventPage(
+  q: Queryable,
+  accountId: string,
+  f: EventRowFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: ListedEventRow[]; total: number }> {
+  const { sql, params } = whereClause(accountId, f);
+  const { rows } = await q.query<ListedEventRow & { total: number }>(
+    prepared(
+      `WITH matched AS MATERIALIZED (
+         SELECT e.id, e.type, e.logged_at, e.log_level, e.recipient, e.reason, e.ip, e.geo_city, e.geo_region, e.geo_country, e.url, e.message_id, e.details->'tls' AS tls
+           FROM events e
+          WHERE ${sql}
+       ), page AS (
+         SELECT * FROM matched ORDER BY logged_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}
+       )
+       SELECT (SELECT count(*) FROM matched)::int AS total, p.*
+         FROM (SELECT 1) one
+         LEFT JOIN (SELECT page.*, m.headers, m.size, m.transport, m.tags
+                      FROM page
+                      LEFT JOIN event_page_messages(ARRAY(SELECT DISTINCT message_id FROM page), (SELECT min(logged_at) FROM page), (SELECT max(logged_at) FROM page)) m
+                        ON m.id = page.message_id) p ON true
+        ORDER BY p.logged_at DESC, p.id DESC`,
+      [...params, limit, offset],
+    ),
+  );
+  const total = rows[0]?.total ?? 0;
+  return { rows: rows.filter((r) => r.id !== null).map(({ total: _, ...r }) => r), total };
+}
+
 /** The number of matching events, counted from the rows. */
 export async function countEventRows(q: Queryable, accountId: string, f: EventRowFilter): Promise<number> {
   const { sql, params } = whereClause(accountId, f);

@@ -15,7 +15,9 @@ describe("GET /events?Recipient=…&Subject=…", () => {
   let key: string;
   let accountId: string;
   let otherKey: string;
-  const T0 = 1_700_000_000;
+  // After the messages are accepted: a message's events are logged at or after its created_at, and a
+  // Subject's events are read only from the day tables from its oldest match's on (docs/adr/0054).
+  const T0 = Math.floor(Date.now() / 1000) + 60;
   const ids: Record<string, string> = {};
 
   const get = async (query: string, k = key) => {
@@ -86,6 +88,11 @@ describe("GET /events?Recipient=…&Subject=…", () => {
     expect(new Set(receipt.body.Events.map((e) => e.Message.Headers.MessageId))).toEqual(new Set([ids.receipt]));
     expect((await get(`?Subject=${encodeURIComponent("your")}&RetrieveCount=100`)).body.TotalRecords).toBe(5);
     expect((await get(`?Subject=${encodeURIComponent("50% off_")}`)).body.TotalRecords).toBe(1);
+    // Paged and counted as the spec's filters are: past the last match, no events and the same TotalRecords.
+    const pages = await Promise.all([0, 2, 4, 5, 9].map((from) => get(`?Subject=your&StartFrom=${from}&RetrieveCount=2`).then((r) => r.body)));
+    expect(pages.map((b) => b.TotalRecords)).toEqual([5, 5, 5, 5, 5]);
+    expect(pages.map((b) => b.Events.length)).toEqual([2, 2, 1, 0, 0]);
+    expect(pages.slice(0, 3).flatMap((b) => b.Events.map((e) => e.LoggedAt))).toEqual([T0 + 110, T0 + 100, T0 + 10, T0, T0]);
     for (const fragment of ["50%%", "rec_ipt", "%%%", "___", "Your receipt #1043"]) {
       expect((await get(`?Subject=${encodeURIComponent(fragment)}`)).body, fragment).toEqual({ TotalRecords: 0, Events: [] });
     }

@@ -15,3 +15,18 @@ export const MAX_SUBJECT_MATCHES = 100;
 export function subjectPattern(fragment: string): string {
   return `%${fragment.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
+
+/**
+ * Seconds an event's LoggedAt may precede its message's created_at: the event's time is the
+ * app's clock, rounded down to the second, the message's the database's (docs/adr/0054).
+ * A day, as event_page_messages allows for (migration 1004): at most one more day table read.
+ */
+export const EVENT_CLOCK_SKEW = 86_400;
+
+/**
+ * Where the events of the matched messages (their created_at, Unix seconds) begin: none is
+ * logged before its message was accepted, give or take the clocks' difference (docs/adr/0054).
+ */
+export function subjectEventsFrom(createdAt: readonly number[]): number {
+  return Math.min(...createdAt) - EVENT_CLOCK_SKEW;
+}

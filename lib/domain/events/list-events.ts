@@ -1,10 +1,10 @@
 import type { EventRecord, EventsResponse, EventType, MessageHeaders } from "../../contract/events";
 import { DEFAULT_RETRIEVE_COUNT } from "../../contract/events";
-import { countEventRows, countEventsSummarised, selectEventPage, type EventRowFilter, type ListedEventRow } from "../../storage/event-rows";
-import { selectMessageIdsBySubject } from "../../storage/message-search-rows";
+import { countEventRows, countEventsSummarised, selectEventPage, selectMessagesEventPage, type EventRowFilter, type ListedEventRow } from "../../storage/event-rows";
+import { selectMessagesBySubject } from "../../storage/message-search-rows";
 import { isUuid } from "../accounts/accounts";
 import { FAR_FUTURE, type EventReads } from "./event-counts";
-import { MAX_SUBJECT_MATCHES, subjectPattern } from "./event-search";
+import { MAX_SUBJECT_MATCHES, subjectEventsFrom, subjectPattern } from "./event-search";
 
 /**
  * GET /events (docs/contract.md §7): the account's events, newest first (LoggedAt
@@ -38,6 +38,11 @@ export async function listEvents(
   if (!rowFilter) return { TotalRecords: 0, Events: [] };
   const limit = f.retrieveCount ?? DEFAULT_RETRIEVE_COUNT;
   const offset = f.startFrom ?? 0;
+  if (rowFilter.messageIds !== undefined) {
+    // A Subject's few messages: their events read once, paged and counted (docs/adr/0054).
+    const { rows, total } = await selectMessagesEventPage(reads.database, accountId, rowFilter, limit, offset);
+    return { TotalRecords: total, Events: rows.map(toRecord) };
+  }
   const [page, count] = await Promise.all([
     selectEventPage(reads.database, accountId, rowFilter, limit, offset),
     countEvents(reads, accountId, rowFilter, onError),
@@ -49,8 +54,11 @@ export async function listEvents(
 async function rowFilterOf(reads: EventReads, accountId: string, f: EventFilter): Promise<EventRowFilter | undefined> {
   const rest: EventRowFilter = { startDate: f.startDate, endDate: f.endDate, type: f.type, messageId: f.messageId, recipient: f.recipient };
   if (f.subject === undefined) return rest;
-  const messageIds = await selectMessageIdsBySubject(reads.database, accountId, subjectPattern(f.subject), MAX_SUBJECT_MATCHES);
-  return messageIds.length === 0 ? undefined : { ...rest, messageIds };
+  const matches = await selectMessagesBySubject(reads.database, accountId, subjectPattern(f.subject), MAX_SUBJECT_MATCHES);
+  if (matches.length === 0) return undefined;
+  // A message's events are logged at or after it was accepted: no day table before the oldest match's can hold one.
+  const from = subjectEventsFrom(matches.map((m) => m.createdAt));
+  return { ...rest, messageIds: matches.map((m) => m.id), startDate: Math.max(rest.startDate ?? from, from) };
 }
 
 /** TotalRecords: hourly summaries for the long past, rows for the rest (lib/domain/events/event-counts.ts). */
