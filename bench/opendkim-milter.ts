@@ -10,11 +10,11 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "../lib/storage/embedded";
+import { untilListening } from "./until-listening";
 import { readStat } from "../test/support/proc-stats";
 
 const run = promisify(execFile);
@@ -32,19 +32,6 @@ export interface Milter {
 
 export const opendkimMissing = (): string | undefined =>
   existsSync(OPENDKIM) ? undefined : `OpenDKIM is not installed (missing ${OPENDKIM}); on Debian: apt-get install opendkim`;
-
-async function untilListening(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const c = net.connect(port, "127.0.0.1", () => (c.end(), resolve(true)));
-      c.once("error", () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`opendkim did not listen on 127.0.0.1:${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 export async function startOpendkim(): Promise<Milter> {
   const dir = mkdtempSync(path.join(os.homedir(), ".mailroom-bench-opendkim-"));
@@ -73,7 +60,7 @@ export async function startOpendkim(): Promise<Milter> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await untilListening(port, 10_000);
+    await untilListening(port, 10_000, "opendkim");
   } catch (err) {
     stop();
     throw err;

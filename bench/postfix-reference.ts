@@ -23,12 +23,12 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { isAlive, processTree, readStat } from "../test/support/proc-stats";
 import { freePort } from "../lib/storage/embedded";
+import { untilListening } from "./until-listening";
 import { opendkimMissing, startOpendkim, type Milter } from "./opendkim-milter";
 import { startSystemCounter, type SystemCounts } from "./work-counts";
 
@@ -71,19 +71,6 @@ export function postfixMissing(dkim = false): string | undefined {
   if (dkim && opendkimMissing()) return opendkimMissing();
   if (process.getuid?.() !== 0) return "Postfix's master must be started as root: run the benchmark as root";
   return undefined;
-}
-
-async function untilListening(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const c = net.connect(port, "127.0.0.1", () => (c.end(), resolve(true)));
-      c.once("error", () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`Postfix's smtpd did not listen on 127.0.0.1:${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Debian's master.cf with the public smtpd service on `port` of loopback and every service unchrooted. */
@@ -191,7 +178,7 @@ export async function runPostfixRound(o: PostfixRoundOptions): Promise<PostfixFi
   try {
     await run(BINARIES.postfix, ["-c", etc, "start"]);
     masterPid = Number(readFileSync(path.join(spool, "pid", "master.pid"), "utf8").trim());
-    await untilListening(smtpdPort, 10_000);
+    await untilListening(smtpdPort, 10_000, "Postfix's smtpd");
 
     if (o.warmupMessages > 0 || check) {
       await smtpSource(smtpdPort, Math.max(1, o.warmupMessages), o);
