@@ -309,7 +309,10 @@ export class SmtpClient {
       r.acceptedAt,
     );
     if (!entry) return r.reject(overShareError(r.destination));
-    if (entry.evictOldest) this.unprobe(this.probeLine.pop()!).reject(overShareError(r.destination));
+    if (entry.evictOldest) {
+      const oldest = this.unprobe(this.probeLine.pop()!);
+      oldest.reject(overShareError(oldest.destination));
+    }
     r.lane.probing++;
     this.probeLine.splice(Math.min(entry.index, this.probeLine.length), 0, { ...r, deadline: now + 2 * this.stallAfterMs });
   }
